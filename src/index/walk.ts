@@ -1,0 +1,166 @@
+/**
+ * Directory walk of one root: which files and directories exist, under the ignore rules and the symlink policy.
+ * Filesystem only; no hashing, no parsing (DESIGN §3 `walk.ts`, §5 "Ignored", "Symlinks", "Special files").
+ */
+import type { Dirent } from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { describeIoError } from './digest.js';
+import { isIgnoredName, isInsideRoot, isRepresentableName } from './policy.js';
+import type { Diagnostic } from './types.js';
+
+/** A directory reached by the walk. */
+export interface WalkedDir {
+  /** Root-relative path, `/`-separated; `''` for the root itself. */
+  readonly rel: string;
+  /** Real path on disk (symlinked directories resolved). */
+  readonly real: string;
+}
+
+/** A file reached by the walk: a regular file, or a symlink to one inside a root. */
+export interface WalkedFile {
+  /** Root-relative path, `/`-separated. */
+  readonly rel: string;
+  /** Real path on disk: what reads open. */
+  readonly real: string;
+}
+
+/** Everything under one directory that may be served. */
+export interface WalkResult {
+  readonly dirs: WalkedDir[];
+  readonly files: WalkedFile[];
+  /** One warning per skipped link, special file, unreadable directory or unrepresentable name. */
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Where a walk starts and what it may follow. */
+export interface WalkOptions {
+  /** Absolute path of the root as given (used in diagnostics). */
+  readonly root: string;
+  /** Real paths of every served root: symlinks are followed only when their target stays inside one. */
+  readonly allowedRealRoots: readonly string[];
+}
+
+/**
+ * Walks the directory `start` (root-relative; `''` for the whole root), skipping ignored names, special files,
+ * unreadable directories and symlinks that leave the roots, dangle or loop. Never throws for problems inside the
+ * tree: each becomes one warning diagnostic.
+ *
+ * @param options the root and the real paths symlinks may resolve into.
+ * @param start root-relative directory to walk (`'acme/billing'`), `''` for all of it.
+ * @returns directories (including `start`), files and diagnostics, in no particular order.
+ * @throws Error (with `code`) only when `start` itself cannot be resolved.
+ */
+export async function walkTree(options: WalkOptions, start = ''): Promise<WalkResult> {
+  const result: WalkResult = { dirs: [], files: [], diagnostics: [] };
+  const startAbs = start === '' ? options.root : path.join(options.root, ...start.split('/'));
+  const ancestors = await realAncestors(options.root, start);
+  await walkDir(options, result, start, startAbs, await fsp.realpath(startAbs), ancestors);
+  return result;
+}
+
+/** Real paths of the directories above `start` inside the root (so a link back up is seen as a loop). */
+async function realAncestors(root: string, start: string): Promise<Set<string>> {
+  const ancestors = new Set<string>();
+  if (start === '') return ancestors;
+  const segments = start.split('/');
+  for (let depth = 0; depth < segments.length; depth++) {
+    const abs = path.join(root, ...segments.slice(0, depth));
+    ancestors.add(await fsp.realpath(abs).catch(() => abs));
+  }
+  return ancestors;
+}
+
+async function walkDir(
+  options: WalkOptions,
+  result: WalkResult,
+  rel: string,
+  abs: string,
+  real: string,
+  ancestors: ReadonlySet<string>,
+): Promise<void> {
+  result.dirs.push({ rel, real });
+  let entries: Dirent[];
+  try {
+    entries = await fsp.readdir(real, { withFileTypes: true });
+  } catch (error) {
+    result.diagnostics.push(warning('unreadable-directory', abs, `directory could not be listed (${describeIoError(error)})`, 'make the directory readable by the user running skills-serve'));
+    return;
+  }
+  const inside = new Set(ancestors).add(real);
+  const pending: Promise<void>[] = [];
+  for (const entry of entries) {
+    const name = entry.name;
+    if (isIgnoredName(name)) continue;
+    const childAbs = path.join(abs, name);
+    if (!isRepresentableName(name)) {
+      result.diagnostics.push(warning('unrepresentable-name', childAbs, 'name is not valid UTF-8 and cannot be served as a URI', 'rename it using UTF-8'));
+      continue;
+    }
+    const childRel = rel === '' ? name : `${rel}/${name}`;
+    const childReal = path.join(real, name);
+    if (entry.isDirectory()) pending.push(walkDir(options, result, childRel, childAbs, childReal, inside));
+    else if (entry.isFile()) result.files.push({ rel: childRel, real: childReal });
+    else if (entry.isSymbolicLink()) pending.push(followLink(options, result, childRel, childAbs, childReal, inside));
+    else result.diagnostics.push(specialFile(childAbs));
+  }
+  await Promise.all(pending);
+}
+
+/** Follows one symlink under the policy: inside a root, not dangling, not a loop. */
+async function followLink(
+  options: WalkOptions,
+  result: WalkResult,
+  rel: string,
+  abs: string,
+  linkPath: string,
+  ancestors: ReadonlySet<string>,
+): Promise<void> {
+  let target: string;
+  try {
+    target = await fsp.realpath(linkPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') {
+      result.diagnostics.push(warning('symlink-loop', abs, 'symlink loops back on itself and was skipped', 'point the link at a real file or directory, or remove it'));
+    } else {
+      result.diagnostics.push(warning('symlink-dangling', abs, `symlink target does not exist (${describeIoError(error)})`, 'fix or remove the link'));
+    }
+    return;
+  }
+  if (!options.allowedRealRoots.some((root) => isInsideRoot(target, root))) {
+    result.diagnostics.push(warning('symlink-outside-root', abs, 'symlink points outside the served roots and was not followed', 'copy the target into the skill instead of linking to it'));
+    return;
+  }
+  let stat;
+  try {
+    stat = await fsp.stat(target);
+  } catch (error) {
+    result.diagnostics.push(warning('symlink-dangling', abs, `symlink target cannot be read (${describeIoError(error)})`, 'fix or remove the link'));
+    return;
+  }
+  if (stat.isDirectory()) {
+    if (ancestors.has(target)) {
+      result.diagnostics.push(warning('symlink-loop', abs, 'symlink points to a directory that contains it and was not followed', 'link to a sibling directory or copy the files instead'));
+      return;
+    }
+    await walkDir(options, result, rel, abs, target, ancestors);
+  } else if (stat.isFile()) {
+    result.files.push({ rel, real: target });
+  } else {
+    result.diagnostics.push(specialFile(abs));
+  }
+}
+
+function specialFile(abs: string): Diagnostic {
+  return warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories');
+}
+
+/**
+ * A warning diagnostic (one file or link skipped; the skill is still served).
+ *
+ * @param rule stable rule id; @param file absolute host path; @param message what is wrong; @param hint how to fix it.
+ */
+export function warning(rule: string, file: string, message: string, hint: string): Diagnostic {
+  return { severity: 'warning', rule, file, message, hint };
+}

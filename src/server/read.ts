@@ -1,0 +1,67 @@
+/**
+ * Reading one served file for `resources/read`, checked against its entry before anything is sent
+ * (SEP-2640 "resources/read"; DESIGN §1.4 "Never serve bytes that contradict the published entry").
+ */
+import { constants, promises as fsp } from 'node:fs';
+import { digestOf } from '../index/digest.js';
+import type { FileRecord } from '../index/types.js';
+
+/** What a read found on disk. */
+export type ReadOutcome =
+  | { readonly kind: 'ok'; readonly bytes: Uint8Array }
+  /** The file no longer matches the published size and digest (or is gone, or is no longer a regular file). */
+  | { readonly kind: 'stale' }
+  /** The file could not be opened or read; `reason` is safe to log (no path). */
+  | { readonly kind: 'error'; readonly reason: string };
+
+/**
+ * Reads `file.path` without blocking on special files, and checks size and digest against the record.
+ *
+ * @param file the published record.
+ * @returns `ok` with exactly the bytes the digest covers, `stale` when the file changed, or `error`.
+ */
+export async function readVerified(file: FileRecord): Promise<ReadOutcome> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? { kind: 'stale' } : { kind: 'error', reason: code ?? String(error) };
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size !== file.size) return { kind: 'stale' };
+    // One byte more than expected: a file that grew shows up as a short-read mismatch, not a silent truncation.
+    const buffer = Buffer.allocUnsafe(file.size + 1);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === buffer.length) return { kind: 'stale' };
+    }
+    const bytes = buffer.subarray(0, filled);
+    if (filled !== file.size || digestOf(bytes) !== file.digest) return { kind: 'stale' };
+    return { kind: 'ok', bytes };
+  } catch (error) {
+    return { kind: 'error', reason: (error as NodeJS.ErrnoException).code ?? String(error) };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes bytes as UTF-8 only when that loses nothing (a BOM is kept as U+FEFF), so that re-encoding the text
+ * reproduces the bytes exactly.
+ *
+ * @returns the text, or `undefined` when the bytes must be sent as a base64 blob.
+ */
+export function decodeLossless(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
