@@ -1,0 +1,119 @@
+/**
+ * The process around the protocol: stdout carries only JSON-RPC, initialize is answered before the first index
+ * build ends while skills/list waits for a complete catalog, clean exit on EOF and signals, CLI errors.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+
+const VERSION = (JSON.parse(spawnSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: REPO, encoding: 'utf8' }).stdout) as { version: string }).version;
+
+function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '', timeout: 20_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('stdio lifecycle', () => {
+  let bigTree: string;
+  const BIG_SKILLS = 1500;
+  beforeAll(() => {
+    bigTree = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-big-'));
+    for (let index = 0; index < BIG_SKILLS; index++) {
+      const name = `skill-${String(index).padStart(4, '0')}`;
+      mkdirSync(path.join(bigTree, name, 'references'), { recursive: true });
+      writeFileSync(path.join(bigTree, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Synthetic skill number ${index}.\n---\n# ${name}\n`);
+      for (let file = 0; file < 6; file++) writeFileSync(path.join(bigTree, name, 'references', `r${file}.md`), `reference ${file} of ${name}\n`.repeat(40));
+    }
+  });
+  afterAll(() => rmSync(bigTree, { recursive: true, force: true }));
+
+  it('answers initialize before the first index build ends, and skills/list only with the complete catalog', async () => {
+    const server = spawnRaw([bigTree, '--page-size', '10000']);
+    server.send(initializeRequest(1));
+    const initialized = await server.waitFor((message) => message['id'] === 1);
+    const builtWhenInitialized = server.stderr().includes('index built');
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
+    const listed = await server.waitFor((message) => message['id'] === 2, 30_000);
+    expect((initialized['result'] as Record<string, unknown>)['protocolVersion']).toBe('2025-11-25');
+    expect(builtWhenInitialized).toBe(false);
+    expect(((listed['result'] as Record<string, unknown>)['skills'] as unknown[]).length).toBe(BIG_SKILLS);
+    server.child.stdin?.end();
+    expect(await server.exited()).toBe(0);
+  }, 60_000);
+
+  it('writes only JSON-RPC messages to stdout, also for bad requests, and exits 0 when stdin ends', async () => {
+    const server = spawnRaw([SAMPLE_SKILLS]);
+    server.send(initializeRequest(1));
+    await server.waitFor((message) => message['id'] === 1);
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
+    server.send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'skill://nope/SKILL.md' } });
+    server.send({ jsonrpc: '2.0', id: 4, method: 'no/such/method', params: {} });
+    server.send({ jsonrpc: '2.0', id: 5, method: 'skills/get', params: { uri: 42 } });
+    const errors = await Promise.all([3, 4, 5].map((id) => server.waitFor((message) => message['id'] === id)));
+    await server.waitFor((message) => message['id'] === 2);
+    expect(errors.map((message) => (message['error'] as { code: number }).code)).toEqual([-32602, -32601, -32602]);
+    server.child.stdin?.end();
+    expect(await server.exited()).toBe(0);
+    expect(server.lines.length).toBeGreaterThanOrEqual(5);
+    for (const line of server.lines) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe('2.0');
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('exits 0 on %s', async (signal) => {
+    const server = spawnRaw([SAMPLE_SKILLS]);
+    server.send(initializeRequest(1));
+    await server.waitFor((message) => message['id'] === 1);
+    server.child.kill(signal);
+    expect(await server.exited()).toBe(0);
+    expect(server.stderr()).toContain(`"reason":"${signal}"`);
+  });
+
+  it('logs the resolved roots, the skill count and the number of diagnostics to stderr at startup', async () => {
+    const server = spawnRaw([path.relative(process.cwd(), SAMPLE_SKILLS)]);
+    server.send(initializeRequest(1));
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
+    await server.waitFor((message) => message['id'] === 2);
+    server.child.stdin?.end();
+    await server.exited();
+    const logs = server.stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logs.find((log) => Array.isArray(log['roots']))?.['roots']).toEqual([SAMPLE_SKILLS]);
+    expect(logs.find((log) => log['skills'] !== undefined)).toMatchObject({ skills: 6, diagnostics: 0 });
+  });
+});
+
+describe('command line', () => {
+  it('prints the version', () => {
+    expect(runCli(['--version'])).toEqual({ status: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+
+  it('prints help naming the options', () => {
+    const help = runCli(['--help']);
+    expect(help.status).toBe(0);
+    for (const flag of ['--log-level', '--page-size', '--version', '--help']) expect(help.stdout).toContain(flag);
+  });
+
+  it('exits 1 naming the resolved absolute path of a missing root or a file given as root', () => {
+    const missing = runCli(['./no-such-skills-dir']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(path.resolve('no-such-skills-dir'));
+    expect(missing.stdout).toBe('');
+    const file = runCli([path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')]);
+    expect(file.status).toBe(1);
+    expect(file.stderr).toContain(`${path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')} is not a directory`);
+  });
+
+  it.each([[[]], [['--page-size', '0', SAMPLE_SKILLS]], [['--log-level', 'loud', SAMPLE_SKILLS]], [['--bogus', SAMPLE_SKILLS]]])(
+    'exits 2 on a usage error: %j',
+    (args) => {
+      const result = runCli(args);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/error/u);
+    },
+  );
+});

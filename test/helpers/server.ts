@@ -1,0 +1,172 @@
+/**
+ * End-to-end harness: spawns the built CLI (`bin/skills-serve.js`) over real stdio and connects the official v2
+ * client in a chosen protocol era, with the host-side `SkillsClient` that verifies every read.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+export const REPO = path.resolve(import.meta.dirname, '..', '..');
+export const BIN = path.join(REPO, 'bin', 'skills-serve.js');
+export const SAMPLE_SKILLS = path.join(REPO, 'sample-skills');
+export const FIXTURES = path.join(REPO, 'test', 'fixtures');
+
+/** The protocol eras a host may speak: two 2025-era revisions through `initialize`, and 2026-07-28. */
+export const ERAS = [
+  { label: '2024-11-05', negotiation: { mode: 'legacy' as const }, versions: ['2024-11-05'] },
+  { label: '2025-11-25', negotiation: { mode: 'legacy' as const }, versions: undefined },
+  { label: '2026-07-28', negotiation: { mode: { pin: '2026-07-28' } }, versions: undefined },
+] as const;
+export type Era = (typeof ERAS)[number];
+
+/** A connected client and the server process behind it. */
+export interface Connection {
+  readonly client: Client;
+  readonly skills: SkillsClient;
+  readonly transport: StdioClientTransport;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Spawns `skills-serve <args>` and connects a client in `era`.
+ *
+ * @param args CLI arguments (roots and flags).
+ * @param era which protocol era to negotiate (default 2025-11-25).
+ */
+export async function connect(args: readonly string[], era: Era = ERAS[1]): Promise<Connection> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, ...args],
+    stderr: 'pipe',
+    env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'info' },
+  });
+  let stderr = '';
+  (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client(
+    { name: 'skills-serve-e2e', version: '1.0.0' },
+    {
+      versionNegotiation: era.negotiation,
+      ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }),
+    },
+  );
+  await client.connect(transport);
+  return {
+    client,
+    skills: new SkillsClient(client),
+    transport,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/** A raw server process, for tests of the wire itself (stdout lines, exit codes, signals). */
+export interface RawServer {
+  readonly child: ChildProcess;
+  /** Complete stdout lines so far. */
+  readonly lines: string[];
+  stderr(): string;
+  send(message: unknown): void;
+  /** Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects after `timeoutMs`. */
+  waitFor(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the exit code (or signal name). */
+  exited(): Promise<number | string>;
+}
+
+/**
+ * Spawns `skills-serve <args>` with piped stdio and no client.
+ *
+ * @param args CLI arguments.
+ * @param env extra environment variables.
+ */
+export function spawnRaw(args: readonly string[], env: Record<string, string> = {}): RawServer {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  });
+  const lines: string[] = [];
+  const received: Record<string, unknown>[] = [];
+  const waiters: { predicate: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    partial += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = partial.indexOf('\n')) !== -1) {
+      const line = partial.slice(0, newline);
+      partial = partial.slice(newline + 1);
+      lines.push(line);
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      received.push(message);
+      for (const waiter of [...waiters]) {
+        if (waiter.predicate(message)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(message);
+        }
+      }
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exit = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    send: (message) => child.stdin?.write(`${JSON.stringify(message)}\n`),
+    waitFor: (predicate, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const earlier = received.find(predicate);
+        if (earlier !== undefined) {
+          resolve(earlier);
+          return;
+        }
+        const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
+        waiters.push({
+          predicate,
+          resolve: (message) => {
+            clearTimeout(timer);
+            resolve(message);
+          },
+        });
+      }),
+    exited: () => exit,
+  };
+}
+
+/** The `initialize` request of a 2025-era host. */
+export function initializeRequest(id: number, protocolVersion = '2025-11-25'): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
+  };
+}
+
+/**
+ * A Standard Schema that accepts any result unchanged: lets a test send raw requests for methods the client has
+ * no built-in schema for (`skills/list` pages, `resources/directory/read`) and inspect exactly what came back.
+ */
+export const ANY_RESULT = {
+  '~standard': { version: 1, vendor: 'skills-serve-tests', validate: (value: unknown) => ({ value }) },
+} as const;
+
+/** Sends a raw request and returns the result as a plain record. */
+export async function rawRequest(connection: Connection, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return (await connection.client.request({ method, params }, ANY_RESULT)) as Record<string, unknown>;
+}

@@ -1,0 +1,87 @@
+/**
+ * Real temporary directory trees for integration tests (no fs mocks).
+ *
+ * `makeTree` builds a tree from a flat spec of relative paths; `copyFixture` copies a committed fixture byte for
+ * byte; `sha256` digests bytes independently of `src/` so tests compare the index against the disk.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** One entry of a {@link makeTree} spec: file contents, a symlink, a FIFO, or an (empty) directory. */
+export type TreeEntry = string | Uint8Array | { symlink: string } | { fifo: true } | { dir: true };
+
+/** Absolute path of `test/fixtures`. */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+/** Absolute path of the repository's `sample-skills`. */
+export const SAMPLE_SKILLS_DIR = fileURLToPath(new URL('../../sample-skills/', import.meta.url));
+
+const TEMP_PREFIX = 'skills-serve-test-';
+
+/** A fresh empty temp directory under `os.tmpdir()`, as its real path (macOS `/var` → `/private/var`). */
+export async function makeTempDir(): Promise<string> {
+  return fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX)));
+}
+
+/**
+ * Creates a fresh temp directory holding `spec`.
+ *
+ * @param spec relative `/`-separated paths → contents (string as UTF-8, bytes verbatim), `{ symlink: target }`
+ *   (target written as given, relative or absolute), `{ fifo: true }` (via `mkfifo`), or `{ dir: true }`.
+ *   Parent directories are created as needed. Entries are created in key order.
+ * @returns the absolute (real) path of the new directory.
+ */
+export async function makeTree(spec: Record<string, TreeEntry>): Promise<string> {
+  const root = await makeTempDir();
+  await addToTree(root, spec);
+  return root;
+}
+
+/** Adds `spec` (same shape as {@link makeTree}) to the existing directory `root`. */
+export async function addToTree(root: string, spec: Record<string, TreeEntry>): Promise<void> {
+  for (const [rel, entry] of Object.entries(spec)) {
+    const abs = path.join(root, ...rel.split('/'));
+    await fsp.mkdir(path.dirname(abs), { recursive: true });
+    if (typeof entry === 'string' || entry instanceof Uint8Array) await fsp.writeFile(abs, entry);
+    else if ('symlink' in entry) await fsp.symlink(entry.symlink, abs);
+    else if ('fifo' in entry) execFileSync('mkfifo', [abs]);
+    else await fsp.mkdir(abs, { recursive: true });
+  }
+}
+
+/**
+ * Copies `test/fixtures/<name>` into a fresh temp directory (recursive, bytes preserved).
+ *
+ * @returns the absolute (real) path of the copy, whose contents are those of the fixture folder.
+ */
+export async function copyFixture(name: string): Promise<string> {
+  const root = await makeTempDir();
+  await fsp.cp(path.join(FIXTURES_DIR, name), root, { recursive: true, verbatimSymlinks: true });
+  return root;
+}
+
+/** Removes a tree made by {@link makeTree} or {@link copyFixture} (no error if already gone). */
+export async function removeTree(dir: string): Promise<void> {
+  await fsp.rm(dir, { recursive: true, force: true });
+}
+
+/** A valid `SKILL.md`: frontmatter with `name` and `description` (plus `extra` frontmatter lines), then a body. */
+export function skillMd(name: string, description: string, extra = ''): string {
+  const extraLines = extra === '' || extra.endsWith('\n') ? extra : `${extra}\n`;
+  return `---\nname: ${name}\ndescription: ${description}\n${extraLines}---\n\n# ${name}\n\nTest skill.\n`;
+}
+
+/** `sha256:` + lowercase hex of `bytes`, computed independently of `src/`. */
+export function sha256(bytes: Uint8Array | string): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** The digest and byte size of the file at `file`, read from disk now. */
+export async function digestOnDisk(file: string): Promise<{ digest: string; size: number }> {
+  const bytes = await fsp.readFile(file);
+  return { digest: sha256(bytes), size: bytes.length };
+}

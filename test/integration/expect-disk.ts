@@ -1,0 +1,115 @@
+/**
+ * Shared expectations of the index integration tests: what a snapshot should say, computed independently from the
+ * bytes on disk (own directory listing, own sha256), never from `src/`.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { buildSnapshot } from '../../src/index/build.js';
+import type { Diagnostic, SkillRecord, Snapshot } from '../../src/index/types.js';
+import { sha256 } from '../helpers/tree.js';
+
+/** A `{ uri, digest, size }` resource as the entry lists it. */
+export interface ResourceRow {
+  uri: string;
+  digest: string;
+  size: number;
+}
+
+/** Builds generation 1 of a single root mounted without a prefix. */
+export function buildOne(dir: string): Promise<Snapshot> {
+  return buildSnapshot([{ dir, prefix: [] }], 1);
+}
+
+/** The entry's `resources` as an array (fails the test on `"dynamic"`). */
+export function resourcesOf(skill: SkillRecord | undefined): ResourceRow[] {
+  expect(skill).toBeDefined();
+  const resources = skill?.entry.resources;
+  expect(Array.isArray(resources)).toBe(true);
+  return [...(resources as ResourceRow[])];
+}
+
+/** `skill://` URIs of the served skills, in `skills/list` order. */
+export function skillUris(snapshot: Snapshot): string[] {
+  return snapshot.ordered.map((skill) => skill.entry.uri);
+}
+
+/**
+ * Every regular file under `dir` (recursive, not following links), as sorted `/`-separated relative paths.
+ * Names starting with `.` and `node_modules` are left out when `skipIgnored` is set.
+ */
+export async function listFiles(dir: string, skipIgnored = true): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (abs: string, rel: string): Promise<void> => {
+    for (const entry of await fsp.readdir(abs, { withFileTypes: true })) {
+      if (skipIgnored && (entry.name.startsWith('.') || entry.name === 'node_modules')) continue;
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await visit(path.join(abs, entry.name), childRel);
+      else if (entry.isFile()) out.push(childRel);
+    }
+  };
+  await visit(dir, '');
+  return out.sort();
+}
+
+/**
+ * The resources a skill rooted at host directory `dir` with directory URI `dirUri` must list: every file under it,
+ * with sha256 and byte length of the bytes on disk, sorted by URI. Segments are encoded with `encodeURIComponent`
+ * (identical to the canonical form for names made of letters, digits, `-`, `_` and `.`).
+ */
+export async function resourcesOnDisk(dir: string, dirUri: string): Promise<ResourceRow[]> {
+  const rows: ResourceRow[] = [];
+  for (const rel of await listFiles(dir)) {
+    const bytes = await fsp.readFile(path.join(dir, ...rel.split('/')));
+    rows.push({ uri: `${dirUri}/${rel.split('/').map(encodeURIComponent).join('/')}`, digest: sha256(bytes), size: bytes.length });
+  }
+  return rows.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+}
+
+/** One resource row for the file at `file`, from the bytes on disk. */
+export async function rowOnDisk(uri: string, file: string): Promise<ResourceRow> {
+  const bytes = await fsp.readFile(file);
+  return { uri, digest: sha256(bytes), size: bytes.length };
+}
+
+/**
+ * Checks that every file record of the snapshot and every resource of every entry agrees with the bytes on disk
+ * at the record's host path, and that every listed resource is a served file.
+ */
+export async function expectSnapshotMatchesDisk(snapshot: Snapshot): Promise<void> {
+  for (const [uri, file] of snapshot.files) {
+    expect(file.uri).toBe(uri);
+    const bytes = await fsp.readFile(file.path);
+    expect({ uri, digest: file.digest, size: file.size }).toEqual({ uri, digest: sha256(bytes), size: bytes.length });
+  }
+  for (const skill of snapshot.ordered) {
+    for (const resource of resourcesOf(skill)) {
+      const file = snapshot.files.get(resource.uri);
+      expect(file, resource.uri).toBeDefined();
+      expect({ digest: file?.digest, size: file?.size }).toEqual({ digest: resource.digest, size: resource.size });
+    }
+  }
+}
+
+/** The parts of a diagnostic a test pins down exactly (message and hint are prose). */
+export function diagKey(diagnostic: Diagnostic): { severity: string; rule: string; file: string; line?: number } {
+  return {
+    severity: diagnostic.severity,
+    rule: diagnostic.rule,
+    file: diagnostic.file,
+    ...(diagnostic.line === undefined ? {} : { line: diagnostic.line }),
+  };
+}
+
+/** Diagnostics of a snapshot as {@link diagKey}s, sorted by file then rule (build order is not specified). */
+export function diagKeys(snapshot: Snapshot): ReturnType<typeof diagKey>[] {
+  return snapshot.diagnostics.map(diagKey).sort((a, b) => (a.file + a.rule < b.file + b.rule ? -1 : a.file + a.rule > b.file + b.rule ? 1 : 0));
+}
+
+/** 1-based number of the first line of `file` starting with `prefix`, read from disk (throws when absent). */
+export async function lineStartingWith(file: string, prefix: string): Promise<number> {
+  const lines = (await fsp.readFile(file, 'utf8')).split(/\r?\n/u);
+  const index = lines.findIndex((line) => line.startsWith(prefix));
+  if (index === -1) throw new Error(`no line starting with ${JSON.stringify(prefix)} in ${file}`);
+  return index + 1;
+}

@@ -1,0 +1,187 @@
+/**
+ * Index build over the committed fixtures: encodings, odd names, three levels of nesting, a root that is itself a
+ * skill, and ignored names (in a temporary copy with a `.git/` folder added).
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findDirectory, findFile, findSkill, skillsContaining } from '../../src/index/snapshot.js';
+import { addToTree, copyFixture, FIXTURES_DIR, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { buildOne, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, rowOnDisk, skillUris } from './expect-disk.js';
+
+const fixture = (name: string): string => path.join(FIXTURES_DIR, name);
+
+describe('encoding fixture', () => {
+  const root = fixture('encoding');
+
+  it('serves all four skills with digests of the raw bytes (BOM, CRLF, empty, Latin-1, binary)', async () => {
+    const snapshot = await buildOne(root);
+    expect(skillUris(snapshot)).toEqual([
+      'skill://block-scalars/SKILL.md',
+      'skill://bom-skill/SKILL.md',
+      'skill://crlf-skill/SKILL.md',
+      'skill://folded/SKILL.md',
+    ]);
+    expect(snapshot.diagnostics).toEqual([]);
+    for (const name of ['block-scalars', 'bom-skill', 'crlf-skill', 'folded']) {
+      expect(resourcesOf(findSkill(snapshot, `skill://${name}/SKILL.md`))).toEqual(await resourcesOnDisk(path.join(root, name), `skill://${name}`));
+    }
+    await expectSnapshotMatchesDisk(snapshot);
+    const empty = findFile(snapshot, 'skill://bom-skill/data/empty.txt');
+    expect({ digest: empty?.digest, size: empty?.size }).toEqual({ digest: sha256(new Uint8Array()), size: 0 });
+    const bom = await fsp.readFile(path.join(root, 'bom-skill/SKILL.md'));
+    expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(findSkill(snapshot, 'skill://bom-skill/SKILL.md')?.manifestSize).toBe(bom.length);
+  });
+
+  it('reads block scalars, folded scalars and CRLF frontmatter as YAML does', async () => {
+    const snapshot = await buildOne(root);
+    expect(findSkill(snapshot, 'skill://block-scalars/SKILL.md')?.entry.frontmatter).toEqual({
+      name: 'block-scalars',
+      description: 'First line of a literal description.\nSecond line of a literal description.\n',
+      metadata: { author: 'fixtures', version: '1.0' },
+    });
+    expect(findSkill(snapshot, 'skill://folded/SKILL.md')?.entry.frontmatter).toEqual({
+      name: 'folded',
+      description: 'A folded description that spans two source lines.',
+    });
+    expect(findSkill(snapshot, 'skill://crlf-skill/SKILL.md')?.entry.frontmatter).toEqual({
+      name: 'crlf-skill',
+      description: 'Skill whose files use CRLF line endings.',
+      license: 'MIT',
+    });
+    expect(findSkill(snapshot, 'skill://bom-skill/SKILL.md')?.name).toBe('bom-skill');
+  });
+});
+
+describe('names fixture', () => {
+  const root = fixture('names');
+  const dir = path.join(root, 'odd-names');
+
+  it('percent-encodes every odd name into a canonical URI, digesting the file it names', async () => {
+    const snapshot = await buildOne(root);
+    expect(snapshot.diagnostics).toEqual([]);
+    expect(skillUris(snapshot)).toEqual(['skill://odd-names/SKILL.md']);
+    const expected: [string, string][] = [
+      ['skill://odd-names/%E6%97%A5%E6%9C%AC%E8%AA%9E.md', '日本語.md'],
+      ['skill://odd-names/100%25.md', '100%.md'],
+      ['skill://odd-names/SKILL.md', 'SKILL.md'],
+      ['skill://odd-names/a+b.md', 'a+b.md'],
+      ['skill://odd-names/caf%C3%A9.md', 'café.md'],
+      ['skill://odd-names/emoji-%F0%9F%98%80.md', 'emoji-😀.md'],
+      ['skill://odd-names/file%20with%20spaces.md', 'file with spaces.md'],
+      ['skill://odd-names/hash%23tag.md', 'hash#tag.md'],
+      ['skill://odd-names/sub%20dir/inner%20%231.md', 'sub dir/inner #1.md'],
+      ['skill://odd-names/what%3F.md', 'what?.md'],
+    ];
+    const rows = await Promise.all(expected.map(([uri, rel]) => rowOnDisk(uri, path.join(dir, ...rel.split('/')))));
+    expect(resourcesOf(findSkill(snapshot, 'skill://odd-names/SKILL.md'))).toEqual(rows);
+    for (const [uri] of expected) expect(new URL(uri).href).toBe(uri);
+    await expectSnapshotMatchesDisk(snapshot);
+  });
+
+  it('finds files under other spellings and lists decoded names', async () => {
+    const snapshot = await buildOne(root);
+    expect(findFile(snapshot, 'skill://odd-names/caf%c3%a9.md')?.uri).toBe('skill://odd-names/caf%C3%A9.md');
+    expect(findFile(snapshot, 'skill://odd-names/a%2Bb.md')?.uri).toBe('skill://odd-names/a+b.md');
+    expect(findFile(snapshot, 'skill://odd-names/what?.md')).toBeUndefined();
+    const sub = await rowOnDisk('', path.join(dir, 'sub dir', 'inner #1.md'));
+    expect(findDirectory(snapshot, 'skill://odd-names/sub%20dir')).toEqual([
+      { uri: 'skill://odd-names/sub%20dir/inner%20%231.md', name: 'inner #1.md', mimeType: 'text/markdown', size: sub.size },
+    ]);
+    const names = findDirectory(snapshot, 'skill://odd-names')?.map((child) => child.name);
+    expect(names).toEqual(['日本語.md', '100%.md', 'SKILL.md', 'a+b.md', 'café.md', 'emoji-😀.md', 'file with spaces.md', 'hash#tag.md', 'sub dir', 'what?.md']);
+  });
+});
+
+describe('nested fixture', () => {
+  it('serves outer, inner and deepest; each lists every file below it', async () => {
+    const root = fixture('nested');
+    const snapshot = await buildOne(root);
+    expect(snapshot.diagnostics).toEqual([]);
+    expect(skillUris(snapshot)).toEqual(['skill://outer/SKILL.md', 'skill://outer/inner/SKILL.md', 'skill://outer/inner/deepest/SKILL.md']);
+    const outer = resourcesOf(findSkill(snapshot, 'skill://outer/SKILL.md'));
+    expect(outer.map((row) => row.uri)).toEqual([
+      'skill://outer/SKILL.md',
+      'skill://outer/guide.md',
+      'skill://outer/inner/SKILL.md',
+      'skill://outer/inner/deepest/SKILL.md',
+      'skill://outer/inner/ref.md',
+    ]);
+    expect(outer).toEqual(await resourcesOnDisk(path.join(root, 'outer'), 'skill://outer'));
+    expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'));
+    expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/deepest/SKILL.md'))).toEqual([
+      await rowOnDisk('skill://outer/inner/deepest/SKILL.md', path.join(root, 'outer/inner/deepest/SKILL.md')),
+    ]);
+    expect(skillsContaining(snapshot, 'skill://outer/inner/deepest/SKILL.md').map((skill) => skill.entry.uri)).toEqual(skillUris(snapshot));
+    expect(findDirectory(snapshot, 'skill://outer')?.map((child) => [child.uri, child.mimeType])).toEqual([
+      ['skill://outer/SKILL.md', 'text/markdown'],
+      ['skill://outer/guide.md', 'text/markdown'],
+      ['skill://outer/inner', 'inode/directory'],
+    ]);
+    await expectSnapshotMatchesDisk(snapshot);
+  });
+});
+
+describe('root-skill fixture', () => {
+  it('serves a root that is itself a skill under the folder name', async () => {
+    const root = fixture('root-skill');
+    const snapshot = await buildOne(root);
+    expect(snapshot.diagnostics).toEqual([]);
+    expect(skillUris(snapshot)).toEqual(['skill://root-skill/SKILL.md']);
+    const skill = findSkill(snapshot, 'skill://root-skill/SKILL.md');
+    expect(skill?.rootUri).toBe('skill://root-skill');
+    expect(skill?.segments).toEqual(['root-skill']);
+    expect(resourcesOf(skill)).toEqual([
+      await rowOnDisk('skill://root-skill/SKILL.md', path.join(root, 'SKILL.md')),
+      await rowOnDisk('skill://root-skill/references/a.md', path.join(root, 'references/a.md')),
+    ]);
+    expect([...snapshot.dirs.keys()].sort()).toEqual(['skill://root-skill', 'skill://root-skill/references']);
+  });
+});
+
+describe('ignored fixture (temporary copy with .git/)', () => {
+  let root = '';
+  afterEach(async () => {
+    await removeTree(root);
+  });
+
+  it('serves only SKILL.md and notes.md from visible/, silently', async () => {
+    root = await copyFixture('ignored');
+    await addToTree(root, { 'visible/.git/config': '[core]\n\trepositoryformatversion = 0\n', 'visible/.git/HEAD': 'ref: refs/heads/main\n' });
+    const snapshot = await buildOne(root);
+    expect(snapshot.diagnostics).toEqual([]);
+    expect(skillUris(snapshot)).toEqual(['skill://visible/SKILL.md']);
+    expect(resourcesOf(findSkill(snapshot, 'skill://visible/SKILL.md'))).toEqual([
+      await rowOnDisk('skill://visible/SKILL.md', path.join(root, 'visible/SKILL.md')),
+      await rowOnDisk('skill://visible/notes.md', path.join(root, 'visible/notes.md')),
+    ]);
+    expect([...snapshot.files.keys()].sort()).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);
+    expect([...snapshot.dirs.keys()].sort()).toEqual(['skill://visible', 'skill://visible/sub']);
+    expect(findDirectory(snapshot, 'skill://visible/sub')).toEqual([]);
+    for (const hidden of ['skill://visible/.git/config', 'skill://visible/.hidden.md', 'skill://visible/node_modules/pkg/index.js', 'skill://visible/sub/.env.local']) {
+      expect(findFile(snapshot, hidden)).toBeUndefined();
+    }
+    expect(findDirectory(snapshot, 'skill://visible/node_modules')).toBeUndefined();
+  });
+
+  it('does not discover a SKILL.md inside an ignored folder', async () => {
+    root = await copyFixture('ignored');
+    await addToTree(root, {
+      'visible/node_modules/pkg/SKILL.md': skillMd('pkg', 'A skill hidden in node_modules.'),
+      '.hidden-skill/SKILL.md': skillMd('hidden-skill', 'A skill in a dot folder.'),
+    });
+    const snapshot = await buildOne(root);
+    expect(snapshot.diagnostics).toEqual([]);
+    expect(skillUris(snapshot)).toEqual(['skill://visible/SKILL.md']);
+  });
+
+  it('honours a .skillsignore file (gitignore syntax, DESIGN §5 "Ignored")', async () => {
+    root = await copyFixture('ignored');
+    await addToTree(root, { 'visible/.skillsignore': 'notes.md\ndrafts/\n', 'visible/drafts/wip.md': 'Work in progress.\n' });
+    const snapshot = await buildOne(root);
+    expect(resourcesOf(findSkill(snapshot, 'skill://visible/SKILL.md')).map((row) => row.uri)).toEqual(['skill://visible/SKILL.md']);
+    expect(findFile(snapshot, 'skill://visible/notes.md')).toBeUndefined();
+    expect(findDirectory(snapshot, 'skill://visible/drafts')).toBeUndefined();
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * Index build over the repository's `sample-skills` tree (real directory, read only): skills, resources with
+ * digests of the bytes on disk, nested skills, grouping directories and directory listings.
+ */
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findDirectory, findFile, findSkill, skillsContaining } from '../../src/index/snapshot.js';
+import type { Snapshot } from '../../src/index/types.js';
+import { SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
+import { buildOne, expectSnapshotMatchesDisk, listFiles, resourcesOf, resourcesOnDisk, rowOnDisk, skillUris } from './expect-disk.js';
+
+const ROOT = path.resolve(SAMPLE_SKILLS_DIR);
+const DIRECTORY = 'inode/directory';
+
+/** Skill path → host directory, for every sample skill. */
+const SKILL_DIRS: Record<string, string> = {
+  'acme/billing/refunds': 'acme/billing/refunds',
+  'acme/support/refunds': 'acme/support/refunds',
+  'data-pipeline': 'data-pipeline',
+  'data-pipeline/csv-cleaning': 'data-pipeline/csv-cleaning',
+  'pdf-summaries': 'pdf-summaries',
+  'report-writer': 'report-writer',
+};
+
+describe('buildSnapshot over sample-skills', () => {
+  let snapshot: Snapshot;
+  beforeAll(async () => {
+    snapshot = await buildOne(ROOT);
+  });
+
+  it('serves exactly the six sample skills, sorted by SKILL.md URI, with no diagnostics', () => {
+    expect(skillUris(snapshot)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://acme/support/refunds/SKILL.md',
+      'skill://data-pipeline/SKILL.md',
+      'skill://data-pipeline/csv-cleaning/SKILL.md',
+      'skill://pdf-summaries/SKILL.md',
+      'skill://report-writer/SKILL.md',
+    ]);
+    expect([...snapshot.skills.keys()].sort()).toEqual(skillUris(snapshot));
+    expect(snapshot.diagnostics).toEqual([]);
+    expect(snapshot.generation).toBe(1);
+  });
+
+  it.each(Object.entries(SKILL_DIRS))('%s lists every file under its folder with the digest and size on disk', async (skillPath, rel) => {
+    const skill = findSkill(snapshot, `skill://${skillPath}/SKILL.md`);
+    expect(skill?.rootUri).toBe(`skill://${skillPath}`);
+    expect(skill?.segments).toEqual(skillPath.split('/'));
+    expect(skill?.dir).toBe(path.join(ROOT, rel));
+    expect(skill?.rootIndex).toBe(0);
+    expect(resourcesOf(skill)).toEqual(await resourcesOnDisk(path.join(ROOT, rel), `skill://${skillPath}`));
+    expect(skill?.manifestSize).toBe((await rowOnDisk('', path.join(ROOT, rel, 'SKILL.md'))).size);
+  });
+
+  it('lists the nested csv-cleaning files, its SKILL.md included, among data-pipeline resources', async () => {
+    const uris = resourcesOf(findSkill(snapshot, 'skill://data-pipeline/SKILL.md')).map((row) => row.uri);
+    expect(uris).toEqual([
+      'skill://data-pipeline/SKILL.md',
+      'skill://data-pipeline/csv-cleaning/SKILL.md',
+      'skill://data-pipeline/csv-cleaning/references/encodings.md',
+      'skill://data-pipeline/scripts/validate.py',
+    ]);
+    const nested = resourcesOf(findSkill(snapshot, 'skill://data-pipeline/csv-cleaning/SKILL.md'));
+    expect(nested.map((row) => row.uri)).toEqual([
+      'skill://data-pipeline/csv-cleaning/SKILL.md',
+      'skill://data-pipeline/csv-cleaning/references/encodings.md',
+    ]);
+    expect(skillsContaining(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md').map((s) => s.entry.uri)).toEqual([
+      'skill://data-pipeline/SKILL.md',
+      'skill://data-pipeline/csv-cleaning/SKILL.md',
+    ]);
+  });
+
+  it('serves every file exactly once, with the digest and size of the real file', async () => {
+    const expected: string[] = (await listFiles(ROOT)).map((rel) => `skill://${rel}`).sort();
+    expect([...snapshot.files.keys()].sort()).toEqual(expected);
+    await expectSnapshotMatchesDisk(snapshot);
+    const logo = findFile(snapshot, 'skill://report-writer/assets/logo.png');
+    expect(logo?.path).toBe(path.join(ROOT, 'report-writer/assets/logo.png'));
+    expect(logo?.mimeType).toBe('image/png');
+    expect({ digest: logo?.digest, size: logo?.size }).toEqual(
+      await rowOnDisk('', path.join(ROOT, 'report-writer/assets/logo.png')).then((row) => ({ digest: row.digest, size: row.size })),
+    );
+  });
+
+  it('publishes frontmatter verbatim (folded, literal, metadata)', () => {
+    expect(findSkill(snapshot, 'skill://acme/support/refunds/SKILL.md')?.entry.frontmatter).toEqual({
+      name: 'refunds',
+      description:
+        'Handle customer refund requests in Acme support conversations - acknowledge the request, gather the details billing needs, set honest expectations on timing, and write the reply. Use when a customer asks for their money back, disputes a charge, or asks where their refund is.',
+      license: 'Proprietary',
+      metadata: { team: 'support' },
+    });
+    const report = findSkill(snapshot, 'skill://report-writer/SKILL.md');
+    expect(report?.name).toBe('report-writer');
+    expect(report?.description.endsWith('wants it ready to share.\n')).toBe(true);
+  });
+
+  it('lists the grouping directories skill://acme and skill://acme/billing', () => {
+    expect(findDirectory(snapshot, 'skill://acme')).toEqual([
+      { uri: 'skill://acme/billing', name: 'billing', mimeType: DIRECTORY },
+      { uri: 'skill://acme/support', name: 'support', mimeType: DIRECTORY },
+    ]);
+    expect(findDirectory(snapshot, 'skill://acme/billing')).toEqual([
+      { uri: 'skill://acme/billing/refunds', name: 'refunds', mimeType: DIRECTORY },
+    ]);
+    expect(findDirectory(snapshot, 'skill://acme/support')).toEqual([
+      { uri: 'skill://acme/support/refunds', name: 'refunds', mimeType: DIRECTORY },
+    ]);
+  });
+
+  it('lists skill://report-writer/templates: report.md with its size, and sections as a directory', async () => {
+    const report = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/report.md'));
+    expect(findDirectory(snapshot, 'skill://report-writer/templates')).toEqual([
+      { uri: 'skill://report-writer/templates/report.md', name: 'report.md', mimeType: 'text/markdown', size: report.size },
+      { uri: 'skill://report-writer/templates/sections', name: 'sections', mimeType: DIRECTORY },
+    ]);
+    const summary = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/sections/executive-summary.md'));
+    expect(findDirectory(snapshot, 'skill://report-writer/templates/sections')).toEqual([
+      { uri: 'skill://report-writer/templates/sections/executive-summary.md', name: 'executive-summary.md', mimeType: 'text/markdown', size: summary.size },
+    ]);
+  });
+
+  it('has a directory resource for exactly the skill folders, their subfolders and the grouping folders', () => {
+    expect([...snapshot.dirs.keys()].sort()).toEqual([
+      'skill://acme',
+      'skill://acme/billing',
+      'skill://acme/billing/refunds',
+      'skill://acme/billing/refunds/references',
+      'skill://acme/support',
+      'skill://acme/support/refunds',
+      'skill://data-pipeline',
+      'skill://data-pipeline/csv-cleaning',
+      'skill://data-pipeline/csv-cleaning/references',
+      'skill://data-pipeline/scripts',
+      'skill://pdf-summaries',
+      'skill://report-writer',
+      'skill://report-writer/assets',
+      'skill://report-writer/references',
+      'skill://report-writer/templates',
+      'skill://report-writer/templates/sections',
+    ]);
+    expect(findDirectory(snapshot, 'skill://report-writer/SKILL.md')).toBeUndefined();
+    expect(findDirectory(snapshot, 'skill://nope')).toBeUndefined();
+  });
+
+  it('answers lookups for any spelling of a served URI and nothing else', () => {
+    expect(findSkill(snapshot, 'skill://pdf-summaries/%53KILL.md')?.entry.uri).toBe('skill://pdf-summaries/SKILL.md');
+    expect(findSkill(snapshot, 'skill://pdf-summaries/skill.md')).toBeUndefined();
+    expect(findSkill(snapshot, 'skill://acme/SKILL.md')).toBeUndefined();
+    expect(findSkill(snapshot, 'skill://pdf-summaries/../report-writer/SKILL.md')).toBeUndefined();
+    expect(findFile(snapshot, 'skill://data-pipeline/scripts/validate.py')?.digest).toMatch(/^sha256:[0-9a-f]{64}$/u);
+    expect(findFile(snapshot, 'skill://data-pipeline/scripts')).toBeUndefined();
+  });
+});
