@@ -33,5 +33,6 @@ export function mimeTypeFor(name: string): string {
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return DEFAULT_MIME_TYPE;
   const extension = name.slice(dot + 1).toLowerCase();
-  return SOURCE_CODE[extension] ?? (mimeTypes.lookup(extension) || DEFAULT_MIME_TYPE);
+  if (Object.hasOwn(SOURCE_CODE, extension)) return SOURCE_CODE[extension] as string;
+  return mimeTypes.lookup(extension) || DEFAULT_MIME_TYPE;
 }

@@ -25,7 +25,7 @@ interface RuleMatcher {
 
 const MATCHERS: readonly RuleMatcher[] = [
   {
-    pattern: /^SKILL\.md must begin with a "---" line/u,
+    pattern: /^SKILL\.md frontmatter: line 1: SKILL\.md must begin with a "---" line/u,
     rule: 'frontmatter-missing',
     hint: () => 'start SKILL.md with a "---" line, then "name:" and "description:", then a closing "---" line',
   },
@@ -87,7 +87,7 @@ const MATCHERS: readonly RuleMatcher[] = [
 ];
 
 function syntaxHint(detail: string): string {
-  if (/mapping|":"|: /u.test(detail)) return 'quote the value: it contains ": " (wrap it in double quotes)';
+  if (/plain value cannot contain ": "|cannot contain ": "/u.test(detail)) return 'quote the value: it contains ": " (wrap it in double quotes)';
   if (/duplicate/iu.test(detail)) return 'remove the repeated key';
   if (/indent|tab/iu.test(detail)) return 'indent with spaces, consistently';
   return 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';

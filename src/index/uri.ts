@@ -4,6 +4,7 @@
  * Implements SEP-2640 "URIs": `skill://<skill-path>/<file-path>`, `/` between segments, each segment
  * percent-encoded so that the URI is already in WHATWG canonical form (`new URL(uri).href === uri`) and
  * therefore reads back whatever a client's URL library does to it. The first segment is the URI authority.
+ * (The one exception, names `.` and `..`, cannot occur: directory listings never return them.)
  */
 
 export const SKILL_SCHEME = 'skill://';
@@ -56,7 +57,7 @@ const ESCAPES_ONLY = /^(?:[^%]|%[\dA-Fa-f]{2})*$/u;
  * @param uri what the client sent.
  * @returns decoded segments (`['acme', 'refunds', 'SKILL.md']`), or `undefined` when the URI is not a well-formed
  *   skill URI: another scheme, too long, a query or fragment, a malformed escape, or a segment that is empty,
- *   `.`, `..`, or decodes to something holding `/` or NUL.
+ *   `.`, `..`, or decodes to something holding `/`, NUL or a lone surrogate.
  */
 export function parseSkillUri(uri: string): string[] | undefined {
   if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !uri.startsWith(SKILL_SCHEME)) return undefined;
@@ -71,7 +72,7 @@ export function parseSkillUri(uri: string): string[] | undefined {
     } catch {
       return undefined;
     }
-    if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0')) {
+    if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0') || !decoded.isWellFormed()) {
       return undefined;
     }
     segments.push(decoded);

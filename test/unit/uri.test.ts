@@ -173,11 +173,9 @@ describe('parseSkillUri rejects', () => {
     expect(canonicalSkillUri(longest)).toBe(longest);
   });
 
-  // BUG: parseSkillUri accepts a raw lone surrogate (decodeURIComponent leaves it alone), then
-  // canonicalSkillUri → buildSkillUri → encodeURIComponent throws URIError instead of returning undefined.
-  // A JSON-RPC client can send "skill://a/\ud800"; findSkill/findFile/findDirectory would then throw a
-  // URIError (an internal error) rather than answer "not found" (-32602).
-  it.fails.each([['skill://a/b\uD800'], ['skill://\uDC00/x']])('a raw lone surrogate is rejected, not thrown: %j', (uri) => {
+  // Regression: a raw lone surrogate (which decodeURIComponent leaves alone) used to reach encodeURIComponent
+  // and throw a URIError (an internal error) instead of "not a skill URI" (-32602).
+  it.each([['skill://a/b\uD800'], ['skill://\uDC00/x']])('a raw lone surrogate is rejected, not thrown: %j', (uri) => {
     expect(canonicalSkillUri(uri)).toBeUndefined();
   });
 });
