@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_PAGE_SIZE, parsePageSize, type Config } from './config.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_POLL_MS, parsePageSize, parsePollMs, type Config } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import type { RootSpec } from './index/types.js';
 import { runStdioServer } from './lifecycle.js';
@@ -18,6 +18,19 @@ const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION 
 interface ServeOptions {
   logLevel: LogLevel;
   pageSize: number;
+  watch: boolean;
+  poll?: number | true;
+}
+
+/** Wraps a parser that throws RangeError into one commander reports as an invalid argument. */
+function argParser(parse: (text: string) => number): (text: string) => number {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
 }
 
 /**
@@ -56,15 +69,15 @@ function buildProgram(): Command {
     )
     .addOption(
       new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
-        .argParser((value) => {
-          try {
-            return parsePageSize(value);
-          } catch (error) {
-            throw new InvalidArgumentError((error as Error).message);
-          }
-        })
+        .argParser(argParser(parsePageSize))
         .default(DEFAULT_PAGE_SIZE)
         .env('SKILLS_SERVE_PAGE_SIZE'),
+    )
+    .addOption(new Option('--no-watch', 'serve a fixed snapshot: do not follow changes on disk').env('SKILLS_SERVE_NO_WATCH'))
+    .addOption(
+      new Option('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of using file events; for Docker Desktop bind mounts and network file systems`)
+        .argParser(argParser(parsePollMs))
+        .env('SKILLS_SERVE_POLL'),
     )
     .showHelpAfterError('(run skills-serve --help for usage)')
     .exitOverride()
@@ -72,10 +85,20 @@ function buildProgram(): Command {
   return program;
 }
 
+/**
+ * `--poll` takes an optional value, so `--poll ./skills` would read the root as the interval: a bare `--poll`
+ * followed by anything but a number is rewritten to `--poll=<default>`.
+ */
+export function normalizePollFlag(argv: readonly string[]): string[] {
+  return argv.map((arg, index) =>
+    arg === '--poll' && !/^\d+$/u.test(argv[index + 1] ?? '') ? `--poll=${DEFAULT_POLL_MS}` : arg,
+  );
+}
+
 function main(argv: readonly string[]): void {
   const program = buildProgram();
   try {
-    program.parse(argv as string[]);
+    program.parse(normalizePollFlag(argv));
   } catch (error) {
     if (error instanceof CommanderError) {
       const informational = error.code === 'commander.version' || error.code === 'commander.helpDisplayed' || error.code === 'commander.help';
@@ -92,7 +115,13 @@ function main(argv: readonly string[]): void {
     process.stderr.write(`skills-serve: ${error.message}\n`);
     process.exit(exitCodeOf(error.code));
   }
-  const config: Config = Object.freeze({ roots: Object.freeze(roots), logLevel: options.logLevel, pageSize: options.pageSize });
+  const config: Config = Object.freeze({
+    roots: Object.freeze(roots),
+    logLevel: options.logLevel,
+    pageSize: options.pageSize,
+    watch: options.watch,
+    pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
+  });
   const logger = createLogger(config.logLevel);
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');

@@ -11,23 +11,39 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Entries per `skills/list` and `resources/directory/read` page. */
   readonly pageSize: number;
+  /** Follow changes on disk (`--no-watch` turns it off). */
+  readonly watch: boolean;
+  /** Poll every this many ms instead of using native file events (`--poll [ms]`); `undefined`: native. */
+  readonly pollMs: number | undefined;
 }
 
 /** Default `--page-size`. */
 export const DEFAULT_PAGE_SIZE = 100;
 /** Largest accepted `--page-size`. */
 export const MAX_PAGE_SIZE = 10_000;
+/** Polling interval used by a bare `--poll` (ms). */
+export const DEFAULT_POLL_MS = 1000;
 
 /**
- * Parses a `--page-size` value.
+ * Parses an integer option value.
  *
- * @returns an integer in 1…{@link MAX_PAGE_SIZE}.
- * @throws RangeError naming the accepted range otherwise.
+ * @param text the value as typed.
+ * @param flag the option name for the message (`--page-size`).
+ * @param min smallest accepted value.
+ * @param max largest accepted value.
+ * @returns the integer.
+ * @throws RangeError naming the flag and the accepted range.
  */
-export function parsePageSize(text: string): number {
+export function parseIntegerOption(text: string, flag: string, min: number, max: number): number {
   const value = Number(text);
-  if (!/^\d+$/u.test(text.trim()) || !Number.isSafeInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
-    throw new RangeError(`--page-size must be an integer from 1 to ${MAX_PAGE_SIZE} (got "${text}")`);
+  if (!/^\d+$/u.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new RangeError(`${flag} must be an integer from ${min} to ${max} (got "${text}")`);
   }
   return value;
 }
+
+/** Parses `--page-size`: 1…{@link MAX_PAGE_SIZE} entries. @throws RangeError otherwise. */
+export const parsePageSize = (text: string): number => parseIntegerOption(text, '--page-size', 1, MAX_PAGE_SIZE);
+
+/** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
+export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);

@@ -1,56 +1,254 @@
 /**
- * Full index build: roots → walk → hash → entries → one immutable {@link Snapshot}
- * (SEP-2640 "Skills and nesting", "The entry"; DESIGN §4 "Data flow", §5 "Policies").
+ * The index builder: roots → walk → hash → entries → one immutable {@link Snapshot}, either for every root or
+ * incrementally for *regions* (root-relative directories) whose contents changed. A region is rebuilt from disk;
+ * everything outside it is reused, and inside it only files whose identity (device, inode, size, mtime, ctime)
+ * changed are hashed again.
+ *
+ * Implements SEP-2640 "Skills and nesting", "The entry"; DESIGN §4 "Data flow", §5 "Policies".
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { hashFile, NotHashableError, type FileDigest } from './digest.js';
+import { assembleSnapshot, type PublishedSkill } from './assemble.js';
+import { DigestCache } from './digest-cache.js';
+import { NotHashableError, type FileDigest } from './digest.js';
 import { buildEntry } from './entry.js';
 import { mimeTypeFor } from './mime.js';
 import { MANIFEST_NAME } from './policy.js';
-import { assembleSnapshot, type PublishedSkill } from './assemble.js';
 import type { Diagnostic, FileRecord, RootSpec, Snapshot } from './types.js';
 import { buildSkillUri } from './uri.js';
-import { walkTree, warning, type WalkedFile } from './walk.js';
+import { walkTree, warning } from './walk.js';
 
 /** How many files are opened and hashed at once. */
 export const HASH_CONCURRENCY = 32;
 
-/** One root as the build sees it: where it is, and which segments its directories map to. */
+/** One usable root: where it really is and which segments its directories map to. */
 interface ResolvedRoot {
-  readonly index: number;
-  readonly spec: RootSpec;
   readonly real: string;
   /** Segments prepended to every root-relative path: the prefix, plus the folder name when the root is a skill. */
   readonly base: readonly string[];
 }
 
+/** What the builder remembers of one root between rebuilds. */
+interface RootState {
+  resolved: ResolvedRoot | undefined;
+  /** Skill directory (root-relative) → published skill. */
+  readonly skills: Map<string, PublishedSkill>;
+  /** Every directory holding a `SKILL.md`, valid or not: what makes a change "inside a skill". */
+  readonly candidates: Set<string>;
+  /** Diagnostics with the root-relative path they concern. */
+  diagnostics: { rel: string; diagnostic: Diagnostic }[];
+}
+
 /**
- * Builds a snapshot of every skill under `roots`.
+ * Builds and incrementally rebuilds the snapshot of a fixed list of roots. Not re-entrant: callers serialize
+ * calls (the live index does).
+ */
+export class IndexBuilder {
+  readonly #roots: readonly RootSpec[];
+  readonly #states: RootState[];
+  readonly #cache = new DigestCache();
+  #generation: number;
+
+  /**
+   * @param roots configured roots in command-line order (earlier roots win conflicts).
+   * @param generation the generation number of the last snapshot already built (0 for none).
+   */
+  constructor(roots: readonly RootSpec[], generation = 0) {
+    this.#roots = roots;
+    this.#generation = generation;
+    this.#states = roots.map(() => ({ resolved: undefined, skills: new Map(), candidates: new Set(), diagnostics: [] }));
+  }
+
+  /** The configured roots. */
+  get roots(): readonly RootSpec[] {
+    return this.#roots;
+  }
+
+  /** Makes the next rebuild hash the file at `realPath` from its bytes, whatever its metadata says. */
+  forget(realPath: string): void {
+    this.#cache.forget(realPath);
+  }
+
+  /** Directories (root-relative) of root `rootIndex` that hold a `SKILL.md`, valid or not. */
+  candidates(rootIndex: number): ReadonlySet<string> {
+    return this.#states[rootIndex]?.candidates ?? new Set();
+  }
+
+  /**
+   * Rebuilds every root from scratch (the digest cache still saves re-hashing unchanged files).
+   *
+   * @returns the new snapshot.
+   */
+  async buildAll(): Promise<Snapshot> {
+    return this.rebuild(new Map(this.#roots.map((_, index) => [index, [''] as const])));
+  }
+
+  /**
+   * Rebuilds the given regions and returns the new snapshot.
+   *
+   * @param regions root index → root-relative directories to rebuild (`''` = the whole root, re-resolved).
+   *   Regions must not lie strictly inside a skill directory (use the outermost enclosing skill: see `classify.ts`).
+   * @returns the new snapshot; problems on disk become diagnostics, never exceptions.
+   */
+  async rebuild(regions: ReadonlyMap<number, readonly string[]>): Promise<Snapshot> {
+    // Roots rebuilt whole are resolved first, so links from one root into another are judged against every root.
+    for (const [rootIndex, rels] of regions) {
+      const spec = this.#roots[rootIndex];
+      const state = this.#states[rootIndex];
+      if (spec !== undefined && state !== undefined && rels.includes('')) await this.#resolveRoot(spec, state);
+    }
+    for (const [rootIndex, rels] of regions) {
+      const spec = this.#roots[rootIndex];
+      const state = this.#states[rootIndex];
+      if (spec === undefined || state === undefined) continue;
+      for (const rel of outermost(rels)) await this.#rebuildRegion(rootIndex, spec, state, rel);
+    }
+    const diagnostics = this.#states.flatMap((state) => state.diagnostics.map((item) => item.diagnostic));
+    const published = this.#states.flatMap((state) => [...state.skills.values()]);
+    this.#cache.prune(published);
+    return assembleSnapshot(published, diagnostics, ++this.#generation);
+  }
+
+  async #resolveRoot(spec: RootSpec, state: RootState): Promise<void> {
+    state.resolved = undefined;
+    state.skills.clear();
+    state.candidates.clear();
+    state.diagnostics = [];
+    try {
+      const real = await fsp.realpath(spec.dir);
+      if (!(await fsp.stat(real)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      const isSkill = await isRegularFile(path.join(real, MANIFEST_NAME));
+      state.resolved = { real, base: isSkill ? [...spec.prefix, path.basename(spec.dir)] : spec.prefix };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      state.diagnostics.push({
+        rel: '',
+        diagnostic: warning('root-unusable', spec.dir, `root cannot be read (${code === 'ENOENT' ? 'it does not exist' : code}); its skills are withdrawn`, 'restore the directory; skills-serve picks it up again when it reappears'),
+      });
+    }
+  }
+
+  async #rebuildRegion(rootIndex: number, spec: RootSpec, state: RootState, region: string): Promise<void> {
+    const resolved = state.resolved;
+    if (resolved === undefined) return;
+    const within = (rel: string): boolean => region === '' || rel === region || rel.startsWith(`${region}/`);
+    for (const rel of [...state.skills.keys()]) if (within(rel)) state.skills.delete(rel);
+    for (const rel of [...state.candidates]) if (within(rel)) state.candidates.delete(rel);
+    state.diagnostics = state.diagnostics.filter((item) => !within(item.rel));
+
+    const allowedRealRoots = this.#states.flatMap((other) => (other.resolved === undefined ? [] : [other.resolved.real]));
+    let walk;
+    try {
+      walk = await walkTree({ root: spec.dir, allowedRealRoots }, region);
+    } catch {
+      return; // the region is gone: everything that was in it has been withdrawn above
+    }
+    const note = (diagnostic: Diagnostic): void => {
+      state.diagnostics.push({ rel: relativeTo(spec.dir, diagnostic.file), diagnostic });
+    };
+    walk.diagnostics.forEach(note);
+
+    const skillDirs = new Set<string>();
+    for (const file of walk.files) if (baseName(file.rel) === MANIFEST_NAME) skillDirs.add(parentOf(file.rel));
+    for (const dir of skillDirs) state.candidates.add(dir);
+    if (skillDirs.size === 0) return;
+
+    // Every file and directory at or under a skill directory belongs to that skill and to every enclosing one.
+    const filesOf = groupUnder(skillDirs, walk.files, (file) => parentOf(file.rel));
+    const dirsOf = groupUnder(skillDirs, walk.dirs, (dir) => dir.rel);
+    const owned = [...new Set([...filesOf.values()].flat())];
+
+    const digests = new Map<string, FileDigest>();
+    await forEachLimited(owned, HASH_CONCURRENCY, async (file) => {
+      try {
+        digests.set(file.rel, await this.#cache.digest(file.real, baseName(file.rel) === MANIFEST_NAME));
+      } catch (error) {
+        if (!(error instanceof NotHashableError)) throw error;
+        const abs = path.join(spec.dir, ...file.rel.split('/'));
+        note(
+          error.reason === 'special'
+            ? warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories')
+            : warning('unreadable-file', abs, `file could not be read (${error.message}) and was skipped`, 'make the file readable by the user running skills-serve'),
+        );
+      }
+    });
+
+    const records = new Map<string, FileRecord>();
+    for (const file of owned) {
+      const digest = digests.get(file.rel);
+      if (digest === undefined) continue;
+      const name = baseName(file.rel);
+      records.set(file.rel, Object.freeze({
+        uri: buildSkillUri([...resolved.base, ...file.rel.split('/')]),
+        path: file.real,
+        name,
+        digest: digest.digest,
+        size: digest.size,
+        mtimeMs: digest.mtimeMs,
+        ctimeMs: digest.ctimeMs,
+        ino: digest.ino,
+        dev: digest.dev,
+        mimeType: mimeTypeFor(name),
+        rootIndex,
+        rel: file.rel,
+      }));
+    }
+
+    for (const dir of [...skillDirs].sort()) {
+      const manifestRel = dir === '' ? MANIFEST_NAME : `${dir}/${MANIFEST_NAME}`;
+      const manifest = digests.get(manifestRel);
+      const segments = [...resolved.base, ...splitRel(dir)];
+      if (manifest?.bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
+      const files = (filesOf.get(dir) ?? []).flatMap((file) => records.get(file.rel) ?? []);
+      const result = await buildEntry({ segments, manifestPath: path.join(spec.dir, ...splitRel(manifestRel)), manifestBytes: manifest.bytes, files });
+      if ('diagnostic' in result) {
+        note(result.diagnostic);
+        continue;
+      }
+      state.skills.set(dir, {
+        rootIndex,
+        rootDir: spec.dir,
+        segments,
+        dir: path.join(spec.dir, ...splitRel(dir)),
+        built: result.built,
+        manifestSize: manifest.size,
+        files,
+        dirUris: (dirsOf.get(dir) ?? []).map((walked) => buildSkillUri([...resolved.base, ...splitRel(walked.rel)])),
+      });
+    }
+  }
+}
+
+/**
+ * Builds a snapshot of every skill under `roots` in one go (no later incremental rebuilds).
  *
  * @param roots the configured roots, in command-line order (earlier roots win conflicts).
  * @param generation the snapshot's build number.
- * @returns the snapshot; problems inside the roots become diagnostics, never exceptions.
- * @throws only on a bug.
  */
 export async function buildSnapshot(roots: readonly RootSpec[], generation: number): Promise<Snapshot> {
-  const diagnostics: Diagnostic[] = [];
-  const resolved: ResolvedRoot[] = [];
-  for (const [index, spec] of roots.entries()) {
-    try {
-      const real = await fsp.realpath(spec.dir);
-      const isSkill = await isRegularFile(path.join(real, MANIFEST_NAME));
-      resolved.push({ index, spec, real, base: isSkill ? [...spec.prefix, path.basename(spec.dir)] : spec.prefix });
-    } catch (error) {
-      diagnostics.push(warning('root-unusable', spec.dir, `root could not be read (${(error as Error).message.split(',')[0]})`, 'check that the directory exists and is readable'));
+  return new IndexBuilder(roots, generation - 1).buildAll();
+}
+
+/** Groups items under every skill directory that is their directory or one of its ancestors. */
+function groupUnder<T>(skillDirs: ReadonlySet<string>, items: readonly T[], dirOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>([...skillDirs].map((dir) => [dir, []]));
+  for (const item of items) {
+    for (let dir = dirOf(item); ; dir = parentOf(dir)) {
+      groups.get(dir)?.push(item);
+      if (dir === '') break;
     }
   }
-  const allowedRealRoots = resolved.map((root) => root.real);
-  const published: PublishedSkill[] = [];
-  for (const root of resolved) {
-    published.push(...(await buildRoot(root, allowedRealRoots, diagnostics)));
+  return groups;
+}
+
+/** Drops regions that lie inside another region of the list. */
+function outermost(rels: readonly string[]): string[] {
+  const sorted = [...new Set(rels)].sort();
+  const kept: string[] = [];
+  for (const rel of sorted) {
+    if (!kept.some((outer) => outer === '' || rel.startsWith(`${outer}/`))) kept.push(rel);
   }
-  return assembleSnapshot(published, diagnostics, generation);
+  return kept;
 }
 
 async function isRegularFile(file: string): Promise<boolean> {
@@ -61,115 +259,22 @@ async function isRegularFile(file: string): Promise<boolean> {
   }
 }
 
-/** Walks one root, hashes the files that belong to skills and builds each skill's entry. */
-async function buildRoot(root: ResolvedRoot, allowedRealRoots: readonly string[], diagnostics: Diagnostic[]): Promise<PublishedSkill[]> {
-  const walk = await walkTree({ root: root.spec.dir, allowedRealRoots });
-  diagnostics.push(...walk.diagnostics);
-  const skillDirs = new Set<string>();
-  for (const file of walk.files) if (baseName(file.rel) === MANIFEST_NAME) skillDirs.add(parentOf(file.rel));
-  if (skillDirs.size === 0) return [];
-
-  // Every file under a skill directory belongs to that skill and to every enclosing skill.
-  const filesOf = new Map<string, WalkedFile[]>([...skillDirs].map((dir) => [dir, []]));
-  const owned: WalkedFile[] = [];
-  for (const file of walk.files) {
-    let owners = 0;
-    for (let dir = parentOf(file.rel); ; dir = parentOf(dir)) {
-      const list = filesOf.get(dir);
-      if (list !== undefined) {
-        list.push(file);
-        owners++;
-      }
-      if (dir === '') break;
-    }
-    if (owners > 0) owned.push(file);
-  }
-
-  const digests = new Map<string, FileDigest>();
-  await forEachLimited(owned, HASH_CONCURRENCY, async (file) => {
-    try {
-      digests.set(file.rel, await hashFile(file.real, baseName(file.rel) === MANIFEST_NAME));
-    } catch (error) {
-      if (!(error instanceof NotHashableError)) throw error;
-      const abs = path.join(root.spec.dir, ...file.rel.split('/'));
-      diagnostics.push(
-        error.reason === 'special'
-          ? warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories')
-          : warning('unreadable-file', abs, `file could not be read (${error.message}) and was skipped`, 'make the file readable by the user running skills-serve'),
-      );
-    }
-  });
-
-  const records = new Map<string, FileRecord>();
-  const recordOf = (file: WalkedFile): FileRecord | undefined => {
-    const cached = records.get(file.rel);
-    if (cached !== undefined) return cached;
-    const digest = digests.get(file.rel);
-    if (digest === undefined) return undefined;
-    const name = baseName(file.rel);
-    const record: FileRecord = Object.freeze({
-      uri: buildSkillUri([...root.base, ...file.rel.split('/')]),
-      path: file.real,
-      name,
-      digest: digest.digest,
-      size: digest.size,
-      mtimeMs: digest.mtimeMs,
-      ctimeMs: digest.ctimeMs,
-      ino: digest.ino,
-      dev: digest.dev,
-      mimeType: mimeTypeFor(name),
-    });
-    records.set(file.rel, record);
-    return record;
-  };
-
-  // Likewise every directory at or under a skill directory is a directory resource of that skill.
-  const dirsOf = new Map<string, string[]>([...skillDirs].map((dir) => [dir, []]));
-  for (const walked of walk.dirs) {
-    for (let dir = walked.rel; ; dir = parentOf(dir)) {
-      dirsOf.get(dir)?.push(walked.rel);
-      if (dir === '') break;
-    }
-  }
-
-  const published: PublishedSkill[] = [];
-  for (const dir of [...skillDirs].sort()) {
-    const manifestRel = dir === '' ? MANIFEST_NAME : `${dir}/${MANIFEST_NAME}`;
-    const manifestPath = path.join(root.spec.dir, ...manifestRel.split('/'));
-    const manifest = digests.get(manifestRel);
-    if (manifest?.bytes === undefined) continue; // unreadable SKILL.md: already reported
-    const files = (filesOf.get(dir) ?? []).map(recordOf).filter((record): record is FileRecord => record !== undefined);
-    const segments = [...root.base, ...(dir === '' ? [] : dir.split('/'))];
-    if (segments.length === 0) continue;
-    const result = await buildEntry({ segments, manifestPath, manifestBytes: manifest.bytes, files });
-    if ('diagnostic' in result) {
-      diagnostics.push(result.diagnostic);
-      continue;
-    }
-    published.push({
-      rootIndex: root.index,
-      rootDir: root.spec.dir,
-      segments,
-      dir: path.join(root.spec.dir, ...(dir === '' ? [] : dir.split('/'))),
-      built: result.built,
-      manifestSize: manifest.size,
-      files,
-      dirUris: (dirsOf.get(dir) ?? []).map((rel) => buildSkillUri([...root.base, ...(rel === '' ? [] : rel.split('/'))])),
-    });
-  }
-  return published;
-}
-
 /** Runs `task` over `items` with at most `limit` running at once. */
 async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await task(item);
-    }
+    while (next < items.length) await task(items[next++] as T);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function relativeTo(root: string, file: string): string {
+  const rel = path.relative(root, file);
+  return rel === '' ? '' : rel.split(path.sep).join('/');
+}
+
+function splitRel(rel: string): string[] {
+  return rel === '' ? [] : rel.split('/');
 }
 
 function parentOf(rel: string): string {
@@ -180,3 +285,4 @@ function parentOf(rel: string): string {
 function baseName(rel: string): string {
   return rel.slice(rel.lastIndexOf('/') + 1);
 }
+

@@ -39,6 +39,9 @@ export interface FileRecord {
   readonly dev: number;
   /** MIME type from the file extension. */
   readonly mimeType: string;
+  /** Index of the root (in `Config.roots`) and root-relative path (`/`-separated) the file was found at. */
+  readonly rootIndex: number;
+  readonly rel: string;
 }
 
 /** A served skill: its wire entry plus what the server needs to answer about it. */

@@ -7,6 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from '../log.js';
+import type { ConnectionRegistry } from './subscriptions.js';
 
 /** Server name announced in `initialize` / `server/discover`. */
 export const SERVER_NAME = 'skills-serve';
@@ -16,25 +17,29 @@ export interface ServerContext {
   readonly source: SkillSource;
   readonly version: string;
   readonly logger: Logger;
+  /** Tracks connections for change notifications and serves `resources/subscribe` on 2025-era ones. */
+  readonly connections: ConnectionRegistry;
 }
 
 /**
  * Returns the factory `serveStdio` calls for each connection.
  *
  * @param context the shared source, the version string and the logger.
- * @returns a zero-argument factory producing a fresh, unconnected `McpServer` with the extension attached.
+ * @returns a factory producing a fresh, unconnected `McpServer` with the extension attached, for the era the serving
+ *   entry asks for.
  */
-export function createServerFactory(context: ServerContext): () => McpServer {
+export function createServerFactory(context: ServerContext): (request: { era: 'legacy' | 'modern' }) => McpServer {
   const extension = new SkillsExtension({
     source: context.source,
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
   });
-  return () => {
+  return ({ era }) => {
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
-      { capabilities: { resources: { listChanged: true } } },
+      { capabilities: { resources: { listChanged: true, subscribe: true } } },
     );
     extension.attach(server);
+    context.connections.register(server, era);
     return server;
   };
 }

@@ -79,9 +79,3 @@ export function skillMd(name: string, description: string, extra = ''): string {
 export function sha256(bytes: Uint8Array | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
-
-/** The digest and byte size of the file at `file`, read from disk now. */
-export async function digestOnDisk(file: string): Promise<{ digest: string; size: number }> {
-  const bytes = await fsp.readFile(file);
-  return { digest: sha256(bytes), size: bytes.length };
-}

@@ -175,13 +175,4 @@ describe('ignored fixture (temporary copy with .git/)', () => {
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://visible/SKILL.md']);
   });
-
-  it('honours a .skillsignore file (gitignore syntax, DESIGN §5 "Ignored")', async () => {
-    root = await copyFixture('ignored');
-    await addToTree(root, { 'visible/.skillsignore': 'notes.md\ndrafts/\n', 'visible/drafts/wip.md': 'Work in progress.\n' });
-    const snapshot = await buildOne(root);
-    expect(resourcesOf(findSkill(snapshot, 'skill://visible/SKILL.md')).map((row) => row.uri)).toEqual(['skill://visible/SKILL.md']);
-    expect(findFile(snapshot, 'skill://visible/notes.md')).toBeUndefined();
-    expect(findDirectory(snapshot, 'skill://visible/drafts')).toBeUndefined();
-  });
 });

@@ -1,0 +1,89 @@
+/**
+ * Connected servers and what each asked to hear: `resources/subscribe` bookkeeping on 2025-era connections, and
+ * the notifications one snapshot swap calls for (live updates).
+ *
+ * - `notifications/resources/list_changed` goes to every connection when the diff says so.
+ * - `notifications/resources/updated` goes, per changed URI, to 2025-era connections subscribed to that URI, and to
+ *   every 2026-07-28 connection (the SDK's listen router delivers it only to listeners that asked for it).
+ */
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { SnapshotDiff } from '../index/diff.js';
+import { canonicalSkillUri } from '../index/uri.js';
+import type { Logger } from '../log.js';
+
+/** Protocol era of a connection, as the SDK's serving entry decided it. */
+export type Era = 'legacy' | 'modern';
+
+interface Connection {
+  readonly server: McpServer;
+  readonly era: Era;
+  /** Canonical URIs this 2025-era connection subscribed to. */
+  readonly subscriptions: Set<string>;
+}
+
+export class ConnectionRegistry {
+  readonly #connections = new Set<Connection>();
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /**
+   * Tracks `server` until its transport closes; on 2025-era connections also serves `resources/subscribe` and
+   * `resources/unsubscribe` (any `skill://` URI is accepted; an unparsable one gets -32602 from the SDK's schema
+   * check or is simply never notified).
+   *
+   * @param server a freshly built, not yet connected server.
+   * @param era the era the factory was asked for.
+   */
+  register(server: McpServer, era: Era): void {
+    const connection: Connection = { server, era, subscriptions: new Set() };
+    this.#connections.add(connection);
+    const low = server.server;
+    if (era === 'legacy') {
+      low.setRequestHandler('resources/subscribe', (request) => {
+        connection.subscriptions.add(canonicalSkillUri(request.params.uri) ?? request.params.uri);
+        return {};
+      });
+      low.setRequestHandler('resources/unsubscribe', (request) => {
+        connection.subscriptions.delete(canonicalSkillUri(request.params.uri) ?? request.params.uri);
+        return {};
+      });
+    }
+    const previous = low.onclose;
+    low.onclose = () => {
+      this.#connections.delete(connection);
+      previous?.();
+    };
+  }
+
+  /** Number of tracked connections (open or opening). */
+  get size(): number {
+    return this.#connections.size;
+  }
+
+  /**
+   * Sends what `diff` calls for to every connected server. Never throws; failures are logged.
+   *
+   * @param diff the swap's diff.
+   */
+  notify(diff: SnapshotDiff): void {
+    for (const connection of this.#connections) {
+      if (!connection.server.isConnected()) continue;
+      if (diff.listChanged) this.#send(connection, () => connection.server.server.sendResourceListChanged());
+      for (const uri of diff.updated) {
+        if (connection.era === 'legacy' && !connection.subscriptions.has(uri)) continue;
+        this.#send(connection, () => connection.server.server.sendResourceUpdated({ uri }));
+      }
+    }
+  }
+
+  #send(connection: Connection, send: () => Promise<void>): void {
+    try {
+      send().catch((error: unknown) => this.#logger.debug({ err: error, era: connection.era }, 'notification not delivered'));
+    } catch (error) {
+      this.#logger.debug({ err: error, era: connection.era }, 'notification not delivered');
+    }
+  }
+}

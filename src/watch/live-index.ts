@@ -1,0 +1,80 @@
+/**
+ * The live index: one serialized queue of rebuilds over an {@link IndexBuilder}, each swapped into the
+ * {@link SnapshotStore} atomically. Filesystem events are classified at rebuild time, against the builder's state
+ * as it is then, so an event is never judged by a state that a running rebuild is about to change.
+ */
+import type { IndexBuilder } from '../index/build.js';
+import type { SnapshotStore } from '../index/store.js';
+import type { FileRecord, Snapshot } from '../index/types.js';
+import { regionsOf, type WatchEvent } from './classify.js';
+
+/** Called after each rebuild with the new snapshot and how long the rebuild took (ms). */
+export type RebuildListener = (snapshot: Snapshot, elapsedMs: number, events: number) => void;
+
+export class LiveIndex {
+  readonly #builder: IndexBuilder;
+  readonly #store: SnapshotStore;
+  readonly #onRebuilt: RebuildListener;
+  #pending: WatchEvent[] = [];
+  #full = false;
+  #scheduled: Promise<void> | undefined;
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(builder: IndexBuilder, store: SnapshotStore, onRebuilt: RebuildListener) {
+    this.#builder = builder;
+    this.#store = store;
+    this.#onRebuilt = onRebuilt;
+  }
+
+  /** Builds every root and swaps the result in. Resolves when it is current. */
+  buildAll(): Promise<void> {
+    this.#full = true;
+    return this.#schedule();
+  }
+
+  /**
+   * Queues filesystem events; resolves once a snapshot that reflects them is current.
+   *
+   * @param events events in arrival order (any roots).
+   */
+  apply(events: readonly WatchEvent[]): Promise<void> {
+    this.#pending.push(...events);
+    return this.#schedule();
+  }
+
+  /**
+   * Re-indexes the skills holding `file` after a read found its bytes no longer match the published digest;
+   * the file is re-hashed whatever its metadata says. Resolves once the new snapshot is current.
+   */
+  reindexFile(file: FileRecord): Promise<void> {
+    this.#builder.forget(file.path);
+    return this.apply([{ rootIndex: file.rootIndex, kind: 'change', rel: file.rel }]);
+  }
+
+  #schedule(): Promise<void> {
+    if (this.#scheduled !== undefined) return this.#scheduled;
+    const run = this.#tail.then(() => this.#run());
+    this.#scheduled = run;
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #run(): Promise<void> {
+    this.#scheduled = undefined;
+    const events = this.#pending;
+    const full = this.#full;
+    this.#pending = [];
+    this.#full = false;
+    const started = performance.now();
+    let snapshot: Snapshot;
+    if (full) {
+      snapshot = await this.#builder.buildAll();
+    } else {
+      const regions = regionsOf(events, (rootIndex) => this.#builder.candidates(rootIndex));
+      if (regions.size === 0) return;
+      snapshot = await this.#builder.rebuild(regions);
+    }
+    this.#store.swap(snapshot);
+    this.#onRebuilt(snapshot, performance.now() - started, events.length);
+  }
+}
