@@ -19,6 +19,12 @@ export const DEBOUNCE_MS = 40;
 export const MAX_BATCH_WAIT_MS = 400;
 /** Polling interval when polling is forced by an OS limit and `--poll` gave none (ms). */
 export const FALLBACK_POLL_MS = 1000;
+/**
+ * chokidar drops a file's `change` event that follows the previous one within 50 ms (its throttle), so the last
+ * write of a quick series (an editor saving twice, a slow write's final chunk) can go unreported. Every added or
+ * changed file is therefore looked at once more this long after its batch; an unchanged file costs one `stat`.
+ */
+export const RECHECK_MS = 120;
 /** How often a removed root is checked for coming back (ms). */
 export const ROOT_RETURN_CHECK_MS = 250;
 
@@ -51,6 +57,9 @@ export class RootsWatcher {
   readonly #options: WatcherOptions;
   readonly #roots: RootWatch[];
   #batch: WatchEvent[] = [];
+  /** Files to look at again after {@link RECHECK_MS}, keyed by root and path. */
+  #recheck = new Map<string, WatchEvent>();
+  #recheckTimer: NodeJS.Timeout | undefined;
   #quietTimer: NodeJS.Timeout | undefined;
   #maxTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -74,6 +83,7 @@ export class RootsWatcher {
     this.#closed = true;
     clearTimeout(this.#quietTimer);
     clearTimeout(this.#maxTimer);
+    clearTimeout(this.#recheckTimer);
     await Promise.all(this.#roots.map((root) => this.#detach(root)));
   }
 
@@ -107,7 +117,9 @@ export class RootsWatcher {
     const relative = path.relative(root.spec.dir, changed);
     if (relative.startsWith('..') || path.isAbsolute(relative)) return;
     const rel = relative.split(path.sep).join('/');
-    this.#push({ rootIndex: root.index, kind, rel });
+    const event: WatchEvent = { rootIndex: root.index, kind, rel };
+    this.#push(event);
+    if (kind === 'add' || kind === 'change') this.#recheck.set(`${root.index}:${rel}`, { ...event, kind: 'change' });
     if (kind === 'unlinkDir' && rel === '') this.#rootRemoved(root);
   }
 
@@ -163,5 +175,13 @@ export class RootsWatcher {
     const batch = this.#batch;
     this.#batch = [];
     if (batch.length > 0 && !this.#closed) this.#options.onBatch(batch);
+    if (this.#recheck.size > 0) {
+      clearTimeout(this.#recheckTimer);
+      this.#recheckTimer = setTimeout(() => {
+        const again = [...this.#recheck.values()];
+        this.#recheck.clear();
+        for (const event of again) this.#push(event);
+      }, RECHECK_MS);
+    }
   }
 }
