@@ -1,11 +1,22 @@
 /**
- * The `skills-serve` command: argv + env → frozen {@link Config} → serve. The only module that reads
- * `process.argv`/`process.env` or exits (DESIGN §1.5, §3 `cli.ts`).
+ * The `skills-serve` command line: argv + env → frozen {@link Config} → `serve` (default), `check` or `manifest`.
+ * The only module that reads `process.argv`/`process.env` or exits (DESIGN §1.5, §3 `cli.ts`).
+ * Every flag has an environment twin `SKILLS_SERVE_<FLAG>`.
  */
 import { statSync } from 'node:fs';
-import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_PAGE_SIZE, DEFAULT_POLL_MS, parsePageSize, parsePollMs, type Config } from './config.js';
+import { runCheck } from './commands/check.js';
+import { runManifest } from './commands/manifest.js';
+import {
+  COMPAT_MODES,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_POLL_MS,
+  parsePageSize,
+  parsePollMs,
+  parseRootArg,
+  type CompatMode,
+  type Config,
+} from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import type { RootSpec } from './index/types.js';
 import { runStdioServer } from './lifecycle.js';
@@ -15,15 +26,19 @@ declare const SKILLS_SERVE_VERSION: string | undefined;
 /** The package version, injected by the bundler. */
 const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION : '0.0.0-dev';
 
-interface ServeOptions {
+interface CommonOptions {
   logLevel: LogLevel;
   pageSize: number;
-  watch: boolean;
-  poll?: number | true;
 }
 
-/** Wraps a parser that throws RangeError into one commander reports as an invalid argument. */
-function argParser(parse: (text: string) => number): (text: string) => number {
+interface ServeOptions extends CommonOptions {
+  watch: boolean;
+  poll?: number | true;
+  compat: CompatMode;
+}
+
+/** Wraps a parser that throws into one commander reports as an invalid argument. */
+function argParser<T>(parse: (text: string) => T): (text: string) => T {
   return (text) => {
     try {
       return parse(text);
@@ -34,54 +49,116 @@ function argParser(parse: (text: string) => number): (text: string) => number {
 }
 
 /**
- * Resolves the roots given on the command line against `cwd` and checks each is a directory.
+ * Resolves root arguments (`dir` or `prefix=dir`) against `cwd` and checks each is a directory.
  *
- * @param args root arguments as typed (`./skills`).
- * @returns root specs with absolute paths and no prefix.
- * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first root that is missing
- *   or not a directory.
+ * @param args root arguments as typed.
+ * @returns root specs with absolute paths.
+ * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first root that is missing or
+ *   not a directory; `CONFIG_INVALID` for a malformed `prefix=dir`.
  */
 export function resolveRoots(args: readonly string[], cwd: string): RootSpec[] {
   return args.map((arg) => {
-    const dir = path.resolve(cwd, arg);
+    let root: RootSpec;
+    try {
+      root = parseRootArg(arg, cwd);
+    } catch (error) {
+      throw new SkillsServeError('CONFIG_INVALID', (error as Error).message);
+    }
     let stat;
     try {
-      stat = statSync(dir);
+      stat = statSync(root.dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`);
+      throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${root.dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`);
     }
-    if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} is not a directory`);
-    return Object.freeze({ dir, prefix: Object.freeze([]) });
+    if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${root.dir} is not a directory`);
+    return root;
   });
+}
+
+/** Options every command shares. */
+function addCommonOptions(command: Command): Command {
+  return command
+    .argument('<roots...>', 'skills folders: dir (holds skill directories, or is a skill) or prefix=dir (mounted under prefix)')
+    .addOption(new Option('--log-level <level>', 'minimum level of the logs written to stderr').choices(LOG_LEVELS).default('info').env('SKILLS_SERVE_LOG_LEVEL'))
+    .addOption(
+      new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
+        .argParser(argParser(parsePageSize))
+        .default(DEFAULT_PAGE_SIZE)
+        .env('SKILLS_SERVE_PAGE_SIZE'),
+    );
+}
+
+/** Turns parsed roots into an exit on failure (with the error message on stderr). */
+function rootsOrExit(args: readonly string[]): RootSpec[] {
+  try {
+    return resolveRoots(args, process.cwd());
+  } catch (error) {
+    if (!(error instanceof SkillsServeError)) throw error;
+    process.stderr.write(`skills-serve: ${error.message}\n`);
+    process.exit(exitCodeOf(error.code));
+  }
 }
 
 function buildProgram(): Command {
   const program = new Command('skills-serve')
     .description('Serve folders of Agent Skills over MCP (stdio) through the Skills extension (SEP-2640).')
     .version(VERSION, '-V, --version', 'print the version and exit')
-    .argument('<roots...>', 'skills folders to serve (each holds skill directories, or is a skill itself)')
-    .addOption(
-      new Option('--log-level <level>', 'minimum level of the logs written to stderr')
-        .choices(LOG_LEVELS)
-        .default('info')
-        .env('SKILLS_SERVE_LOG_LEVEL'),
-    )
-    .addOption(
-      new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
-        .argParser(argParser(parsePageSize))
-        .default(DEFAULT_PAGE_SIZE)
-        .env('SKILLS_SERVE_PAGE_SIZE'),
-    )
-    .addOption(new Option('--no-watch', 'serve a fixed snapshot: do not follow changes on disk').env('SKILLS_SERVE_NO_WATCH'))
-    .addOption(
-      new Option('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of using file events; for Docker Desktop bind mounts and network file systems`)
-        .argParser(argParser(parsePollMs))
-        .env('SKILLS_SERVE_POLL'),
-    )
+    .addHelpText('after', '\n`skills-serve <roots...>` is short for `skills-serve serve <roots...>`; see `skills-serve serve --help` for its options.')
     .showHelpAfterError('(run skills-serve --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
+
+  addCommonOptions(program.command('serve', { isDefault: true }).description('serve the skills over stdio (the default command)'))
+    .addOption(new Option('--no-watch', 'serve a fixed snapshot: do not follow changes on disk').env('SKILLS_SERVE_NO_WATCH'))
+    .addOption(
+      new Option('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of file events; for Docker Desktop bind mounts and network file systems`)
+        .argParser(argParser(parsePollMs))
+        .env('SKILLS_SERVE_POLL'),
+    )
+    .addOption(
+      new Option('--compat <mode>', 'instructions, tools and prompts for hosts without the Skills extension: auto (offer them to such hosts), on, off')
+        .choices(COMPAT_MODES)
+        .default('auto')
+        .env('SKILLS_SERVE_COMPAT'),
+    )
+    .action((args: string[], options: ServeOptions) => {
+      const roots = rootsOrExit(args);
+      const config: Config = Object.freeze({
+        roots: Object.freeze(roots),
+        logLevel: options.logLevel,
+        pageSize: options.pageSize,
+        watch: options.watch,
+        pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
+        compat: options.compat,
+      });
+      const logger = createLogger(config.logLevel);
+      process.on('uncaughtException', (error) => {
+        logger.fatal({ err: error }, 'uncaught exception');
+        process.exit(1);
+      });
+      process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled promise rejection'));
+      runStdioServer(config, { logger, version: VERSION, exit: (code) => process.exit(code) });
+    });
+
+  addCommonOptions(program.command('check').description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'))
+    .addOption(new Option('--json', 'print one JSON document instead of text').env('SKILLS_SERVE_JSON'))
+    .action(async (args: string[], options: CommonOptions & { json?: boolean }) => {
+      const roots = rootsOrExit(args);
+      process.exitCode = await runCheck(roots, { json: options.json === true, write: (text) => process.stdout.write(text) });
+    });
+
+  addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))
+    .addOption(new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'))
+    .action(async (args: string[], options: CommonOptions & { check?: string }) => {
+      const roots = rootsOrExit(args);
+      process.exitCode = await runManifest(roots, {
+        pageSize: options.pageSize,
+        ...(options.check === undefined ? {} : { checkFile: options.check }),
+        write: (text) => process.stdout.write(text),
+        warn: (text) => process.stderr.write(text),
+      });
+    });
   return program;
 }
 
@@ -90,47 +167,20 @@ function buildProgram(): Command {
  * followed by anything but a number is rewritten to `--poll=<default>`.
  */
 export function normalizePollFlag(argv: readonly string[]): string[] {
-  return argv.map((arg, index) =>
-    arg === '--poll' && !/^\d+$/u.test(argv[index + 1] ?? '') ? `--poll=${DEFAULT_POLL_MS}` : arg,
-  );
+  return argv.map((arg, index) => (arg === '--poll' && !/^\d+$/u.test(argv[index + 1] ?? '') ? `--poll=${DEFAULT_POLL_MS}` : arg));
 }
 
-function main(argv: readonly string[]): void {
-  const program = buildProgram();
+async function main(argv: readonly string[]): Promise<void> {
   try {
-    program.parse(normalizePollFlag(argv));
+    await buildProgram().parseAsync(normalizePollFlag(argv));
   } catch (error) {
     if (error instanceof CommanderError) {
       const informational = error.code === 'commander.version' || error.code === 'commander.helpDisplayed' || error.code === 'commander.help';
       process.exit(informational ? 0 : exitCodeOf('CONFIG_INVALID'));
     }
-    throw error;
-  }
-  const options = program.opts<ServeOptions>();
-  let roots: RootSpec[];
-  try {
-    roots = resolveRoots(program.args, process.cwd());
-  } catch (error) {
-    if (!(error instanceof SkillsServeError)) throw error;
-    process.stderr.write(`skills-serve: ${error.message}\n`);
-    process.exit(exitCodeOf(error.code));
-  }
-  const config: Config = Object.freeze({
-    roots: Object.freeze(roots),
-    logLevel: options.logLevel,
-    pageSize: options.pageSize,
-    watch: options.watch,
-    pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
-  });
-  const logger = createLogger(config.logLevel);
-  process.on('uncaughtException', (error) => {
-    logger.fatal({ err: error }, 'uncaught exception');
+    process.stderr.write(`skills-serve: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
-  });
-  process.on('unhandledRejection', (error) => {
-    logger.error({ err: error }, 'unhandled promise rejection');
-  });
-  runStdioServer(config, { logger, version: VERSION, exit: (code) => process.exit(code) });
+  }
 }
 
-main(process.argv);
+void main(process.argv);

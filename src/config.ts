@@ -2,8 +2,13 @@
  * The resolved configuration: built once by `cli.ts` from argv and env, frozen, read by everything else
  * (DESIGN §1.5 "Config is resolved once"). Pure.
  */
+import path from 'node:path';
 import type { RootSpec } from './index/types.js';
 import type { LogLevel } from './log.js';
+
+/** `--compat`: surfaces for hosts without the Skills extension (instructions, tools, prompts). */
+export const COMPAT_MODES = ['auto', 'on', 'off'] as const;
+export type CompatMode = (typeof COMPAT_MODES)[number];
 
 export interface Config {
   /** Roots in command-line order; earlier roots win conflicts. */
@@ -15,6 +20,29 @@ export interface Config {
   readonly watch: boolean;
   /** Poll every this many ms instead of using native file events (`--poll [ms]`); `undefined`: native. */
   readonly pollMs: number | undefined;
+  /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
+  readonly compat: CompatMode;
+}
+
+/**
+ * Parses one root argument: `dir`, or `prefix=dir` to mount `dir` under an organizational prefix
+ * (`acme/billing=./billing-skills` serves its skills as `skill://acme/billing/<skill>/…`).
+ *
+ * @param arg the argument as typed.
+ * @param cwd directory relative paths are resolved against.
+ * @returns the root with an absolute `dir` and the prefix segments.
+ * @throws RangeError when the prefix is empty or holds an empty, `.` or `..` segment.
+ */
+export function parseRootArg(arg: string, cwd: string): RootSpec {
+  const equals = arg.indexOf('=');
+  if (equals === -1) return Object.freeze({ dir: path.resolve(cwd, arg), prefix: Object.freeze([]) });
+  const prefixText = arg.slice(0, equals);
+  const dirText = arg.slice(equals + 1);
+  const prefix = prefixText.split('/');
+  if (dirText === '' || prefix.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0'))) {
+    throw new RangeError(`root "${arg}" must be a directory or prefix=directory, with a prefix of non-empty "/"-separated names (e.g. acme/billing=./skills)`);
+  }
+  return Object.freeze({ dir: path.resolve(cwd, dirText), prefix: Object.freeze(prefix) });
 }
 
 /** Default `--page-size`. */

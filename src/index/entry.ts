@@ -79,7 +79,9 @@ export async function buildEntry(input: EntryInput): Promise<{ built: BuiltEntry
 /** Several problems of one skill make one diagnostic: rules joined with `,`, messages with `; `. */
 function toDiagnostic(file: string, problems: readonly RuleProblem[]): Diagnostic {
   const first = problems[0] ?? { rule: 'entry-invalid', message: 'the skill entry could not be built', hint: 'check SKILL.md' };
-  const line = problems.find((problem) => problem.line !== undefined)?.line;
+  const located = problems.find((problem) => problem.line !== undefined);
+  const line = located?.line;
+  const column = located?.column;
   return {
     severity: 'error',
     rule: [...new Set(problems.map((problem) => problem.rule))].join(','),
@@ -87,6 +89,7 @@ function toDiagnostic(file: string, problems: readonly RuleProblem[]): Diagnosti
     message: problems.map((problem) => problem.message).join('; '),
     hint: problems.map((problem) => problem.hint).join('; ') || first.hint,
     ...(line === undefined ? {} : { line }),
+    ...(column === undefined ? {} : { column }),
   };
 }
 

@@ -13,6 +13,8 @@ export interface RuleProblem {
   readonly hint: string;
   /** 1-based line in `SKILL.md`, when known. */
   readonly line?: number;
+  /** 1-based column in that line, when known. */
+  readonly column?: number;
 }
 
 interface RuleMatcher {
@@ -20,7 +22,7 @@ interface RuleMatcher {
   readonly rule: string;
   /** Frontmatter key whose line is reported (found by scanning the YAML), if the message has no line. */
   readonly key?: string;
-  readonly hint: (match: RegExpExecArray, skillMd: string) => string;
+  readonly hint: (match: RegExpExecArray, lineText: string | undefined) => string;
 }
 
 const MATCHERS: readonly RuleMatcher[] = [
@@ -37,7 +39,7 @@ const MATCHERS: readonly RuleMatcher[] = [
   {
     pattern: /^SKILL\.md frontmatter: line (\d+): (.*)$/su,
     rule: 'frontmatter-syntax',
-    hint: (match) => syntaxHint(match[2] ?? ''),
+    hint: (match, lineText) => syntaxHint(match[2] ?? '', lineText),
   },
   {
     pattern: /^SKILL\.md frontmatter: (.*)$/su,
@@ -86,8 +88,9 @@ const MATCHERS: readonly RuleMatcher[] = [
   },
 ];
 
-function syntaxHint(detail: string): string {
-  if (/plain value cannot contain ": "|cannot contain ": "/u.test(detail)) return 'quote the value: it contains ": " (wrap it in double quotes)';
+function syntaxHint(detail: string, lineText: string | undefined): string {
+  const key = /^\s*([\w-]+)\s*:/u.exec(lineText ?? '')?.[1];
+  if (/cannot contain ": "/u.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in double quotes)`;
   if (/duplicate/iu.test(detail)) return 'remove the repeated key';
   if (/indent|tab/iu.test(detail)) return 'indent with spaces, consistently';
   return 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';
@@ -105,9 +108,31 @@ export function classifyProblem(message: string, skillMd: string | undefined): R
     const match = matcher.pattern.exec(message);
     if (match === null) continue;
     const line = match[1] !== undefined && matcher.rule === 'frontmatter-syntax' ? Number(match[1]) : findKeyLine(skillMd, matcher.key);
-    return { rule: matcher.rule, message, hint: matcher.hint(match, skillMd ?? ''), ...(line === undefined ? {} : { line }) };
+    const lineText = line === undefined ? undefined : linesOf(skillMd)[line - 1];
+    const column = columnOf(matcher.rule, message, lineText);
+    return {
+      rule: matcher.rule,
+      message,
+      hint: matcher.hint(match, lineText),
+      ...(line === undefined ? {} : { line }),
+      ...(column === undefined ? {} : { column }),
+    };
   }
   return { rule: 'entry-invalid', message, hint: 'fix SKILL.md so that it follows the Agent Skills specification' };
+}
+
+function linesOf(skillMd: string | undefined): string[] {
+  return skillMd === undefined ? [] : skillMd.replace(/^\uFEFF/u, '').split(/\r?\n/u);
+}
+
+/** Column of the problem in its line: the `: ` a plain value may not hold, or 1 for a key's line. */
+function columnOf(rule: string, message: string, lineText: string | undefined): number | undefined {
+  if (lineText === undefined) return undefined;
+  if (rule !== 'frontmatter-syntax') return 1;
+  if (!/cannot contain ": "/u.test(message)) return undefined;
+  const valueStart = lineText.indexOf(':') + 1;
+  const inner = lineText.indexOf(': ', valueStart);
+  return inner === -1 ? undefined : inner + 1;
 }
 
 /**
@@ -117,7 +142,7 @@ export function classifyProblem(message: string, skillMd: string | undefined): R
  */
 export function findKeyLine(skillMd: string | undefined, key: string | undefined): number | undefined {
   if (skillMd === undefined || key === undefined) return undefined;
-  const lines = skillMd.replace(/^\uFEFF/u, '').split(/\r?\n/u);
+  const lines = linesOf(skillMd);
   if (lines[0]?.trimEnd() !== '---') return undefined;
   for (let index = 1; index < lines.length; index++) {
     const text = lines[index] ?? '';

@@ -83,6 +83,8 @@ export interface Diagnostic {
   readonly file: string;
   /** 1-based line in `file`, when known. */
   readonly line?: number;
+  /** 1-based column in that line, when known. */
+  readonly column?: number;
   /** What is wrong, in one sentence. */
   readonly message: string;
   /** How to fix it. */

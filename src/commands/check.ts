@@ -1,0 +1,78 @@
+/**
+ * `skills-serve check`: runs the same index as `serve` and reports every skill and every diagnostic, for skill
+ * authors before they ship and for CI. Exit 1 when any skill was left out.
+ */
+import path from 'node:path';
+import { buildSnapshot } from '../index/build.js';
+import type { Diagnostic, RootSpec, Snapshot } from '../index/types.js';
+
+/** The `--json` document. */
+export interface CheckReport {
+  readonly skills: readonly { uri: string; name: string; files: number; bytes: number }[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly summary: { readonly served: number; readonly leftOut: number; readonly warnings: number };
+}
+
+/**
+ * Summarizes a snapshot for `check`.
+ *
+ * @param snapshot a complete build.
+ * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
+ */
+export function checkReport(snapshot: Snapshot): CheckReport {
+  const skills = snapshot.ordered.map((skill) => {
+    const resources = Array.isArray(skill.entry.resources) ? skill.entry.resources : [];
+    return { uri: skill.entry.uri, name: skill.name, files: resources.length, bytes: resources.reduce((sum, file) => sum + file.size, 0) };
+  });
+  const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  return {
+    skills,
+    diagnostics: snapshot.diagnostics,
+    summary: { served: skills.length, leftOut, warnings: snapshot.diagnostics.length - leftOut },
+  };
+}
+
+/**
+ * Renders the report as text: one line per skill, then each diagnostic with `file:line:column`, the rule, what is
+ * wrong and how to fix it, then a summary line.
+ *
+ * @param report from {@link checkReport}.
+ * @param cwd paths under it are shown relative to it.
+ */
+export function formatCheckReport(report: CheckReport, cwd: string): string {
+  const lines: string[] = [];
+  const width = Math.max(0, ...report.skills.map((skill) => skill.uri.length));
+  for (const skill of report.skills) {
+    lines.push(`ok      ${skill.uri.padEnd(width)}  ${plural(skill.files, 'file')}, ${plural(skill.bytes, 'byte')}`);
+  }
+  if (report.skills.length > 0 && report.diagnostics.length > 0) lines.push('');
+  for (const diagnostic of report.diagnostics) {
+    const shown = displayPath(diagnostic.file, cwd);
+    const where = diagnostic.line === undefined ? shown : `${shown}:${diagnostic.line}${diagnostic.column === undefined ? '' : `:${diagnostic.column}`}`;
+    lines.push(`${diagnostic.severity.padEnd(7)} ${where}: ${diagnostic.message} [${diagnostic.rule}]`);
+    lines.push(`        fix: ${diagnostic.hint}`);
+  }
+  const { served, leftOut, warnings } = report.summary;
+  lines.push('', `${plural(served, 'skill')} served, ${leftOut} left out, ${plural(warnings, 'warning')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Runs `check` over `roots`.
+ *
+ * @returns the exit code: 1 when any skill was left out, else 0.
+ */
+export async function runCheck(roots: readonly RootSpec[], options: { json: boolean; write: (text: string) => void; cwd?: string }): Promise<number> {
+  const report = checkReport(await buildSnapshot(roots, 1));
+  options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()));
+  return report.summary.leftOut > 0 ? 1 : 0;
+}
+
+function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file);
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
+}

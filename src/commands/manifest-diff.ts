@@ -1,0 +1,87 @@
+/**
+ * Compares two manifests (lists of `skills/list` entries) the way a reviewer needs it: skills added and removed,
+ * frontmatter fields changed, files added, removed or changed (pure). Used by `manifest --check`, so teams notice
+ * changes that revoke host approvals.
+ */
+import type { SkillEntry } from '../index/types.js';
+
+/** What changed in one skill present in both manifests. */
+export interface SkillChange {
+  readonly uri: string;
+  /** Frontmatter keys whose values differ (added, removed or changed), sorted. */
+  readonly frontmatter: readonly string[];
+  readonly filesAdded: readonly string[];
+  readonly filesRemoved: readonly string[];
+  /** Files whose digest or size differ. */
+  readonly filesChanged: readonly string[];
+}
+
+export interface ManifestDiff {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly SkillChange[];
+}
+
+type Resources = { uri: string; digest: string; size: number }[];
+
+/**
+ * Diffs `expected` (the saved manifest) against `actual` (the tree now).
+ *
+ * @returns added/removed skill URIs and per-skill changes; all lists sorted by URI. Empty lists mean "matches".
+ */
+export function diffManifests(expected: readonly SkillEntry[], actual: readonly SkillEntry[]): ManifestDiff {
+  const before = new Map(expected.map((skill) => [skill.uri, skill]));
+  const after = new Map(actual.map((skill) => [skill.uri, skill]));
+  const added = [...after.keys()].filter((uri) => !before.has(uri)).sort();
+  const removed = [...before.keys()].filter((uri) => !after.has(uri)).sort();
+  const changed: SkillChange[] = [];
+  for (const [uri, now] of [...after].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const then = before.get(uri);
+    if (then === undefined) continue;
+    const keys = [...new Set([...Object.keys(then.frontmatter), ...Object.keys(now.frontmatter)])].sort();
+    const frontmatter = keys.filter((key) => JSON.stringify(then.frontmatter[key]) !== JSON.stringify(now.frontmatter[key]));
+    const oldFiles = new Map((Array.isArray(then.resources) ? (then.resources as Resources) : []).map((file) => [file.uri, file]));
+    const newFiles = new Map((Array.isArray(now.resources) ? (now.resources as Resources) : []).map((file) => [file.uri, file]));
+    const filesAdded = [...newFiles.keys()].filter((file) => !oldFiles.has(file)).sort();
+    const filesRemoved = [...oldFiles.keys()].filter((file) => !newFiles.has(file)).sort();
+    const filesChanged = [...newFiles.values()]
+      .filter((file) => {
+        const old = oldFiles.get(file.uri);
+        return old !== undefined && (old.digest !== file.digest || old.size !== file.size);
+      })
+      .map((file) => file.uri)
+      .sort();
+    if (frontmatter.length + filesAdded.length + filesRemoved.length + filesChanged.length > 0) {
+      changed.push({ uri, frontmatter, filesAdded, filesRemoved, filesChanged });
+    }
+  }
+  return { added, removed, changed };
+}
+
+/** Whether the diff is empty. */
+export function manifestsMatch(diff: ManifestDiff): boolean {
+  return diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0;
+}
+
+/**
+ * Renders a diff for people: `+` added, `-` removed, `~` changed, files indented under their skill.
+ */
+export function formatManifestDiff(diff: ManifestDiff): string {
+  const lines: string[] = [];
+  for (const uri of diff.added) lines.push(`+ ${uri} (skill added)`);
+  for (const uri of diff.removed) lines.push(`- ${uri} (skill removed)`);
+  for (const change of diff.changed) {
+    const parts: string[] = [];
+    if (change.frontmatter.length > 0) parts.push(`frontmatter changed (${change.frontmatter.join(', ')})`);
+    if (change.filesAdded.length > 0) parts.push(`${change.filesAdded.length} file(s) added`);
+    if (change.filesRemoved.length > 0) parts.push(`${change.filesRemoved.length} file(s) removed`);
+    if (change.filesChanged.length > 0) parts.push(`${change.filesChanged.length} file(s) changed`);
+    lines.push(`~ ${change.uri}: ${parts.join(', ')}`);
+    for (const file of change.filesAdded) lines.push(`    + ${file}`);
+    for (const file of change.filesRemoved) lines.push(`    - ${file}`);
+    for (const file of change.filesChanged) lines.push(`    ~ ${file}`);
+  }
+  const count = diff.added.length + diff.removed.length + diff.changed.length;
+  lines.push(`${count} skill(s) differ: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,75 @@
+/**
+ * `skills-serve manifest`: prints the exact `skills/list` entries (every page, in `skills/list` order) as JSON, or
+ * with `--check FILE` compares the tree with a saved manifest and exits 1 with a readable summary when they differ.
+ */
+import { readFile } from 'node:fs/promises';
+import { buildSnapshot } from '../index/build.js';
+import { pageOf } from '../index/snapshot.js';
+import type { RootSpec, SkillEntry } from '../index/types.js';
+import { diffManifests, formatManifestDiff, manifestsMatch } from './manifest-diff.js';
+
+/** The manifest document: `{ "skills": [ entry, … ] }`. */
+export interface Manifest {
+  readonly skills: readonly SkillEntry[];
+}
+
+export interface ManifestOptions {
+  readonly pageSize: number;
+  /** Compare with this saved manifest instead of printing. */
+  readonly checkFile?: string;
+  readonly write: (text: string) => void;
+  readonly warn: (text: string) => void;
+}
+
+/**
+ * Runs `manifest` over `roots`.
+ *
+ * @returns the exit code: 0 printed or matches; 1 differs or the saved file is unreadable or not a manifest.
+ */
+export async function runManifest(roots: readonly RootSpec[], options: ManifestOptions): Promise<number> {
+  const snapshot = await buildSnapshot(roots, 1);
+  // Walk the pages exactly as a host would, so the manifest is what skills/list serves.
+  const skills: SkillEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = pageOf(snapshot.ordered, cursor, options.pageSize, (skill) => skill.entry.uri);
+    skills.push(...page.items.map((skill) => skill.entry));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+
+  if (options.checkFile === undefined) {
+    options.write(`${JSON.stringify({ skills } satisfies Manifest, null, 2)}\n`);
+    return 0;
+  }
+  let saved: Manifest;
+  try {
+    saved = parseManifest(await readFile(options.checkFile, 'utf8'));
+  } catch (error) {
+    options.warn(`skills-serve: cannot read manifest ${options.checkFile}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const diff = diffManifests(saved.skills, skills);
+  if (manifestsMatch(diff)) {
+    options.write(`manifest matches: ${skills.length} skill(s)\n`);
+    return 0;
+  }
+  options.write(`the tree no longer matches ${options.checkFile}:\n${formatManifestDiff(diff)}`);
+  return 1;
+}
+
+/**
+ * Parses a saved manifest.
+ *
+ * @throws Error when the text is not JSON of the shape `{ "skills": [ { "uri": string, "frontmatter": {…}, "resources": [...] } ] }`.
+ */
+export function parseManifest(text: string): Manifest {
+  const value = JSON.parse(text) as unknown;
+  const skills = (value as { skills?: unknown } | null)?.skills;
+  if (!Array.isArray(skills) || !skills.every(isEntryShaped)) throw new Error('not a skills-serve manifest ({ "skills": [ … ] })');
+  return { skills: skills as SkillEntry[] };
+}
+
+function isEntryShaped(value: unknown): boolean {
+  const entry = value as { uri?: unknown; frontmatter?: unknown; resources?: unknown } | null;
+  return typeof entry?.uri === 'string' && typeof entry.frontmatter === 'object' && entry.frontmatter !== null && (Array.isArray(entry.resources) || entry.resources === 'dynamic');
+}
