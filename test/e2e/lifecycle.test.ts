@@ -94,7 +94,10 @@ describe('command line', () => {
   it('prints help naming the options', () => {
     const help = runCli(['--help']);
     expect(help.status).toBe(0);
-    for (const flag of ['--log-level', '--page-size', '--version', '--help']) expect(help.stdout).toContain(flag);
+    for (const text of ['serve', 'check', 'manifest', '--version', '--help']) expect(help.stdout).toContain(text);
+    const serveHelp = runCli(['serve', '--help']);
+    expect(serveHelp.status).toBe(0);
+    for (const flag of ['--log-level', '--page-size', '--no-watch', '--poll', '--compat']) expect(serveHelp.stdout).toContain(flag);
   });
 
   it('exits 1 naming the resolved absolute path of a missing root or a file given as root', () => {
