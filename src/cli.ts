@@ -18,6 +18,7 @@ import {
   type Config,
 } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
+import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
 import { runStdioServer } from './lifecycle.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
@@ -29,6 +30,7 @@ const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION 
 interface CommonOptions {
   logLevel: LogLevel;
   pageSize: number;
+  symlinks: SymlinkPolicy;
 }
 
 interface ServeOptions extends CommonOptions {
@@ -86,6 +88,12 @@ function addCommonOptions(command: Command): Command {
         .argParser(argParser(parsePageSize))
         .default(DEFAULT_PAGE_SIZE)
         .env('SKILLS_SERVE_PAGE_SIZE'),
+    )
+    .addOption(
+      new Option('--symlinks <policy>', 'within: follow links that stay inside the roots; skip: never follow; follow: follow all')
+        .choices(SYMLINK_POLICIES)
+        .default('within')
+        .env('SKILLS_SERVE_SYMLINKS'),
     );
 }
 
@@ -128,6 +136,7 @@ function buildProgram(): Command {
         roots: Object.freeze(roots),
         logLevel: options.logLevel,
         pageSize: options.pageSize,
+        symlinks: options.symlinks,
         watch: options.watch,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
@@ -145,7 +154,7 @@ function buildProgram(): Command {
     .addOption(new Option('--json', 'print one JSON document instead of text').env('SKILLS_SERVE_JSON'))
     .action(async (args: string[], options: CommonOptions & { json?: boolean }) => {
       const roots = rootsOrExit(args);
-      process.exitCode = await runCheck(roots, { json: options.json === true, write: (text) => process.stdout.write(text) });
+      process.exitCode = await runCheck(roots, { json: options.json === true, symlinks: options.symlinks, write: (text) => process.stdout.write(text) });
     });
 
   addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))
@@ -154,6 +163,7 @@ function buildProgram(): Command {
       const roots = rootsOrExit(args);
       process.exitCode = await runManifest(roots, {
         pageSize: options.pageSize,
+        symlinks: options.symlinks,
         ...(options.check === undefined ? {} : { checkFile: options.check }),
         write: (text) => process.stdout.write(text),
         warn: (text) => process.stderr.write(text),

@@ -3,6 +3,7 @@
  * (DESIGN §1.5 "Config is resolved once"). Pure.
  */
 import path from 'node:path';
+import type { SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
 import type { LogLevel } from './log.js';
 
@@ -20,6 +21,8 @@ export interface Config {
   readonly watch: boolean;
   /** Poll every this many ms instead of using native file events (`--poll [ms]`); `undefined`: native. */
   readonly pollMs: number | undefined;
+  /** Symlink policy (`--symlinks within|skip|follow`). */
+  readonly symlinks: SymlinkPolicy;
   /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
   readonly compat: CompatMode;
 }

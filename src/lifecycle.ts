@@ -32,7 +32,7 @@ export function runStdioServer(config: Config, options: RunOptions): void {
   const { logger } = options;
   const store = new SnapshotStore();
   const connections = new ConnectionRegistry(logger);
-  const live = new LiveIndex(new IndexBuilder(config.roots), store, (snapshot, elapsedMs, events) => logBuild(logger, snapshot, elapsedMs, events));
+  const live = new LiveIndex(new IndexBuilder(config.roots, 0, { symlinks: config.symlinks }), store, (snapshot, elapsedMs, events) => logBuild(logger, snapshot, elapsedMs, events));
   store.onSwap((previous, next) => {
     // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
     const known = new Set(previous.diagnostics.map(diagnosticKey));

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { buildSnapshot } from '../index/build.js';
+import type { SymlinkPolicy } from '../index/policy.js';
 import type { Diagnostic, RootSpec, Snapshot } from '../index/types.js';
 
 /** The `--json` document. */
@@ -62,8 +63,11 @@ export function formatCheckReport(report: CheckReport, cwd: string): string {
  *
  * @returns the exit code: 1 when any skill was left out, else 0.
  */
-export async function runCheck(roots: readonly RootSpec[], options: { json: boolean; write: (text: string) => void; cwd?: string }): Promise<number> {
-  const report = checkReport(await buildSnapshot(roots, 1));
+export async function runCheck(
+  roots: readonly RootSpec[],
+  options: { json: boolean; symlinks: SymlinkPolicy; write: (text: string) => void; cwd?: string },
+): Promise<number> {
+  const report = checkReport(await buildSnapshot(roots, 1, { symlinks: options.symlinks }));
   options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()));
   return report.summary.leftOut > 0 ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { buildSnapshot } from '../index/build.js';
+import type { SymlinkPolicy } from '../index/policy.js';
 import { pageOf } from '../index/snapshot.js';
 import type { RootSpec, SkillEntry } from '../index/types.js';
 import { diffManifests, formatManifestDiff, manifestsMatch } from './manifest-diff.js';
@@ -15,6 +16,7 @@ export interface Manifest {
 
 export interface ManifestOptions {
   readonly pageSize: number;
+  readonly symlinks: SymlinkPolicy;
   /** Compare with this saved manifest instead of printing. */
   readonly checkFile?: string;
   readonly write: (text: string) => void;
@@ -27,7 +29,7 @@ export interface ManifestOptions {
  * @returns the exit code: 0 printed or matches; 1 differs or the saved file is unreadable or not a manifest.
  */
 export async function runManifest(roots: readonly RootSpec[], options: ManifestOptions): Promise<number> {
-  const snapshot = await buildSnapshot(roots, 1);
+  const snapshot = await buildSnapshot(roots, 1, { symlinks: options.symlinks });
   // Walk the pages exactly as a host would, so the manifest is what skills/list serves.
   const skills: SkillEntry[] = [];
   let cursor: string | undefined;

@@ -13,13 +13,19 @@ import { DigestCache } from './digest-cache.js';
 import { NotHashableError, type FileDigest } from './digest.js';
 import { buildEntry } from './entry.js';
 import { mimeTypeFor } from './mime.js';
-import { MANIFEST_NAME } from './policy.js';
+import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import type { Diagnostic, FileRecord, RootSpec, Snapshot } from './types.js';
 import { buildSkillUri } from './uri.js';
 import { walkTree, warning } from './walk.js';
 
 /** How many files are opened and hashed at once. */
 export const HASH_CONCURRENCY = 32;
+
+/** How the index treats the trees it walks. */
+export interface IndexOptions {
+  /** Symlink policy (`--symlinks`); default `within`. */
+  readonly symlinks?: SymlinkPolicy;
+}
 
 /** One usable root: where it really is and which segments its directories map to. */
 interface ResolvedRoot {
@@ -47,15 +53,18 @@ export class IndexBuilder {
   readonly #roots: readonly RootSpec[];
   readonly #states: RootState[];
   readonly #cache = new DigestCache();
+  readonly #options: IndexOptions;
   #generation: number;
 
   /**
    * @param roots configured roots in command-line order (earlier roots win conflicts).
    * @param generation the generation number of the last snapshot already built (0 for none).
+   * @param options symlink policy.
    */
-  constructor(roots: readonly RootSpec[], generation = 0) {
+  constructor(roots: readonly RootSpec[], generation = 0, options: IndexOptions = {}) {
     this.#roots = roots;
     this.#generation = generation;
+    this.#options = options;
     this.#states = roots.map(() => ({ resolved: undefined, skills: new Map(), candidates: new Set(), diagnostics: [] }));
   }
 
@@ -139,7 +148,7 @@ export class IndexBuilder {
     const allowedRealRoots = this.#states.flatMap((other) => (other.resolved === undefined ? [] : [other.resolved.real]));
     let walk;
     try {
-      walk = await walkTree({ root: spec.dir, allowedRealRoots }, region);
+      walk = await walkTree({ root: spec.dir, allowedRealRoots, symlinks: this.#options.symlinks ?? 'within' }, region);
     } catch {
       return; // the region is gone: everything that was in it has been withdrawn above
     }
@@ -224,9 +233,10 @@ export class IndexBuilder {
  *
  * @param roots the configured roots, in command-line order (earlier roots win conflicts).
  * @param generation the snapshot's build number.
+ * @param options symlink policy.
  */
-export async function buildSnapshot(roots: readonly RootSpec[], generation: number): Promise<Snapshot> {
-  return new IndexBuilder(roots, generation - 1).buildAll();
+export async function buildSnapshot(roots: readonly RootSpec[], generation: number, options: IndexOptions = {}): Promise<Snapshot> {
+  return new IndexBuilder(roots, generation - 1, options).buildAll();
 }
 
 /** Groups items under every skill directory that is their directory or one of its ancestors. */

@@ -6,7 +6,7 @@ import type { Dirent } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { describeIoError } from './digest.js';
-import { isIgnoredName, isInsideRoot, isRepresentableName } from './policy.js';
+import { IGNORE_FILE, isIgnoredByLayers, isIgnoredName, isInsideRoot, isRepresentableName, parseIgnoreFile, type IgnoreLayer, type SymlinkPolicy } from './policy.js';
 import type { Diagnostic } from './types.js';
 
 /** A directory reached by the walk. */
@@ -37,8 +37,10 @@ export interface WalkResult {
 export interface WalkOptions {
   /** Absolute path of the root as given (used in diagnostics). */
   readonly root: string;
-  /** Real paths of every served root: symlinks are followed only when their target stays inside one. */
+  /** Real paths of every served root: under `within`, symlinks are followed only when their target stays inside one. */
   readonly allowedRealRoots: readonly string[];
+  /** `within` (default): follow links whose real path stays inside a root; `skip`: never; `follow`: always. */
+  readonly symlinks?: SymlinkPolicy;
 }
 
 /**
@@ -54,21 +56,45 @@ export interface WalkOptions {
 export async function walkTree(options: WalkOptions, start = ''): Promise<WalkResult> {
   const result: WalkResult = { dirs: [], files: [], diagnostics: [] };
   const startAbs = start === '' ? options.root : path.join(options.root, ...start.split('/'));
-  const ancestors = await realAncestors(options.root, start);
-  await walkDir(options, result, start, startAbs, await fsp.realpath(startAbs), ancestors);
+  const { ancestors, layers } = await aboveStart(options.root, start, result.diagnostics);
+  const startReal = await fsp.realpath(startAbs);
+  if (start !== '' && isIgnoredByLayers(layers, start, true)) return result;
+  await walkDir(options, result, start, startAbs, startReal, ancestors, layers);
   return result;
 }
 
-/** Real paths of the directories above `start` inside the root (so a link back up is seen as a loop). */
-async function realAncestors(root: string, start: string): Promise<Set<string>> {
+/**
+ * What the directories above `start` contribute: their real paths (so a link back up is seen as a loop) and their
+ * `.skillsignore` rules (so a partial walk ignores exactly what a full walk does).
+ */
+async function aboveStart(root: string, start: string, diagnostics: Diagnostic[]): Promise<{ ancestors: Set<string>; layers: IgnoreLayer[] }> {
   const ancestors = new Set<string>();
-  if (start === '') return ancestors;
+  const layers: IgnoreLayer[] = [];
+  if (start === '') return { ancestors, layers };
   const segments = start.split('/');
   for (let depth = 0; depth < segments.length; depth++) {
     const abs = path.join(root, ...segments.slice(0, depth));
-    ancestors.add(await fsp.realpath(abs).catch(() => abs));
+    const real = await fsp.realpath(abs).catch(() => abs);
+    ancestors.add(real);
+    const layer = await readIgnoreLayer(segments.slice(0, depth).join('/'), abs, real, diagnostics);
+    if (layer !== undefined) layers.push(layer);
   }
-  return ancestors;
+  return { ancestors, layers };
+}
+
+/** Reads `<dir>/.skillsignore` if it exists; an unreadable one is reported and treated as absent. */
+async function readIgnoreLayer(rel: string, abs: string, real: string, diagnostics: Diagnostic[]): Promise<IgnoreLayer | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(path.join(real, IGNORE_FILE), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      diagnostics.push(warning('unreadable-ignore-file', path.join(abs, IGNORE_FILE), `${IGNORE_FILE} could not be read (${describeIoError(error)}); its rules are not applied`, 'make it readable'));
+    }
+    return undefined;
+  }
+  return { base: rel, matcher: parseIgnoreFile(text) };
 }
 
 async function walkDir(
@@ -78,6 +104,7 @@ async function walkDir(
   abs: string,
   real: string,
   ancestors: ReadonlySet<string>,
+  inherited: readonly IgnoreLayer[],
 ): Promise<void> {
   result.dirs.push({ rel, real });
   let entries: Dirent[];
@@ -88,6 +115,11 @@ async function walkDir(
     return;
   }
   const inside = new Set(ancestors).add(real);
+  let layers = inherited;
+  if (entries.some((entry) => entry.name === IGNORE_FILE)) {
+    const layer = await readIgnoreLayer(rel, abs, real, result.diagnostics);
+    if (layer !== undefined) layers = [...inherited, layer];
+  }
   const pending: Promise<void>[] = [];
   for (const entry of entries) {
     const name = entry.name;
@@ -99,9 +131,11 @@ async function walkDir(
     }
     const childRel = rel === '' ? name : `${rel}/${name}`;
     const childReal = path.join(real, name);
-    if (entry.isDirectory()) pending.push(walkDir(options, result, childRel, childAbs, childReal, inside));
+    // A link is judged by what it points to; until then, by its own name as a file.
+    if (layers.length > 0 && isIgnoredByLayers(layers, childRel, entry.isDirectory())) continue;
+    if (entry.isDirectory()) pending.push(walkDir(options, result, childRel, childAbs, childReal, inside, layers));
     else if (entry.isFile()) result.files.push({ rel: childRel, real: childReal });
-    else if (entry.isSymbolicLink()) pending.push(followLink(options, result, childRel, childAbs, childReal, inside));
+    else if (entry.isSymbolicLink()) pending.push(followLink(options, result, childRel, childAbs, childReal, inside, layers));
     else result.diagnostics.push(specialFile(childAbs));
   }
   await Promise.all(pending);
@@ -115,7 +149,13 @@ async function followLink(
   abs: string,
   linkPath: string,
   ancestors: ReadonlySet<string>,
+  layers: readonly IgnoreLayer[],
 ): Promise<void> {
+  const policy = options.symlinks ?? 'within';
+  if (policy === 'skip') {
+    result.diagnostics.push(warning('symlink-skipped', abs, 'symlink was not followed (--symlinks skip)', 'copy the target into the skill, or serve with --symlinks within'));
+    return;
+  }
   let target: string;
   try {
     target = await fsp.realpath(linkPath);
@@ -128,7 +168,7 @@ async function followLink(
     }
     return;
   }
-  if (!options.allowedRealRoots.some((root) => isInsideRoot(target, root))) {
+  if (policy === 'within' && !options.allowedRealRoots.some((root) => isInsideRoot(target, root))) {
     result.diagnostics.push(warning('symlink-outside-root', abs, 'symlink points outside the served roots and was not followed', 'copy the target into the skill instead of linking to it'));
     return;
   }
@@ -140,11 +180,12 @@ async function followLink(
     return;
   }
   if (stat.isDirectory()) {
+    if (layers.length > 0 && isIgnoredByLayers(layers, rel, true)) return;
     if (ancestors.has(target)) {
       result.diagnostics.push(warning('symlink-loop', abs, 'symlink points to a directory that contains it and was not followed', 'link to a sibling directory or copy the files instead'));
       return;
     }
-    await walkDir(options, result, rel, abs, target, ancestors);
+    await walkDir(options, result, rel, abs, target, ancestors, layers);
   } else if (stat.isFile()) {
     result.files.push({ rel, real: target });
   } else {

@@ -4,7 +4,7 @@
  * path, which covers all of them, or, for changes outside every skill, the smallest directory that can hold new
  * skills.
  */
-import { isIgnoredName, MANIFEST_NAME } from '../index/policy.js';
+import { IGNORE_FILE, isIgnoredName, MANIFEST_NAME } from '../index/policy.js';
 
 /** A filesystem event, relative to its root. */
 export interface WatchEvent {
@@ -19,6 +19,7 @@ export interface WatchEvent {
  * The region (root-relative directory) to rebuild for one event, or `undefined` when the event cannot change
  * what is served.
  *
+ * - A `.skillsignore` (outside ignored directories): the region of its directory, whose subtree it governs.
  * - Any name under an ignored segment (`.git/…`, `node_modules/…`, `.swp` files): ignored.
  * - The root itself appearing or vanishing, or its own `SKILL.md` (which changes every URI): `''`, the whole root.
  * - Inside a skill (a directory holding `SKILL.md`, valid or not): the outermost such directory.
@@ -30,8 +31,11 @@ export interface WatchEvent {
  */
 export function regionOf(event: WatchEvent, candidates: ReadonlySet<string>): string | undefined {
   const { rel, kind } = event;
-  if (rel === '' || rel === MANIFEST_NAME) return '';
+  if (rel === '' || rel === MANIFEST_NAME || rel === IGNORE_FILE) return '';
   const segments = rel.split('/');
+  if (segments.at(-1) === IGNORE_FILE && !segments.slice(0, -1).some((segment) => isIgnoredName(segment))) {
+    return regionOf({ ...event, kind: 'addDir', rel: segments.slice(0, -1).join('/') }, candidates);
+  }
   if (segments.some((segment) => isIgnoredName(segment))) return undefined;
   if (candidates.has('')) return '';
   for (let depth = 1; depth <= segments.length; depth++) {

@@ -8,7 +8,7 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isIgnoredName } from '../index/policy.js';
+import { IGNORE_FILE, isIgnoredName } from '../index/policy.js';
 import type { RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
 import type { WatchEvent } from './classify.js';
@@ -96,7 +96,10 @@ export class RootsWatcher {
       usePolling: root.polling,
       interval,
       binaryInterval: interval,
-      ignored: (candidate: string) => candidate !== root.spec.dir && isIgnoredName(path.basename(candidate)),
+      ignored: (candidate: string) => {
+        const name = path.basename(candidate);
+        return candidate !== root.spec.dir && name !== IGNORE_FILE && isIgnoredName(name);
+      },
     });
     root.watcher = watcher;
     watcher.on('all', (kind, changed) => this.#onEvent(root, kind, changed));
