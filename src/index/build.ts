@@ -43,6 +43,11 @@ interface RootState {
   readonly candidates: Set<string>;
   /** Diagnostics with the root-relative path they concern. */
   diagnostics: { rel: string; diagnostic: Diagnostic }[];
+  /**
+   * Real paths reached through a symlink inside each region (region → targets): a change at such a target, which
+   * the watcher reports at the target's own path, must rebuild the region that links to it.
+   */
+  readonly linkTargets: Map<string, string[]>;
 }
 
 /**
@@ -65,7 +70,7 @@ export class IndexBuilder {
     this.#roots = roots;
     this.#generation = generation;
     this.#options = options;
-    this.#states = roots.map(() => ({ resolved: undefined, skills: new Map(), candidates: new Set(), diagnostics: [] }));
+    this.#states = roots.map(() => ({ resolved: undefined, skills: new Map(), candidates: new Set(), diagnostics: [], linkTargets: new Map() }));
   }
 
   /** The configured roots. */
@@ -76,6 +81,27 @@ export class IndexBuilder {
   /** Makes the next rebuild hash the file at `realPath` from its bytes, whatever its metadata says. */
   forget(realPath: string): void {
     this.#cache.forget(realPath);
+  }
+
+  /**
+   * Regions that reach the path `rel` of root `rootIndex` through a symlink (in any root), so that a change there is
+   * applied to every skill that serves it under another name.
+   *
+   * @returns `[rootIndex, region]` pairs; empty when nothing links to the path or a directory above it.
+   */
+  regionsLinkedTo(rootIndex: number, rel: string): [number, string][] {
+    const real = this.#states[rootIndex]?.resolved?.real;
+    if (real === undefined) return [];
+    const target = rel === '' ? real : path.join(real, ...rel.split('/'));
+    const found: [number, string][] = [];
+    for (const [index, state] of this.#states.entries()) {
+      for (const [region, targets] of state.linkTargets) {
+        if (targets.some((linked) => target === linked || target.startsWith(`${linked}${path.sep}`) || linked.startsWith(`${target}${path.sep}`))) {
+          found.push([index, region]);
+        }
+      }
+    }
+    return found;
   }
 
   /** Directories (root-relative) of root `rootIndex` that hold a `SKILL.md`, valid or not. */
@@ -144,6 +170,7 @@ export class IndexBuilder {
     for (const rel of [...state.skills.keys()]) if (within(rel)) state.skills.delete(rel);
     for (const rel of [...state.candidates]) if (within(rel)) state.candidates.delete(rel);
     state.diagnostics = state.diagnostics.filter((item) => !within(item.rel));
+    for (const rel of [...state.linkTargets.keys()]) if (within(rel)) state.linkTargets.delete(rel);
 
     const allowedRealRoots = this.#states.flatMap((other) => (other.resolved === undefined ? [] : [other.resolved.real]));
     let walk;
@@ -156,6 +183,8 @@ export class IndexBuilder {
       state.diagnostics.push({ rel: relativeTo(spec.dir, diagnostic.file), diagnostic });
     };
     walk.diagnostics.forEach(note);
+    const targets = linkedTargets(resolved.real, walk.dirs, walk.files);
+    if (targets.length > 0) state.linkTargets.set(region, targets);
 
     const skillDirs = new Set<string>();
     for (const file of walk.files) if (baseName(file.rel) === MANIFEST_NAME) skillDirs.add(parentOf(file.rel));
@@ -237,6 +266,20 @@ export class IndexBuilder {
  */
 export async function buildSnapshot(roots: readonly RootSpec[], generation: number, options: IndexOptions = {}): Promise<Snapshot> {
   return new IndexBuilder(roots, generation - 1, options).buildAll();
+}
+
+/**
+ * The real paths that a walk reached through symlinks: directories and files whose real path is not where their
+ * root-relative path would put them. Only the topmost such directory is kept (its subtree is implied).
+ */
+function linkedTargets(rootReal: string, dirs: readonly { rel: string; real: string }[], files: readonly { rel: string; real: string }[]): string[] {
+  const targets: string[] = [];
+  const viaLink = (item: { rel: string; real: string }): boolean => item.real !== (item.rel === '' ? rootReal : path.join(rootReal, ...item.rel.split('/')));
+  const linkedDirs = dirs.filter(viaLink).sort((a, b) => a.rel.length - b.rel.length);
+  const covered = (rel: string): boolean => linkedDirs.some((dir) => rel.startsWith(`${dir.rel}/`));
+  for (const dir of linkedDirs) if (!covered(dir.rel)) targets.push(dir.real);
+  for (const file of files) if (viaLink(file) && !covered(file.rel)) targets.push(file.real);
+  return targets;
 }
 
 /** Groups items under every skill directory that is their directory or one of its ancestors. */

@@ -71,6 +71,12 @@ export class LiveIndex {
       snapshot = await this.#builder.buildAll();
     } else {
       const regions = regionsOf(events, (rootIndex) => this.#builder.candidates(rootIndex));
+      // A change behind a symlink is reported at the link target's own path: rebuild the regions that link to it.
+      for (const event of events) {
+        for (const [rootIndex, region] of this.#builder.regionsLinkedTo(event.rootIndex, event.rel)) {
+          regions.set(rootIndex, [...(regions.get(rootIndex) ?? []), region]);
+        }
+      }
       if (regions.size === 0) return;
       snapshot = await this.#builder.rebuild(regions);
     }

@@ -1,0 +1,52 @@
+/**
+ * A change behind a symlink reaches every skill that serves the file under another name: the watcher reports it at
+ * the target's own path, and the live index rebuilds the regions linking to it (real trees, real builder).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { IndexBuilder } from '../../src/index/build.js';
+import { findFile } from '../../src/index/snapshot.js';
+import { SnapshotStore } from '../../src/index/store.js';
+import { LiveIndex } from '../../src/watch/live-index.js';
+import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root !== undefined) await removeTree(root);
+  root = undefined;
+});
+
+it('rebuilds the skills that link to a changed file, a file outside every skill, and a linked directory', async () => {
+  root = await makeTree({
+    'shared/common.md': 'v1\n',
+    'shared/dir/deep.md': 'deep v1\n',
+    's/SKILL.md': skillMd('s', 'Links to shared files.'),
+    's/common.md': { symlink: '../shared/common.md' },
+    's/dir': { symlink: '../shared/dir' },
+    's/own.md': 'own v1\n',
+    't/SKILL.md': skillMd('t', 'Links into skill s.'),
+    't/peer.md': { symlink: '../s/own.md' },
+  });
+  const store = new SnapshotStore();
+  const live = new LiveIndex(new IndexBuilder([{ dir: root, prefix: [] }]), store, () => undefined);
+  await live.buildAll();
+  const digestOf = (uri: string): string | undefined => findFile(store.current, uri)?.digest;
+
+  await writeFile(path.join(root, 'shared/common.md'), 'v2 longer\n');
+  await live.apply([{ rootIndex: 0, kind: 'change', rel: 'shared/common.md' }]);
+  expect(digestOf('skill://s/common.md')).toBe(sha256('v2 longer\n'));
+
+  await writeFile(path.join(root, 'shared/dir/deep.md'), 'deep v2\n');
+  await live.apply([{ rootIndex: 0, kind: 'change', rel: 'shared/dir/deep.md' }]);
+  expect(digestOf('skill://s/dir/deep.md')).toBe(sha256('deep v2\n'));
+
+  await writeFile(path.join(root, 'shared/dir/new.md'), 'new\n');
+  await live.apply([{ rootIndex: 0, kind: 'add', rel: 'shared/dir/new.md' }]);
+  expect(digestOf('skill://s/dir/new.md')).toBe(sha256('new\n'));
+
+  await writeFile(path.join(root, 's/own.md'), 'own v2\n');
+  await live.apply([{ rootIndex: 0, kind: 'change', rel: 's/own.md' }]);
+  expect(digestOf('skill://s/own.md')).toBe(sha256('own v2\n'));
+  expect(digestOf('skill://t/peer.md')).toBe(sha256('own v2\n'));
+});
