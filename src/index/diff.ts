@@ -7,8 +7,8 @@ import type { Snapshot } from './types.js';
 /** The notifications one snapshot swap calls for. */
 export interface SnapshotDiff {
   /**
-   * `notifications/resources/list_changed` is due: a file or skill URI appeared or disappeared, or a skill's
-   * name or description changed.
+   * `notifications/resources/list_changed` is due: a file, directory or skill URI appeared or disappeared, or a
+   * skill's name or description changed.
    */
   readonly listChanged: boolean;
   /** URIs served before and after whose digest changed: each gets `notifications/resources/updated`. Sorted. */
@@ -24,7 +24,11 @@ export interface SnapshotDiff {
  * @param next the snapshot served from now on.
  */
 export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotDiff {
-  let listChanged = previous.files.size !== next.files.size || previous.skills.size !== next.skills.size;
+  let listChanged =
+    previous.files.size !== next.files.size ||
+    previous.skills.size !== next.skills.size ||
+    previous.dirs.size !== next.dirs.size ||
+    [...next.dirs.keys()].some((uri) => !previous.dirs.has(uri));
   const updated: string[] = [];
   for (const [uri, file] of next.files) {
     const before = previous.files.get(uri);

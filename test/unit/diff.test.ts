@@ -453,3 +453,18 @@ describe('diffSnapshots output order', () => {
     expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
   });
 });
+
+describe('directory resources', () => {
+  it('an empty directory created inside a skill is a published URI appearing: list_changed', async () => {
+    const root = await makeTree({ 'z/SKILL.md': skillMd('z', 'Z.') });
+    try {
+      const before = await buildSnapshot([{ dir: root, prefix: [] }], 1);
+      await fsp.mkdir(path.join(root, 'z', 'empty'));
+      const after = await buildSnapshot([{ dir: root, prefix: [] }], 2);
+      expect(diffSnapshots(before, after)).toEqual({ listChanged: true, updated: [], skillsChanged: [] });
+      expect(diffSnapshots(after, before)).toEqual({ listChanged: true, updated: [], skillsChanged: [] });
+    } finally {
+      await removeTree(root);
+    }
+  });
+});
