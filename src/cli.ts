@@ -34,6 +34,7 @@ interface CommonOptions {
 }
 
 interface ServeOptions extends CommonOptions {
+  strict: boolean;
   watch: boolean;
   poll?: number | true;
   compat: CompatMode;
@@ -117,7 +118,10 @@ function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
 
+  const strictOption = (): Option =>
+    new Option('--strict', 'fail (exit 1) when the index has any diagnostic, warnings included; for CI').default(false).env('SKILLS_SERVE_STRICT');
   addCommonOptions(program.command('serve', { isDefault: true }).description('serve the skills over stdio (the default command)'))
+    .addOption(strictOption())
     .addOption(new Option('--no-watch', 'serve a fixed snapshot: do not follow changes on disk').env('SKILLS_SERVE_NO_WATCH'))
     .addOption(
       new Option('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of file events; for Docker Desktop bind mounts and network file systems`)
@@ -136,6 +140,7 @@ function buildProgram(): Command {
         roots: Object.freeze(roots),
         logLevel: options.logLevel,
         pageSize: options.pageSize,
+        strict: options.strict,
         symlinks: options.symlinks,
         watch: options.watch,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
@@ -152,9 +157,15 @@ function buildProgram(): Command {
 
   addCommonOptions(program.command('check').description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'))
     .addOption(new Option('--json', 'print one JSON document instead of text').env('SKILLS_SERVE_JSON'))
-    .action(async (args: string[], options: CommonOptions & { json?: boolean }) => {
+    .addOption(strictOption())
+    .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
       const roots = rootsOrExit(args);
-      process.exitCode = await runCheck(roots, { json: options.json === true, symlinks: options.symlinks, write: (text) => process.stdout.write(text) });
+      process.exitCode = await runCheck(roots, {
+        json: options.json === true,
+        strict: options.strict,
+        symlinks: options.symlinks,
+        write: (text) => process.stdout.write(text),
+      });
     });
 
   addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))

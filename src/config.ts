@@ -21,6 +21,8 @@ export interface Config {
   readonly watch: boolean;
   /** Poll every this many ms instead of using native file events (`--poll [ms]`); `undefined`: native. */
   readonly pollMs: number | undefined;
+  /** `--strict`: any diagnostic of the first build makes startup fail (exit 1), for CI. */
+  readonly strict: boolean;
   /** Symlink policy (`--symlinks within|skip|follow`). */
   readonly symlinks: SymlinkPolicy;
   /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */

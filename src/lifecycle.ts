@@ -37,6 +37,11 @@ export function runStdioServer(config: Config, options: RunOptions): void {
     // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
     const known = new Set(previous.diagnostics.map(diagnosticKey));
     for (const diagnostic of next.diagnostics) if (!known.has(diagnosticKey(diagnostic))) logDiagnostic(logger, diagnostic);
+    if (config.strict && previous.generation === 0 && next.diagnostics.length > 0) {
+      logger.fatal({ diagnostics: next.diagnostics.length }, `--strict: the index has ${next.diagnostics.length} diagnostic(s) (listed above); not serving`);
+      options.exit(1);
+      return;
+    }
     if (previous.generation === 0) return; // the first build: nothing was announced before it
     const diff = diffSnapshots(previous, next);
     logger.debug({ listChanged: diff.listChanged, updated: diff.updated.length, skillsChanged: diff.skillsChanged }, 'snapshot swapped');

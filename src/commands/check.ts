@@ -61,15 +61,16 @@ export function formatCheckReport(report: CheckReport, cwd: string): string {
 /**
  * Runs `check` over `roots`.
  *
- * @returns the exit code: 1 when any skill was left out, else 0.
+ * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0.
  */
 export async function runCheck(
   roots: readonly RootSpec[],
-  options: { json: boolean; symlinks: SymlinkPolicy; write: (text: string) => void; cwd?: string },
+  options: { json: boolean; strict?: boolean; symlinks: SymlinkPolicy; write: (text: string) => void; cwd?: string },
 ): Promise<number> {
   const report = checkReport(await buildSnapshot(roots, 1, { symlinks: options.symlinks }));
   options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()));
-  return report.summary.leftOut > 0 ? 1 : 0;
+  const failing = options.strict === true ? report.diagnostics.length : report.summary.leftOut;
+  return failing > 0 ? 1 : 0;
 }
 
 function displayPath(file: string, cwd: string): string {

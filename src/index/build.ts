@@ -13,7 +13,8 @@ import { DigestCache } from './digest-cache.js';
 import { NotHashableError, type FileDigest } from './digest.js';
 import { buildEntry } from './entry.js';
 import { mimeTypeFor } from './mime.js';
-import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
+import { findHiddenCharacters, looksLikeSecretName } from './hygiene.js';
+import { IGNORE_FILE, MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import type { Diagnostic, FileRecord, RootSpec, Snapshot } from './types.js';
 import { buildSkillUri } from './uri.js';
 import { walkTree, warning } from './walk.js';
@@ -216,6 +217,9 @@ export class IndexBuilder {
       const digest = digests.get(file.rel);
       if (digest === undefined) continue;
       const name = baseName(file.rel);
+      if (digest.privateKey || looksLikeSecretName(name)) {
+        note(warning('secret-file', path.join(spec.dir, ...splitRel(file.rel)), `${digest.privateKey ? 'holds a private key' : 'is named like a secret'} and is served to every host`, `remove it from the skill, or list it in ${IGNORE_FILE} if it is not meant to be published`));
+      }
       records.set(file.rel, Object.freeze({
         uri: buildSkillUri([...resolved.base, ...file.rel.split('/')]),
         path: file.real,
@@ -237,8 +241,17 @@ export class IndexBuilder {
       const manifest = digests.get(manifestRel);
       const segments = [...resolved.base, ...splitRel(dir)];
       if (manifest?.bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
+      const manifestPath = path.join(spec.dir, ...splitRel(manifestRel));
+      const hidden = findHiddenCharacters(Buffer.from(manifest.bytes).toString('utf8'));
+      if (hidden !== undefined) {
+        note({
+          ...warning('hidden-characters', manifestPath, `SKILL.md holds ${hidden.count} invisible character(s) (${hidden.kinds.join(', ')}) that can hide instructions from a reviewer`, 'remove them, or make the intent visible in plain text'),
+          line: hidden.line,
+          column: hidden.column,
+        });
+      }
       const files = (filesOf.get(dir) ?? []).flatMap((file) => records.get(file.rel) ?? []);
-      const result = await buildEntry({ segments, manifestPath: path.join(spec.dir, ...splitRel(manifestRel)), manifestBytes: manifest.bytes, files });
+      const result = await buildEntry({ segments, manifestPath, manifestBytes: manifest.bytes, files });
       if ('diagnostic' in result) {
         note(result.diagnostic);
         continue;

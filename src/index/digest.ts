@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
+import { containsPrivateKey } from './hygiene.js';
 
 /** Files up to this size are read in one buffer; larger ones are hashed in chunks of this size (bytes). */
 export const WHOLE_READ_MAX_BYTES = 1024 * 1024;
@@ -22,7 +23,12 @@ export interface FileDigest {
   dev: number;
   /** The file's bytes, when asked for with `keepBytes` (used for `SKILL.md` only). */
   bytes?: Uint8Array;
+  /** Its first {@link SECRET_SCAN_BYTES} hold a PEM private key block. */
+  privateKey: boolean;
 }
+
+/** How much of each file's start is scanned for private key blocks (bytes). */
+export const SECRET_SCAN_BYTES = 64 * 1024;
 
 /** Why a path could not be hashed: not a regular file (FIFO, socket, device, directory) or an I/O error. */
 export class NotHashableError extends Error {
@@ -71,18 +77,21 @@ export async function hashFile(path: string, keepBytes = false): Promise<FileDig
     let buffer = Buffer.allocUnsafe(keepBytes || stat.size <= WHOLE_READ_MAX_BYTES ? stat.size + 1 : WHOLE_READ_MAX_BYTES);
     let size = 0;
     let filled = 0;
+    let privateKey: boolean | undefined;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, size);
       if (bytesRead === 0) break;
       size += bytesRead;
       filled += bytesRead;
       if (filled < buffer.length) continue;
+      privateKey ??= containsPrivateKey(buffer.subarray(0, SECRET_SCAN_BYTES));
       hash.update(buffer);
       if (keepBytes) kept.push(buffer);
       buffer = keepBytes ? Buffer.allocUnsafe(WHOLE_READ_MAX_BYTES) : buffer;
       filled = 0;
     }
     if (filled > 0) {
+      privateKey ??= containsPrivateKey(buffer.subarray(0, Math.min(filled, SECRET_SCAN_BYTES)));
       hash.update(buffer.subarray(0, filled));
       if (keepBytes) kept.push(buffer.subarray(0, filled));
     }
@@ -94,6 +103,7 @@ export async function hashFile(path: string, keepBytes = false): Promise<FileDig
       ctimeMs: stat.ctimeMs,
       ino: stat.ino,
       dev: stat.dev,
+      privateKey: privateKey ?? false,
       ...(bytes === undefined ? {} : { bytes }),
     };
   } catch (error) {

@@ -120,3 +120,38 @@ describe('command line', () => {
     },
   );
 });
+
+describe('--strict', () => {
+  const warningTree = (): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-strict-'));
+    mkdirSync(path.join(dir, 's'));
+    writeFileSync(path.join(dir, 's', 'SKILL.md'), '---\nname: s\ndescription: Fine skill.\n---\nBody.\n');
+    writeFileSync(path.join(dir, 's', 'prod.env'), 'TOKEN=x\n');
+    return dir;
+  };
+
+  it('check --strict exits 1 on warnings that plain check lets pass', () => {
+    const dir = warningTree();
+    try {
+      expect(runCli(['check', dir]).status).toBe(0);
+      const strict = runCli(['check', '--strict', dir]);
+      expect(strict.status).toBe(1);
+      expect(strict.stdout).toContain('[secret-file]');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serve --strict lists the diagnostics on stderr and exits 1 instead of serving', async () => {
+    const dir = warningTree();
+    try {
+      const server = spawnRaw(['--strict', dir]);
+      server.send(initializeRequest(1));
+      expect(await server.exited()).toBe(1);
+      expect(server.stderr()).toContain('[secret-file]');
+      expect(server.stderr()).toContain('--strict: the index has 1 diagnostic(s)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

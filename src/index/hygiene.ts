@@ -1,0 +1,72 @@
+/**
+ * Content-hygiene checks (pure): characters a reader cannot see in `SKILL.md` (instructions hidden from the person
+ * approving a skill), and files that look like secrets. Findings are warnings: the skill is still served, since
+ * only its author can say whether they are intended.
+ */
+
+/** Invisible or direction-changing characters, by kind. */
+const HIDDEN: readonly { kind: string; pattern: RegExp }[] = [
+  { kind: 'Unicode tag characters', pattern: /[\u{E0000}-\u{E007F}]/u },
+  { kind: 'bidirectional controls', pattern: /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u },
+  { kind: 'zero-width characters', pattern: /[\u200B-\u200D\u2060\uFEFF]/u },
+];
+const ANY_HIDDEN = /[\u{E0000}-\u{E007F}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060\uFEFF]/gu;
+
+/** Where hidden characters were found. */
+export interface HiddenCharacters {
+  /** How many there are (a BOM at the very start is not counted). */
+  readonly count: number;
+  /** Kinds present, in the order of {@link HIDDEN}. */
+  readonly kinds: readonly string[];
+  /** 1-based line and column (in code points) of the first one. */
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * Finds invisible Unicode tag characters, bidi controls and zero-width characters in a text.
+ *
+ * @param text decoded `SKILL.md`.
+ * @returns the findings, or `undefined` when there are none.
+ */
+export function findHiddenCharacters(text: string): HiddenCharacters | undefined {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const offset = text.length - body.length;
+  const matches = [...body.matchAll(ANY_HIDDEN)];
+  const first = matches[0];
+  if (first === undefined) return undefined;
+  const before = text.slice(0, (first.index ?? 0) + offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return {
+    count: matches.length,
+    kinds: HIDDEN.filter(({ pattern }) => pattern.test(body)).map(({ kind }) => kind),
+    line: before.split('\n').length,
+    column: [...before.slice(lineStart)].length + 1,
+  };
+}
+
+const SECRET_NAMES: readonly RegExp[] = [
+  /^id_(?:rsa|dsa|ecdsa|ed25519)$/u,
+  /\.(?:pem|p12|pfx|key)$/iu,
+  /^credentials(?:\.[\w-]+)?$/iu,
+  /\.env$/u,
+];
+
+/**
+ * Whether a file name is typical of secrets: SSH private keys (`id_rsa`), PEM/PKCS#12 bundles and keys, `credentials`
+ * files, and `*.env` files (dotfiles such as `.env` are never served at all).
+ */
+export function looksLikeSecretName(name: string): boolean {
+  return SECRET_NAMES.some((pattern) => pattern.test(name));
+}
+
+const PRIVATE_KEY_MARKER = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/u;
+
+/**
+ * Whether bytes hold a PEM private key block (`-----BEGIN … PRIVATE KEY-----`).
+ *
+ * @param bytes file content (only the first 1 MiB needs to be passed).
+ */
+export function containsPrivateKey(bytes: Uint8Array): boolean {
+  return PRIVATE_KEY_MARKER.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'));
+}
