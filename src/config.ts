@@ -31,7 +31,8 @@ export interface Config {
 
 /**
  * Parses one root argument: `dir`, or `prefix=dir` to mount `dir` under an organizational prefix
- * (`acme/billing=./billing-skills` serves its skills as `skill://acme/billing/<skill>/…`).
+ * (`acme/billing=./billing-skills` serves its skills as `skill://acme/billing/<skill>/…`). An argument starting
+ * with `/`, `./` or `../` is always a directory, so paths holding `=` stay usable.
  *
  * @param arg the argument as typed.
  * @param cwd directory relative paths are resolved against.
@@ -40,7 +41,9 @@ export interface Config {
  */
 export function parseRootArg(arg: string, cwd: string): RootSpec {
   const equals = arg.indexOf('=');
-  if (equals === -1) return Object.freeze({ dir: path.resolve(cwd, arg), prefix: Object.freeze([]) });
+  // An absolute or explicitly relative path is a directory even when it holds '=' (`/srv/build=42/skills`).
+  const plainPath = path.isAbsolute(arg) || arg.startsWith('./') || arg.startsWith('../') || arg.startsWith('.\\');
+  if (equals === -1 || plainPath) return Object.freeze({ dir: path.resolve(cwd, arg), prefix: Object.freeze([]) });
   const prefixText = arg.slice(0, equals);
   const dirText = arg.slice(equals + 1);
   const prefix = prefixText.split('/');

@@ -73,5 +73,13 @@ export function parseManifest(text: string): Manifest {
 
 function isEntryShaped(value: unknown): boolean {
   const entry = value as { uri?: unknown; frontmatter?: unknown; resources?: unknown } | null;
-  return typeof entry?.uri === 'string' && typeof entry.frontmatter === 'object' && entry.frontmatter !== null && (Array.isArray(entry.resources) || entry.resources === 'dynamic');
+  const resources = entry?.resources;
+  const rowsOk =
+    resources === 'dynamic' ||
+    (Array.isArray(resources) &&
+      resources.every((row: unknown) => {
+        const file = row as { uri?: unknown; digest?: unknown; size?: unknown } | null;
+        return typeof file?.uri === 'string' && typeof file.digest === 'string' && typeof file.size === 'number';
+      }));
+  return typeof entry?.uri === 'string' && typeof entry.frontmatter === 'object' && entry.frontmatter !== null && !Array.isArray(entry.frontmatter) && rowsOk;
 }

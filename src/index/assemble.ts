@@ -83,7 +83,7 @@ export function assembleSnapshot(published: readonly PublishedSkill[], diagnosti
     ordered: Object.freeze(ordered),
     files,
     dirs,
-    diagnostics: Object.freeze([...diagnostics]),
+    diagnostics: Object.freeze([...diagnostics].sort(compareDiagnostics)),
     generation,
   });
 }
@@ -127,6 +127,17 @@ function settleConflicts(published: readonly PublishedSkill[], diagnostics: Diag
     kept.push(skill);
   }
   return kept;
+}
+
+/** One stable order for diagnostics, whatever order the walk finished in: file, line, column, rule, message. */
+function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  return (
+    compareUris(a.file, b.file) ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    (a.column ?? 0) - (b.column ?? 0) ||
+    compareUris(a.rule, b.rule) ||
+    compareUris(a.message, b.message)
+  );
 }
 
 function parentUri(uri: string): string {

@@ -89,7 +89,7 @@ const MATCHERS: readonly RuleMatcher[] = [
 ];
 
 function syntaxHint(detail: string, lineText: string | undefined): string {
-  const key = /^\s*([\w-]+)\s*:/u.exec(lineText ?? '')?.[1];
+  const key = /^\s*["']?([\w-]+)["']?\s*:/u.exec(lineText ?? '')?.[1];
   if (/cannot contain ": "/u.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in double quotes)`;
   if (/duplicate/iu.test(detail)) return 'remove the repeated key';
   if (/indent|tab/iu.test(detail)) return 'indent with spaces, consistently';
@@ -107,7 +107,8 @@ export function classifyProblem(message: string, skillMd: string | undefined): R
   for (const matcher of MATCHERS) {
     const match = matcher.pattern.exec(message);
     if (match === null) continue;
-    const line = match[1] !== undefined && matcher.rule === 'frontmatter-syntax' ? Number(match[1]) : findKeyLine(skillMd, matcher.key);
+    const stated = /line (\d+): /u.exec(message)?.[1];
+    const line = stated === undefined ? findKeyLine(skillMd, matcher.key) : Number(stated);
     const lineText = line === undefined ? undefined : linesOf(skillMd)[line - 1];
     const column = columnOf(matcher.rule, message, lineText);
     return {
