@@ -19,8 +19,15 @@ import type { Diagnostic, FileRecord, RootSpec, Snapshot } from './types.js';
 import { buildSkillUri } from './uri.js';
 import { walkTree, warning } from './walk.js';
 
-/** How many files are opened and hashed at once. */
-export const HASH_CONCURRENCY = 32;
+/** How many large files are read and hashed at once. */
+export const HASH_CONCURRENCY = 4;
+/** Longest stretch of synchronous work before the builder yields to the event loop (ms). */
+export const SLICE_MS = 15;
+
+/** Lets pending I/O callbacks and requests run. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** How the index treats the trees it walks. */
 export interface IndexOptions {
@@ -196,19 +203,40 @@ export class IndexBuilder {
     const filesOf = groupUnder(skillDirs, walk.files, (file) => parentOf(file.rel));
     const dirsOf = groupUnder(skillDirs, walk.dirs, (dir) => dir.rel);
     const owned = [...new Set([...filesOf.values()].flat())];
+    const reportUnhashable = (rel: string, error: NotHashableError): void => {
+      const abs = path.join(spec.dir, ...splitRel(rel));
+      note(
+        error.reason === 'special'
+          ? warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories')
+          : warning('unreadable-file', abs, `file could not be read (${error.message}) and was skipped`, 'make the file readable by the user running skills-serve'),
+      );
+    };
 
+    // Small files are hashed synchronously (no thread-pool round trips), in slices of at most SLICE_MS so requests
+    // keep being answered; large ones are read asynchronously in chunks.
     const digests = new Map<string, FileDigest>();
-    await forEachLimited(owned, HASH_CONCURRENCY, async (file) => {
+    const large: typeof owned = [];
+    let sliceStart = performance.now();
+    for (const file of owned) {
       try {
-        digests.set(file.rel, await this.#cache.digest(file.real, baseName(file.rel) === MANIFEST_NAME));
+        const digest = this.#cache.digestSync(file.real, baseName(file.rel) === MANIFEST_NAME);
+        if (digest === 'large') large.push(file);
+        else digests.set(file.rel, digest);
       } catch (error) {
         if (!(error instanceof NotHashableError)) throw error;
-        const abs = path.join(spec.dir, ...file.rel.split('/'));
-        note(
-          error.reason === 'special'
-            ? warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories')
-            : warning('unreadable-file', abs, `file could not be read (${error.message}) and was skipped`, 'make the file readable by the user running skills-serve'),
-        );
+        reportUnhashable(file.rel, error);
+      }
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
+      }
+    }
+    await forEachLimited(large, HASH_CONCURRENCY, async (file) => {
+      try {
+        digests.set(file.rel, await this.#cache.digest(file.real, false));
+      } catch (error) {
+        if (!(error instanceof NotHashableError)) throw error;
+        reportUnhashable(file.rel, error);
       }
     });
 
@@ -287,7 +315,9 @@ export async function buildSnapshot(roots: readonly RootSpec[], generation: numb
  */
 function linkedTargets(rootReal: string, dirs: readonly { rel: string; real: string }[], files: readonly { rel: string; real: string }[]): string[] {
   const targets: string[] = [];
-  const viaLink = (item: { rel: string; real: string }): boolean => item.real !== (item.rel === '' ? rootReal : path.join(rootReal, ...item.rel.split('/')));
+  const prefix = rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep;
+  const viaLink = (item: { rel: string; real: string }): boolean =>
+    item.rel === '' ? item.real !== rootReal : item.real !== prefix + (path.sep === '/' ? item.rel : item.rel.split('/').join(path.sep));
   const linkedDirs = dirs.filter(viaLink).sort((a, b) => a.rel.length - b.rel.length);
   const covered = (rel: string): boolean => linkedDirs.some((dir) => rel.startsWith(`${dir.rel}/`));
   for (const dir of linkedDirs) if (!covered(dir.rel)) targets.push(dir.real);

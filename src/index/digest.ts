@@ -5,7 +5,7 @@
  * their byte length. Large files are hashed in chunks so memory does not grow with file size.
  */
 import { createHash } from 'node:crypto';
-import { constants, promises as fsp } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
 import { containsPrivateKey } from './hygiene.js';
 
 /** Files up to this size are read in one buffer; larger ones are hashed in chunks of this size (bytes). */
@@ -50,9 +50,84 @@ export function digestOf(bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
+/** Files up to this size are hashed synchronously, in time slices, by {@link hashFileSync} (bytes). */
+export const SYNC_HASH_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Accumulates one file's bytes into a digest. Whole files are read into one buffer one byte larger than the file
+ * (one read, plus the read that sees end of file; only a file that grew meanwhile needs another buffer); larger files
+ * in chunks through one reused buffer. Reading to end of file, not to `stat.size`, keeps size and digest consistent
+ * when the file changes under us.
+ */
+class DigestAccumulator {
+  readonly #hash = createHash('sha256');
+  readonly #kept: Buffer[] = [];
+  readonly #keepBytes: boolean;
+  #buffer: Buffer;
+  #filled = 0;
+  #privateKey: boolean | undefined;
+  size = 0;
+
+  /**
+   * @param statSize the size `fstat` reported.
+   * @param keepBytes keep the bytes for {@link FileDigest.bytes}.
+   * @param scratch a buffer to read into when the bytes are not kept (synchronous callers share one; never pass it
+   *   from code that awaits between reads).
+   */
+  constructor(statSize: number, keepBytes: boolean, scratch?: Buffer) {
+    this.#keepBytes = keepBytes;
+    const wanted = keepBytes || statSize <= WHOLE_READ_MAX_BYTES ? statSize + 1 : WHOLE_READ_MAX_BYTES;
+    this.#buffer = !keepBytes && scratch !== undefined && scratch.length >= wanted ? scratch.subarray(0, wanted) : Buffer.allocUnsafe(wanted);
+  }
+
+  /** Where the next read goes: `[buffer, offset, length, file position]`. */
+  target(): [Buffer, number, number, number] {
+    return [this.#buffer, this.#filled, this.#buffer.length - this.#filled, this.size];
+  }
+
+  /** Records a read of `bytesRead` bytes into {@link target}; returns false at end of file. */
+  commit(bytesRead: number): boolean {
+    if (bytesRead === 0) return false;
+    this.size += bytesRead;
+    this.#filled += bytesRead;
+    if (this.#filled === this.#buffer.length) {
+      this.#take(this.#buffer);
+      this.#buffer = this.#keepBytes ? Buffer.allocUnsafe(WHOLE_READ_MAX_BYTES) : this.#buffer;
+      this.#filled = 0;
+    }
+    return true;
+  }
+
+  finish(stat: Stats): FileDigest {
+    if (this.#filled > 0) this.#take(this.#buffer.subarray(0, this.#filled));
+    const bytes = this.#keepBytes ? (this.#kept.length === 1 ? (this.#kept[0] as Buffer) : Buffer.concat(this.#kept)) : undefined;
+    return {
+      digest: `sha256:${this.#hash.digest('hex')}`,
+      size: this.size,
+      mtimeMs: stat.mtimeMs,
+      ctimeMs: stat.ctimeMs,
+      ino: stat.ino,
+      dev: stat.dev,
+      privateKey: this.#privateKey ?? false,
+      ...(bytes === undefined ? {} : { bytes }),
+    };
+  }
+
+  #take(chunk: Buffer): void {
+    this.#privateKey ??= containsPrivateKey(chunk.subarray(0, SECRET_SCAN_BYTES));
+    this.#hash.update(chunk);
+    if (this.#keepBytes) this.#kept.push(chunk);
+  }
+}
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+/** Reused by {@link hashFileSync} (synchronous, so never shared by two reads at once): no allocation per file. */
+const SCRATCH = Buffer.allocUnsafe(WHOLE_READ_MAX_BYTES + 1);
+const NOT_REGULAR = 'not a regular file (FIFO, socket or device)';
+
 /**
  * Opens `path` without blocking (`O_NONBLOCK`, so a FIFO never hangs the scan), checks it is a regular file,
- * and hashes it to end of file.
+ * and hashes it to end of file, asynchronously.
  *
  * @param path absolute host path.
  * @param keepBytes also return the bytes (used for `SKILL.md`, whose frontmatter is parsed next).
@@ -61,56 +136,56 @@ export function digestOf(bytes: Uint8Array): string {
 export async function hashFile(path: string, keepBytes = false): Promise<FileDigest> {
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await fsp.open(path, OPEN_FLAGS);
   } catch (error) {
     throw new NotHashableError(describeIoError(error), 'io');
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new NotHashableError('not a regular file (FIFO, socket or device)', 'special');
-    const hash = createHash('sha256');
-    const kept: Buffer[] = [];
-    // Whole files are read into one buffer one byte larger than the file (one read, plus the read that sees end of
-    // file; only a file that grew meanwhile needs another buffer); larger files in
-    // chunks through one reused buffer. Reading to end of file, not to `stat.size`, keeps size and digest
-    // consistent when the file changes under us.
-    let buffer = Buffer.allocUnsafe(keepBytes || stat.size <= WHOLE_READ_MAX_BYTES ? stat.size + 1 : WHOLE_READ_MAX_BYTES);
-    let size = 0;
-    let filled = 0;
-    let privateKey: boolean | undefined;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, size);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      filled += bytesRead;
-      if (filled < buffer.length) continue;
-      privateKey ??= containsPrivateKey(buffer.subarray(0, SECRET_SCAN_BYTES));
-      hash.update(buffer);
-      if (keepBytes) kept.push(buffer);
-      buffer = keepBytes ? Buffer.allocUnsafe(WHOLE_READ_MAX_BYTES) : buffer;
-      filled = 0;
-    }
-    if (filled > 0) {
-      privateKey ??= containsPrivateKey(buffer.subarray(0, Math.min(filled, SECRET_SCAN_BYTES)));
-      hash.update(buffer.subarray(0, filled));
-      if (keepBytes) kept.push(buffer.subarray(0, filled));
-    }
-    const bytes = keepBytes ? (kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept)) : undefined;
-    return {
-      digest: `sha256:${hash.digest('hex')}`,
-      size,
-      mtimeMs: stat.mtimeMs,
-      ctimeMs: stat.ctimeMs,
-      ino: stat.ino,
-      dev: stat.dev,
-      privateKey: privateKey ?? false,
-      ...(bytes === undefined ? {} : { bytes }),
-    };
+    if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
+    const accumulator = new DigestAccumulator(stat.size, keepBytes);
+    while (accumulator.commit((await handle.read(...accumulator.target())).bytesRead));
+    return accumulator.finish(stat);
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
     throw new NotHashableError(describeIoError(error), 'io');
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Like {@link hashFile}, synchronously: the fast path for the many small files of a skills tree (one system call
+ * each for open, fstat, read and close, no thread-pool round trips). Callers slice their loops so the event loop
+ * keeps turning.
+ *
+ * @returns the digest, or `'large'` (nothing read) when the file is over `maxBytes` and should be hashed with
+ *   {@link hashFile} instead.
+ * @throws NotHashableError like {@link hashFile}.
+ */
+export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HASH_MAX_BYTES): FileDigest | 'large' {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    throw new NotHashableError(describeIoError(error), 'io');
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
+    if (stat.size > maxBytes && !keepBytes) return 'large';
+    const accumulator = new DigestAccumulator(stat.size, keepBytes, SCRATCH);
+    while (accumulator.commit(readSync(fd, ...accumulator.target())));
+    return accumulator.finish(stat);
+  } catch (error) {
+    if (error instanceof NotHashableError) throw error;
+    throw new NotHashableError(describeIoError(error), 'io');
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // nothing was written; a failed close of a read-only descriptor loses nothing
+    }
   }
 }
 

@@ -2,8 +2,7 @@
  * Directory walk of one root: which files and directories exist, under the ignore rules and the symlink policy.
  * Filesystem only; no hashing, no parsing (DESIGN §3 `walk.ts`, §5 "Ignored", "Symlinks", "Special files").
  */
-import type { Dirent } from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { describeIoError } from './digest.js';
 import { IGNORE_FILE, isIgnoredByLayers, isIgnoredName, isInsideRoot, isRepresentableName, parseIgnoreFile, type IgnoreLayer, type SymlinkPolicy } from './policy.js';
@@ -43,23 +42,45 @@ export interface WalkOptions {
   readonly symlinks?: SymlinkPolicy;
 }
 
+/** Longest stretch of synchronous directory listing before the walk yields to the event loop (ms). */
+export const WALK_SLICE_MS = 15;
+
+/** One directory waiting to be listed. */
+interface PendingDir {
+  readonly rel: string;
+  readonly abs: string;
+  readonly real: string;
+  /** Real paths of the directories above it (a link back up to one of them is a loop). */
+  readonly ancestors: ReadonlySet<string>;
+  readonly layers: readonly IgnoreLayer[];
+}
+
 /**
  * Walks the directory `start` (root-relative; `''` for the whole root), skipping ignored names, special files,
  * unreadable directories and symlinks that leave the roots, dangle or loop. Never throws for problems inside the
- * tree: each becomes one warning diagnostic.
+ * tree: each becomes one warning diagnostic. Lists directories with synchronous calls (far cheaper than thread-pool
+ * round trips for many small directories), yielding to the event loop every {@link WALK_SLICE_MS}.
  *
  * @param options the root and the real paths symlinks may resolve into.
  * @param start root-relative directory to walk (`'acme/billing'`), `''` for all of it.
- * @returns directories (including `start`), files and diagnostics, in no particular order.
+ * @returns directories (including `start`), files and diagnostics, in listing order.
  * @throws Error (with `code`) only when `start` itself cannot be resolved.
  */
 export async function walkTree(options: WalkOptions, start = ''): Promise<WalkResult> {
   const result: WalkResult = { dirs: [], files: [], diagnostics: [] };
   const startAbs = start === '' ? options.root : path.join(options.root, ...start.split('/'));
-  const { ancestors, layers } = await aboveStart(options.root, start, result.diagnostics);
-  const startReal = await fsp.realpath(startAbs);
+  const { ancestors, layers } = aboveStart(options.root, start, result.diagnostics);
+  const startReal = realpathSync(startAbs);
   if (start !== '' && isIgnoredByLayers(layers, start, true)) return result;
-  await walkDir(options, result, start, startAbs, startReal, ancestors, layers);
+  const stack: PendingDir[] = [{ rel: start, abs: startAbs, real: startReal, ancestors, layers }];
+  let sliceStart = performance.now();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    listDir(options, result, next, stack);
+    if (performance.now() - sliceStart > WALK_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
   return result;
 }
 
@@ -67,26 +88,31 @@ export async function walkTree(options: WalkOptions, start = ''): Promise<WalkRe
  * What the directories above `start` contribute: their real paths (so a link back up is seen as a loop) and their
  * `.skillsignore` rules (so a partial walk ignores exactly what a full walk does).
  */
-async function aboveStart(root: string, start: string, diagnostics: Diagnostic[]): Promise<{ ancestors: Set<string>; layers: IgnoreLayer[] }> {
+function aboveStart(root: string, start: string, diagnostics: Diagnostic[]): { ancestors: Set<string>; layers: IgnoreLayer[] } {
   const ancestors = new Set<string>();
   const layers: IgnoreLayer[] = [];
   if (start === '') return { ancestors, layers };
   const segments = start.split('/');
   for (let depth = 0; depth < segments.length; depth++) {
     const abs = path.join(root, ...segments.slice(0, depth));
-    const real = await fsp.realpath(abs).catch(() => abs);
+    let real = abs;
+    try {
+      real = realpathSync(abs);
+    } catch {
+      // keep the unresolved path: the walk of `start` reports what is wrong
+    }
     ancestors.add(real);
-    const layer = await readIgnoreLayer(segments.slice(0, depth).join('/'), abs, real, diagnostics);
+    const layer = readIgnoreLayer(segments.slice(0, depth).join('/'), abs, real, diagnostics);
     if (layer !== undefined) layers.push(layer);
   }
   return { ancestors, layers };
 }
 
 /** Reads `<dir>/.skillsignore` if it exists; an unreadable one is reported and treated as absent. */
-async function readIgnoreLayer(rel: string, abs: string, real: string, diagnostics: Diagnostic[]): Promise<IgnoreLayer | undefined> {
+function readIgnoreLayer(rel: string, abs: string, real: string, diagnostics: Diagnostic[]): IgnoreLayer | undefined {
   let text: string;
   try {
-    text = await fsp.readFile(path.join(real, IGNORE_FILE), 'utf8');
+    text = readFileSync(path.join(real, IGNORE_FILE), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') {
@@ -97,30 +123,23 @@ async function readIgnoreLayer(rel: string, abs: string, real: string, diagnosti
   return { base: rel, matcher: parseIgnoreFile(text) };
 }
 
-async function walkDir(
-  options: WalkOptions,
-  result: WalkResult,
-  rel: string,
-  abs: string,
-  real: string,
-  ancestors: ReadonlySet<string>,
-  inherited: readonly IgnoreLayer[],
-): Promise<void> {
+/** Lists one directory: files go to the result, subdirectories (and followed links to directories) onto the stack. */
+function listDir(options: WalkOptions, result: WalkResult, dir: PendingDir, stack: PendingDir[]): void {
+  const { rel, abs, real } = dir;
   result.dirs.push({ rel, real });
   let entries: Dirent[];
   try {
-    entries = await fsp.readdir(real, { withFileTypes: true });
+    entries = readdirSync(real, { withFileTypes: true });
   } catch (error) {
     result.diagnostics.push(warning('unreadable-directory', abs, `directory could not be listed (${describeIoError(error)})`, 'make the directory readable by the user running skills-serve'));
     return;
   }
-  const inside = new Set(ancestors).add(real);
-  let layers = inherited;
+  const ancestors = new Set(dir.ancestors).add(real);
+  let layers = dir.layers;
   if (entries.some((entry) => entry.name === IGNORE_FILE)) {
-    const layer = await readIgnoreLayer(rel, abs, real, result.diagnostics);
-    if (layer !== undefined) layers = [...inherited, layer];
+    const layer = readIgnoreLayer(rel, abs, real, result.diagnostics);
+    if (layer !== undefined) layers = [...layers, layer];
   }
-  const pending: Promise<void>[] = [];
   for (const entry of entries) {
     const name = entry.name;
     if (isIgnoredName(name)) continue;
@@ -133,24 +152,16 @@ async function walkDir(
     const childReal = path.join(real, name);
     // A link is judged by what it points to; until then, by its own name as a file.
     if (layers.length > 0 && isIgnoredByLayers(layers, childRel, entry.isDirectory())) continue;
-    if (entry.isDirectory()) pending.push(walkDir(options, result, childRel, childAbs, childReal, inside, layers));
+    if (entry.isDirectory()) stack.push({ rel: childRel, abs: childAbs, real: childReal, ancestors, layers });
     else if (entry.isFile()) result.files.push({ rel: childRel, real: childReal });
-    else if (entry.isSymbolicLink()) pending.push(followLink(options, result, childRel, childAbs, childReal, inside, layers));
+    else if (entry.isSymbolicLink()) followLink(options, result, { rel: childRel, abs: childAbs, real: childReal, ancestors, layers }, stack);
     else result.diagnostics.push(specialFile(childAbs));
   }
-  await Promise.all(pending);
 }
 
-/** Follows one symlink under the policy: inside a root, not dangling, not a loop. */
-async function followLink(
-  options: WalkOptions,
-  result: WalkResult,
-  rel: string,
-  abs: string,
-  linkPath: string,
-  ancestors: ReadonlySet<string>,
-  layers: readonly IgnoreLayer[],
-): Promise<void> {
+/** Follows one symlink under the policy: inside a root (for `within`), not dangling, not a loop. */
+function followLink(options: WalkOptions, result: WalkResult, link: PendingDir, stack: PendingDir[]): void {
+  const { rel, abs, ancestors, layers } = link;
   const policy = options.symlinks ?? 'within';
   if (policy === 'skip') {
     result.diagnostics.push(warning('symlink-skipped', abs, 'symlink was not followed (--symlinks skip)', 'copy the target into the skill, or serve with --symlinks within'));
@@ -158,13 +169,13 @@ async function followLink(
   }
   let target: string;
   try {
-    target = await fsp.realpath(linkPath);
+    target = realpathSync(link.real);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') {
       result.diagnostics.push(warning('symlink-loop', abs, 'symlink loops back on itself and was skipped', 'point the link at a real file or directory, or remove it'));
     } else {
-      result.diagnostics.push(warning('symlink-dangling', abs, `symlink target does not exist (${describeIoError(error)})`, 'fix or remove the link'));
+      result.diagnostics.push(warning('symlink-dangling', abs, `symlink target does not exist (${describeIoError(error)}) and was skipped`, 'fix or remove the link'));
     }
     return;
   }
@@ -174,9 +185,9 @@ async function followLink(
   }
   let stat;
   try {
-    stat = await fsp.stat(target);
+    stat = statSync(target);
   } catch (error) {
-    result.diagnostics.push(warning('symlink-dangling', abs, `symlink target cannot be read (${describeIoError(error)})`, 'fix or remove the link'));
+    result.diagnostics.push(warning('symlink-dangling', abs, `symlink target cannot be read (${describeIoError(error)}) and was skipped`, 'fix or remove the link'));
     return;
   }
   if (stat.isDirectory()) {
@@ -185,7 +196,7 @@ async function followLink(
       result.diagnostics.push(warning('symlink-loop', abs, 'symlink points to a directory that contains it and was not followed', 'link to a sibling directory or copy the files instead'));
       return;
     }
-    await walkDir(options, result, rel, abs, target, ancestors, layers);
+    stack.push({ rel, abs, real: target, ancestors, layers });
   } else if (stat.isFile()) {
     result.files.push({ rel, real: target });
   } else {
