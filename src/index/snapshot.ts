@@ -5,7 +5,7 @@
  */
 import { SkillsServeError } from '../errors.js';
 import type { DirectoryChild, FileRecord, SkillRecord, Snapshot } from './types.js';
-import { canonicalSkillUri, compareUris } from './uri.js';
+import { canonicalSkillUri, compareUris, MAX_URI_LENGTH } from './uri.js';
 
 /** An empty snapshot (generation 0): what a store holds before its first build. */
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
@@ -41,6 +41,8 @@ export function skillsContaining(snapshot: Snapshot, uri: string): SkillRecord[]
 }
 
 const CURSOR_PREFIX = 'after:';
+/** Longest cursor accepted: base64url of the prefix plus the longest URI (canonical URIs are ASCII). */
+const MAX_CURSOR_LENGTH = Math.ceil(((CURSOR_PREFIX.length + MAX_URI_LENGTH) * 4) / 3);
 
 /**
  * Encodes a keyset cursor: "the next page starts after this URI". It stays valid when the catalog changes between
@@ -59,7 +61,7 @@ export function encodeCursor(afterUri: string): string {
  * @throws SkillsServeError `INVALID_CURSOR` (→ -32602) for anything else.
  */
 export function decodeCursor(cursor: string): string {
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 16_384 || !/^[\w-]+$/u.test(cursor)) {
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[\w-]+$/u.test(cursor)) {
     throw new SkillsServeError('INVALID_CURSOR', 'Invalid cursor: it was not issued by this server');
   }
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');

@@ -9,8 +9,11 @@
 
 export const SKILL_SCHEME = 'skill://';
 
-/** Longest URI a client may send; longer ones are rejected before any parsing (bytes of UTF-16 code units). */
-export const MAX_URI_LENGTH = 8192;
+/**
+ * Longest URI a client may send; longer ones are rejected before any parsing (UTF-16 code units). Large enough for
+ * any path the index can serve: PATH_MAX (4096 bytes) at up to 3 URI characters per byte, plus the scheme.
+ */
+export const MAX_URI_LENGTH = 16_384;
 
 /** Characters kept literally inside a path segment; everything else is percent-encoded as UTF-8. */
 const ENCODED_IN_SEGMENT = /[^\w!$&'()*+,.:;=@[\]|~-]/gu;
@@ -49,6 +52,8 @@ export function buildSkillUri(segments: readonly string[]): string {
 }
 
 const ESCAPES_ONLY = /^(?:[^%]|%[\dA-Fa-f]{2})*$/u;
+/** Characters a URI never holds unescaped (RFC 3986): controls, space, and the backslash that some parsers turn into `/`. */
+const RAW_FORBIDDEN = /[\u0000-\u0020\u007F\\]/u;
 
 /**
  * Parses a `skill://` URI sent by a client into decoded segments, without touching the filesystem.
@@ -56,11 +61,12 @@ const ESCAPES_ONLY = /^(?:[^%]|%[\dA-Fa-f]{2})*$/u;
  *
  * @param uri what the client sent.
  * @returns decoded segments (`['acme', 'refunds', 'SKILL.md']`), or `undefined` when the URI is not a well-formed
- *   skill URI: another scheme, too long, a query or fragment, a malformed escape, or a segment that is empty,
+ *   skill URI: another scheme, too long, a raw control character, space or backslash, a query or fragment, a
+ *   malformed escape, or a segment that is empty,
  *   `.`, `..`, or decodes to something holding `/`, NUL or a lone surrogate.
  */
 export function parseSkillUri(uri: string): string[] | undefined {
-  if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !uri.startsWith(SKILL_SCHEME)) return undefined;
+  if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !uri.startsWith(SKILL_SCHEME) || RAW_FORBIDDEN.test(uri)) return undefined;
   const rest = uri.slice(SKILL_SCHEME.length);
   if (rest === '' || rest.includes('?') || rest.includes('#')) return undefined;
   const segments: string[] = [];

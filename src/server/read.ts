@@ -15,7 +15,8 @@ export type ReadOutcome =
   | { readonly kind: 'error'; readonly reason: string };
 
 /**
- * Reads `file.path` without blocking on special files, and checks size and digest against the record.
+ * Reads `file.path` without blocking on special files and without following a symlink swapped in since indexing,
+ * checks that it is still the same file (device, inode, size), then checks the digest of what was read.
  *
  * @param file the published record.
  * @returns `ok` with exactly the bytes the digest covers, `stale` when the file changed, or `error`.
@@ -23,14 +24,17 @@ export type ReadOutcome =
 export async function readVerified(file: FileRecord): Promise<ReadOutcome> {
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // `file.path` is a real path: a symlink in its place now was swapped in after indexing, and is not followed.
+    handle = await fsp.open(file.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? { kind: 'stale' } : { kind: 'error', reason: code ?? String(error) };
+    return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' ? { kind: 'stale' } : { kind: 'error', reason: code ?? String(error) };
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile() || stat.size !== file.size) return { kind: 'stale' };
+    // Not the file that was indexed (a directory above it was swapped for a link, or the file was replaced):
+    // nothing is read from it; the skill is re-indexed instead.
+    if (!stat.isFile() || stat.size !== file.size || stat.ino !== file.ino || stat.dev !== file.dev) return { kind: 'stale' };
     // One byte more than expected: a file that grew shows up as a short-read mismatch, not a silent truncation.
     const buffer = Buffer.allocUnsafe(file.size + 1);
     let filled = 0;

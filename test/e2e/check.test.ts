@@ -301,7 +301,7 @@ describe('check: text output', () => {
     for (let index = 3; index < 9; index += 2) pairs.push(`${lines[index]}\n${lines[index + 1]}`);
     expect(pairs.sort()).toEqual([
       'warning a/out.txt: symlink points outside the served roots and was not followed [symlink-outside-root]\n        fix: copy the target into the skill instead of linking to it',
-      'warning b/dangling.md: symlink target does not exist (ENOENT: no such file or directory) [symlink-dangling]\n        fix: fix or remove the link',
+      'warning b/dangling.md: symlink target does not exist (ENOENT: no such file or directory) and was skipped [symlink-dangling]\n        fix: fix or remove the link',
       'warning b/fifo: not a regular file (FIFO, socket or device) and was skipped [special-file]\n        fix: skills may only contain regular files and directories',
     ].sort());
     expect(lines.slice(9)).toEqual(['', '2 skills served, 0 left out, 3 warnings', '']);

@@ -59,7 +59,7 @@ describe('encodeCursor / decodeCursor', () => {
     ['one extra char (length % 4 == 1)', `${encodeCursor('skill://ab/c')}A`],
     ['a NUL-extended spelling plus junk', `${valid}AA`],
     ['invalid UTF-8 after the prefix', Buffer.concat([Buffer.from('after:'), Buffer.from([0xe9])]).toString('base64url')],
-    ['longer than 16384 chars', encodeCursor(`skill://a/${'x'.repeat(12_300)}`)],
+    ['longer than the longest URI can make', encodeCursor(`skill://a/${'x'.repeat(MAX_URI_LENGTH)}`)],
     ['unicode letters', 'YWZ0ZXI6é'],
     ['newline', `${valid}\n`],
   ])('rejects %s', (_label, cursor) => {

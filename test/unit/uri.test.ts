@@ -109,7 +109,7 @@ describe('parseSkillUri / canonicalSkillUri: alternative spellings', () => {
     ['skill://a%26b/x', 'skill://a%26b/x', ['a&b', 'x']],
     ['skill://caf%c3%a9/caf%c3%a9', 'skill://caf%C3%A9/caf%C3%A9', ['café', 'café']],
     ['skill://café/café', 'skill://caf%C3%A9/caf%C3%A9', ['café', 'café']],
-    ['skill://a/b c', 'skill://a/b%20c', ['a', 'b c']],
+    ['skill://a/b%20c', 'skill://a/b%20c', ['a', 'b c']],
     ['skill://a/%41%42', 'skill://a/AB', ['a', 'AB']],
     ['skill://a/%5b%5D', 'skill://a/[]', ['a', '[]']],
     ['skill://a/%2e%2e%2e', 'skill://a/...', ['a', '...']],
@@ -158,6 +158,9 @@ describe('parseSkillUri rejects', () => {
     ['encoded lone surrogate', 'skill://a/%ED%A0%80'],
     ['overlong UTF-8 slash', 'skill://a/%C0%AF'],
     ['one over MAX_URI_LENGTH', `${longest}x`],
+    ['a raw space (RFC 3986: never unescaped)', 'skill://a/b c'],
+    ['a raw tab', 'skill://a/b\tc'],
+    ['a raw backslash', 'skill://a/b\\c'],
   ])('%s: %j', (_label, uri) => {
     expect(parseSkillUri(uri)).toBeUndefined();
     expect(canonicalSkillUri(uri)).toBeUndefined();
