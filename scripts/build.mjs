@@ -1,11 +1,21 @@
-// Bundles src/cli.ts into one ESM file, dist/cli.js, so `npx skills-serve` starts without resolving a module graph.
-// CommonJS dependencies (pino, commander) call require(): the banner gives the bundle a real one.
-import { readFileSync } from 'node:fs';
+// Bundles src/cli.ts into one ESM file, dist/cli.js, so `npx skills-serve` starts without resolving a module graph
+// and installs no dependencies. CommonJS dependencies (pino, commander) call require(): the banner gives the bundle
+// a real one.
+// The bundle is the only copy of its dependencies' code that users receive, so their license texts (MIT, and
+// Apache-2.0 for the MCP SDK, which must travel with redistributed copies) are collected into
+// dist/THIRD-PARTY-LICENSES.txt, which is published next to it.
+// dist/cli.js.map is written for local debugging (`node --enable-source-maps`) but not published (package.json
+// `files`): it is more than twice the size of the bundle, and the unminified bundle already gives readable stack traces.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 
-await build({
+const result = await build({
+  absWorkingDir: ROOT,
   entryPoints: ['src/cli.ts'],
   outfile: 'dist/cli.js',
   bundle: true,
@@ -15,8 +25,38 @@ await build({
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
   define: { SKILLS_SERVE_VERSION: JSON.stringify(version) },
   banner: {
     js: "import { createRequire as __skillsServeCreateRequire } from 'node:module'; const require = __skillsServeCreateRequire(import.meta.url);",
   },
 });
+
+writeFileSync(path.join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.txt'), thirdPartyLicenses(result.metafile));
+
+/**
+ * The license files of every npm package with at least one module in the bundle.
+ *
+ * @param {import('esbuild').Metafile} metafile esbuild's metafile; input paths are relative to ROOT, `/`-separated.
+ * @returns {string} one section per package (name@version, declared license, then its license/notice files).
+ * @throws Error when a bundled package ships no license file, so that nothing is published without one.
+ */
+function thirdPartyLicenses(metafile) {
+  const packageDirs = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//u.exec(input);
+    if (match !== null) packageDirs.add(path.join(ROOT, match[1]));
+  }
+  const sections = [...packageDirs].map((dir) => {
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const files = readdirSync(dir)
+      .filter((name) => /^(licen[cs]e|copying|notice)/iu.test(name))
+      .sort();
+    if (files.length === 0) throw new Error(`${manifest.name}@${manifest.version} is bundled but ships no license file`);
+    const texts = files.map((name) => readFileSync(path.join(dir, name), 'utf8').trim()).join('\n\n');
+    return { id: `${manifest.name}@${manifest.version}`, text: `${manifest.name}@${manifest.version} (${manifest.license})\n\n${texts}\n` };
+  });
+  sections.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const rule = `\n${'-'.repeat(78)}\n\n`;
+  return `skills-serve bundles the following packages into dist/cli.js. Their licenses follow.\n${rule}${sections.map((section) => section.text).join(rule)}`;
+}

@@ -3,7 +3,7 @@
  * client in a chosen protocol era, with the host-side `SkillsClient` that verifies every read.
  */
 import { Client } from '@modelcontextprotocol/client';
-import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -32,18 +32,50 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** Which server to start (default: `node bin/skills-serve.js` of this checkout). */
+export interface SpawnOptions {
+  /**
+   * An executable to run instead, with `args` as its whole argument list: e.g. an installed
+   * `node_modules/.bin/skills-serve` (started through its shebang, as `npx` does), or `process.execPath` with a
+   * script path first. The directory of the Node running the tests is put first on its PATH.
+   */
+  readonly command?: string;
+  /** The server's working directory (default: the test's). */
+  readonly cwd?: string;
+}
+
+/** How {@link connect} starts the server and what its client declares. */
+export interface ConnectOptions extends SpawnOptions {
+  /**
+   * Declare the Skills extension in the client's capabilities (`extensions["io.modelcontextprotocol/skills"]`), as a
+   * host that implements it does. Default `false`: a host without the extension.
+   */
+  readonly skillsExtension?: boolean;
+}
+
+/** The command, arguments and PATH that start the server for `options`. */
+function serverCommand(args: readonly string[], options: SpawnOptions): { command: string; args: string[]; path: string } {
+  const inherited = process.env['PATH'] ?? '';
+  if (options.command === undefined) return { command: process.execPath, args: [BIN, ...args], path: inherited };
+  return { command: options.command, args: [...args], path: [path.dirname(process.execPath), inherited].join(path.delimiter) };
+}
+
 /**
  * Spawns `skills-serve <args>` and connects a client in `era`.
  *
  * @param args CLI arguments (roots and flags).
  * @param era which protocol era to negotiate (default 2025-11-25).
+ * @param options another server command (default: this checkout's `bin/skills-serve.js`), and whether the client
+ *   declares the Skills extension (default: it does not).
  */
-export async function connect(args: readonly string[], era: Era = ERAS[1]): Promise<Connection> {
+export async function connect(args: readonly string[], era: Era = ERAS[1], options: ConnectOptions = {}): Promise<Connection> {
+  const server = serverCommand(args, options);
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, ...args],
+    command: server.command,
+    args: server.args,
     stderr: 'pipe',
-    env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'info' },
+    env: { PATH: server.path, SKILLS_SERVE_LOG_LEVEL: 'info' },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   let stderr = '';
   (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
@@ -54,6 +86,7 @@ export async function connect(args: readonly string[], era: Era = ERAS[1]): Prom
     {
       versionNegotiation: era.negotiation,
       ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }),
+      ...(options.skillsExtension === true ? { capabilities: { extensions: { [SKILLS_EXTENSION_ID]: {} } } } : {}),
     },
   );
   await client.connect(transport);
@@ -84,11 +117,14 @@ export interface RawServer {
  *
  * @param args CLI arguments.
  * @param env extra environment variables.
+ * @param options another server command (default: this checkout's `bin/skills-serve.js`).
  */
-export function spawnRaw(args: readonly string[], env: Record<string, string> = {}): RawServer {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export function spawnRaw(args: readonly string[], env: Record<string, string> = {}, options: SpawnOptions = {}): RawServer {
+  const server = serverCommand(args, options);
+  const child = spawn(server.command, server.args, {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: server.path, ...env },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   const lines: string[] = [];
   const received: Record<string, unknown>[] = [];

@@ -1,0 +1,101 @@
+/**
+ * The published package as `npx skills-serve` gets it: `npm pack` the built checkout, install the tarball into an
+ * empty directory with no registry access, and run the installed bin. Proves the bundle needs no dependency at run
+ * time (the install holds one package) and that the tarball holds exactly the whitelisted files.
+ * Packs with --ignore-scripts: `npm test` has already built dist/, and `prepack` would rewrite dist/cli.js while other
+ * test files are spawning it.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, ERAS, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+
+const PACKAGE = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
+
+/** What the tarball must hold, and nothing else (package.json `files` plus what npm always adds). */
+const PUBLISHED_FILES = ['LICENSE', 'README.md', 'bin/skills-serve.js', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/cli.js', 'package.json'];
+
+/** The environment for child npm runs, without the variables `npm test` sets for this package's own scripts. */
+function npmEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_package_|npm_lifecycle_|INIT_CWD$)/u.test(key)));
+}
+
+function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: npmEnv(), timeout: 45_000 });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+describe('the npm package', () => {
+  let temp: string;
+  let tarball: { filename: string; size: number; files: { path: string }[] };
+  let app: string;
+  let installedBin: string;
+
+  beforeAll(() => {
+    if (!existsSync(path.join(REPO, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first');
+    temp = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-package-'));
+    const packDir = path.join(temp, 'pack');
+    mkdirSync(packDir);
+    const packed = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], REPO);
+    tarball = (JSON.parse(packed.stdout) as (typeof tarball)[])[0]!;
+
+    app = path.join(temp, 'app');
+    mkdirSync(app);
+    writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ name: 'skills-serve-install-test', private: true })}\n`);
+    // --offline: the tarball must install without the registry, i.e. without any dependency.
+    run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--omit=dev', path.join(packDir, tarball.filename)], app);
+    installedBin = path.join(app, 'node_modules', '.bin', 'skills-serve');
+  }, 60_000);
+
+  afterAll(() => {
+    if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('holds exactly the whitelisted files', () => {
+    expect(tarball.files.map((file) => file.path).sort()).toEqual(PUBLISHED_FILES);
+  });
+
+  it('installs as a single package with no dependencies', () => {
+    expect(readdirSync(path.join(app, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([PACKAGE.name]);
+    const installed = JSON.parse(readFileSync(path.join(app, 'node_modules', PACKAGE.name, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(installed['version']).toBe(PACKAGE.version);
+    expect(installed['dependencies']).toBeUndefined();
+  });
+
+  it('prints the package version from the installed bin', () => {
+    const result = spawnSync(installedBin, ['--version'], {
+      encoding: 'utf8',
+      env: { PATH: [path.dirname(process.execPath), process.env['PATH'] ?? ''].join(path.delimiter) },
+      timeout: 20_000,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(PACKAGE.version);
+  });
+
+  it('serves sample-skills from the installed bin to the official client', async () => {
+    let connection: Connection | undefined;
+    try {
+      connection = await connect([SAMPLE_SKILLS], ERAS[1], { command: installedBin });
+      const listing = await connection.skills.list();
+      expect(listing.invalid).toEqual([]);
+      expect(listing.skills.map((skill) => skill.uri)).toEqual([
+        'skill://acme/billing/refunds/SKILL.md',
+        'skill://acme/support/refunds/SKILL.md',
+        'skill://data-pipeline/SKILL.md',
+        'skill://data-pipeline/csv-cleaning/SKILL.md',
+        'skill://pdf-summaries/SKILL.md',
+        'skill://report-writer/SKILL.md',
+      ]);
+      const file = await connection.skills.read(listing.skills[0]!);
+      expect(file.verified).toBe(true);
+    } finally {
+      await connection?.close();
+    }
+  });
+});
