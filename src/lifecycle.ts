@@ -9,6 +9,7 @@ import { diffSnapshots } from './index/diff.js';
 import { SnapshotStore } from './index/store.js';
 import type { Diagnostic, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
+import { CompatSurfaces } from './server/compat.js';
 import { createServerFactory } from './server/create-server.js';
 import { createSkillSource } from './server/source.js';
 import { ConnectionRegistry } from './server/subscriptions.js';
@@ -46,6 +47,7 @@ export function runStdioServer(config: Config, options: RunOptions): void {
     const diff = diffSnapshots(previous, next);
     logger.debug({ listChanged: diff.listChanged, updated: diff.updated.length, skillsChanged: diff.skillsChanged }, 'snapshot swapped');
     connections.notify(diff);
+    if (compat.promptsChanged(previous, next)) connections.notifyPromptsChanged((server, era) => compat.offeredTo(server, era));
   });
 
   const source = createSkillSource({
@@ -58,7 +60,8 @@ export function runStdioServer(config: Config, options: RunOptions): void {
     warn: (message, path) => logger.warn({ path }, message),
   });
 
-  const handle = serveStdio(createServerFactory({ source, version: options.version, logger, connections }), {
+  const compat = new CompatSurfaces({ mode: config.compat, store, source, pageSize: config.pageSize, logger });
+  const handle = serveStdio(createServerFactory({ source, version: options.version, logger, connections, compat }), {
     onerror: (error) => logger.warn({ err: error }, 'transport error'),
   });
 

@@ -2,11 +2,12 @@
  * The per-connection server factory: one `McpServer` per connection (and per `server/discover` probe), each with
  * the one shared `SkillsExtension` attached. All state lives outside the factory (DESIGN §7).
  * Implements SEP-2640 "Capability": `extensions["io.modelcontextprotocol/skills"] = { directoryRead: true }` plus
- * the `resources` capability.
+ * the `resources` capability; with `--compat auto|on` also `instructions`, `tools` and `prompts` (see `compat.ts`).
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from '../log.js';
+import type { CompatSurfaces } from './compat.js';
 import type { ConnectionRegistry } from './subscriptions.js';
 
 /** Server name announced in `initialize` / `server/discover`. */
@@ -19,26 +20,31 @@ export interface ServerContext {
   readonly logger: Logger;
   /** Tracks connections for change notifications and serves `resources/subscribe` on 2025-era ones. */
   readonly connections: ConnectionRegistry;
+  /** Instructions, tools and prompts for hosts without the extension (nothing in `--compat off`). */
+  readonly compat: CompatSurfaces;
 }
 
 /**
  * Returns the factory `serveStdio` calls for each connection.
  *
- * @param context the shared source, the version string and the logger.
- * @returns a factory producing a fresh, unconnected `McpServer` with the extension attached, for the era the serving
- *   entry asks for.
+ * @param context the shared source, the version string, the logger, the connection registry and the compat surfaces.
+ * @returns an async factory producing a fresh, unconnected `McpServer` with the extension (and the compat surfaces)
+ *   attached, for the era the serving entry asks for. It resolves within `COMPAT_CATALOG_WAIT_MS` (waiting for the
+ *   first index build only for the instructions catalog; at once in `--compat off`).
  */
-export function createServerFactory(context: ServerContext): (request: { era: 'legacy' | 'modern' }) => McpServer {
+export function createServerFactory(context: ServerContext): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
   const extension = new SkillsExtension({
     source: context.source,
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
   });
-  return ({ era }) => {
+  return async ({ era }) => {
+    const instructions = await context.compat.instructions();
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
-      { capabilities: { resources: { listChanged: true, subscribe: true } } },
+      { capabilities: { resources: { listChanged: true, subscribe: true } }, ...(instructions === undefined ? {} : { instructions }) },
     );
     extension.attach(server);
+    context.compat.attach(server, era);
     context.connections.register(server, era);
     return server;
   };

@@ -1,0 +1,349 @@
+/**
+ * The pure parts of the surfaces for hosts without the Skills extension: the instructions catalog and its bound,
+ * prompt names, capability detection, resolving skills and files named by tool calls, and the tool results built
+ * from them (with injected reads).
+ */
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildSnapshot } from '../../src/index/build.js';
+import type { SkillRecord, Snapshot } from '../../src/index/types.js';
+import {
+  assignPromptNames,
+  buildInstructions,
+  collapseWhitespace,
+  declaresSkillsExtension,
+  directoryText,
+  INSTRUCTIONS_EMPTY,
+  INSTRUCTIONS_HEADING,
+  INSTRUCTIONS_MAX_CHARS,
+  INSTRUCTIONS_PENDING,
+  instructionsCutLine,
+  instructionsLine,
+  relativeFilePaths,
+  resolveFile,
+  resolveSkill,
+  skillFilesText,
+  type NamedSkill,
+} from '../../src/server/compat-catalog.js';
+import { binaryContent, callCompatTool, COMPAT_TOOLS, stringArgs, type ToolDeps } from '../../src/server/compat-tools.js';
+import { CompatSurfaces } from '../../src/server/compat.js';
+import { SnapshotStore } from '../../src/index/store.js';
+import { createLogger } from '../../src/log.js';
+import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
+
+let sample: Snapshot;
+let names: Snapshot;
+beforeAll(async () => {
+  sample = await buildSnapshot([{ dir: SAMPLE_SKILLS_DIR, prefix: [] }], 1);
+  names = await buildSnapshot([{ dir: path.join(FIXTURES_DIR, 'names'), prefix: [] }], 1);
+});
+
+const BILLING = 'skill://acme/billing/refunds/SKILL.md';
+const SUPPORT = 'skill://acme/support/refunds/SKILL.md';
+
+/** A skill with just what the catalog and prompt names read. */
+function fakeSkill(skillPath: string, name = skillPath.split('/').at(-1) as string, description = `Does ${name}.`): SkillRecord {
+  return { name, description, segments: skillPath.split('/'), entry: { uri: `skill://${skillPath}/SKILL.md` } } as unknown as SkillRecord;
+}
+
+describe('buildInstructions', () => {
+  const intro = (text: string) => text.split('\n\n')[0] as string;
+
+  it('lists every sample skill on one line, in URI order, descriptions on one line', () => {
+    const text = buildInstructions(sample.ordered);
+    expect(text.startsWith(intro(text))).toBe(true);
+    expect(intro(text)).toContain('read_skill');
+    expect(text.split('\n\n')[1]?.split('\n')).toEqual([
+      INSTRUCTIONS_HEADING,
+      `- refunds (${BILLING}): Process refunds in the Acme billing system: check eligibility against the refund policy, choose between full, partial, and prorated refunds, issue credit notes, and record the accounting entries. Use when a billing or finance task involves reversing a charge, issuing a credit, or correcting an invoice.`,
+      `- refunds (${SUPPORT}): Handle customer refund requests in Acme support conversations - acknowledge the request, gather the details billing needs, set honest expectations on timing, and write the reply. Use when a customer asks for their money back, disputes a charge, or asks where their refund is.`,
+      '- data-pipeline (skill://data-pipeline/SKILL.md): Plan, build, and check small batch data pipelines that load tabular files (CSV, JSON Lines), validate them, transform them, and write clean outputs. Use when the user wants to ingest or reshape a dataset, check a file against a schema, or set up a repeatable extract-transform-load step.',
+      '- csv-cleaning (skill://data-pipeline/csv-cleaning/SKILL.md): Clean messy CSV files before loading them - fix text encodings, detect delimiters, normalise headers, trim whitespace, and drop blank or repeated header rows. Use when a CSV fails to parse, shows garbled characters, or has inconsistent columns.',
+      '- pdf-summaries (skill://pdf-summaries/SKILL.md): Summarise PDF documents such as papers, contracts, manuals and slide decks into short, faithful summaries with page references. Use when the user shares a PDF (or text extracted from one) and asks for a summary, the key points, a TL;DR, or "what does this say about X".',
+      '- report-writer (skill://report-writer/SKILL.md): Write structured business and technical reports (status reports, post-incident reviews, research write-ups, quarterly reviews) in a consistent house style. Use when the user asks for a report, a write-up, or a formal summary of work, results, or an investigation, and wants it ready to share.',
+    ]);
+  });
+
+  it('points to list_skills while the first build runs, and says so when nothing is served', () => {
+    const pending = buildInstructions(undefined);
+    expect(pending.split('\n\n')[1]).toBe(INSTRUCTIONS_PENDING);
+    expect(INSTRUCTIONS_PENDING).toContain('list_skills');
+    expect(pending).not.toContain(INSTRUCTIONS_HEADING);
+    expect(buildInstructions([]).split('\n\n')[1]).toBe(INSTRUCTIONS_EMPTY);
+  });
+
+  const many = Array.from({ length: 300 }, (_, index) => fakeSkill(`skill-${String(index).padStart(3, '0')}`, undefined, `Handles case ${index}. ${'x'.repeat(index % 7 === 0 ? 900 : 120)}`));
+
+  it.each([
+    ['the default bound', INSTRUCTIONS_MAX_CHARS],
+    ['a tight bound', 700],
+    ['a bound that fits exactly one line', undefined],
+  ])('cuts a long catalog to whole lines under %s, and says how many were left out', (_label, bound) => {
+    const oneLine = `${buildInstructions([])}`.split('\n\n')[0]!.length + 2 + INSTRUCTIONS_HEADING.length + 1 + instructionsLine(many[0]!).length + 1 + instructionsCutLine(many.length).length;
+    const maxChars = bound ?? oneLine;
+    const text = buildInstructions(many, maxChars);
+    expect(text.length).toBeLessThanOrEqual(maxChars);
+    const lines = text.split('\n\n')[1]!.split('\n');
+    expect(lines[0]).toBe(INSTRUCTIONS_HEADING);
+    const listed = lines.slice(1, -1);
+    expect(listed).toEqual(many.slice(0, listed.length).map(instructionsLine));
+    expect(lines.at(-1)).toBe(instructionsCutLine(many.length - listed.length));
+    expect(lines.at(-1)).toContain('list_skills');
+    if (bound === undefined) expect(listed).toHaveLength(1);
+  });
+
+  it('keeps a catalog that fits exactly, and cuts it one character below', () => {
+    const skills = many.slice(0, 5);
+    const whole = buildInstructions(skills, Number.MAX_SAFE_INTEGER);
+    expect(buildInstructions(skills, whole.length)).toBe(whole);
+    const cut = buildInstructions(skills, whole.length - 1);
+    expect(cut.length).toBeLessThan(whole.length);
+    expect(cut.split('\n').at(-1)).toBe(instructionsCutLine(1));
+  });
+
+  it.each([
+    ['a\n  b\r\n\tc \n', 'a b c'],
+    ['  one  ', 'one'],
+    ['', ''],
+  ])('collapses whitespace in %j', (input, expected) => {
+    expect(collapseWhitespace(input)).toBe(expected);
+    expect(instructionsLine({ name: 'n', description: input, entry: { uri: 'skill://n/SKILL.md' } } satisfies NamedSkill)).toBe(`- n (skill://n/SKILL.md): ${expected}`);
+  });
+
+  it('says "1 more skill" in the singular', () => {
+    expect(instructionsCutLine(1)).toBe('- … 1 more skill not listed here (to keep these instructions short): call the list_skills tool for the full catalog.');
+    expect(instructionsCutLine(2)).toContain('2 more skills');
+  });
+});
+
+describe('assignPromptNames', () => {
+  it.each([
+    ['unique names stay as they are', ['a', 'b/c'], ['a', 'c']],
+    ['shared names become the skill path', ['acme/billing/refunds', 'acme/support/refunds'], ['acme-billing-refunds', 'acme-support-refunds']],
+    ['a top-level duplicate becomes its own path', ['refunds', 'acme/refunds'], ['refunds', 'acme-refunds']],
+    ['a derived name taken by a unique name gets -2', ['a-x', 'a/x', 'b/x'], ['a-x', 'a-x-2', 'b-x']],
+    ['two derived names that collide: the later one gets -2', ['a-b/c/x', 'a/b-c/x'], ['a-b-c-x', 'a-b-c-x-2']],
+    ['odd characters in a prefix become -', ['Acme Corp/x', 'other/x'], ['Acme-Corp-x', 'other-x']],
+    ['-2 itself taken: -3', ['a-x', 'a-x-2', 'a/x', 'b/a/x'], ['a-x', 'a-x-2', 'a-x-3', 'b-a-x']],
+  ])('%s', (_label, paths, expected) => {
+    const skills = paths.map((skillPath) => fakeSkill(skillPath, skillPath === 'a-x-2' ? 'a-x-2' : undefined));
+    const slots = assignPromptNames(skills);
+    expect(slots.map((slot) => slot.name)).toEqual(expected);
+    expect(slots.map((slot) => slot.skill)).toEqual(skills);
+    expect(new Set(expected).size).toBe(expected.length);
+  });
+
+  it('names the sample prompts', () => {
+    expect(assignPromptNames(sample.ordered).map((slot) => slot.name)).toEqual([
+      'acme-billing-refunds',
+      'acme-support-refunds',
+      'data-pipeline',
+      'csv-cleaning',
+      'pdf-summaries',
+      'report-writer',
+    ]);
+  });
+});
+
+describe('declaresSkillsExtension', () => {
+  it.each([
+    [undefined, false],
+    [null, false],
+    ['skills', false],
+    [{}, false],
+    [{ extensions: {} }, false],
+    [{ extensions: [] }, false],
+    [{ extensions: { 'io.modelcontextprotocol/skills': true } }, false],
+    [{ extensions: { 'io.modelcontextprotocol/skills': null } }, false],
+    [{ extensions: { 'io.modelcontextprotocol/other': {} } }, false],
+    [{ extensions: { 'io.modelcontextprotocol/skills': {} } }, true],
+    [{ tools: {}, extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } } }, true],
+  ])('%j → %s', (capabilities, expected) => {
+    expect(declaresSkillsExtension(capabilities)).toBe(expected);
+  });
+});
+
+describe('resolveSkill', () => {
+  const found = (ref: { name?: string; uri?: string }) => {
+    const lookup = resolveSkill(sample, ref);
+    return lookup.kind === 'found' ? lookup.skill.entry.uri : lookup.message;
+  };
+
+  it.each([
+    [{ name: 'pdf-summaries' }, 'skill://pdf-summaries/SKILL.md'],
+    [{ name: 'csv-cleaning' }, 'skill://data-pipeline/csv-cleaning/SKILL.md'],
+    [{ uri: BILLING }, BILLING],
+    [{ uri: 'skill://acme/support/refunds' }, SUPPORT],
+    [{ uri: 'skill://%61cme/support/refunds/SKILL%2Emd' }, SUPPORT],
+    [{ uri: SUPPORT, name: 'pdf-summaries' }, SUPPORT],
+  ])('%j → %s', (ref, uri) => {
+    expect(found(ref)).toBe(uri);
+  });
+
+  it.each([
+    [{ name: 'refunds' }, `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`],
+    [{ name: 'nope' }, 'No served skill is named "nope". Call the list_skills tool to see the available skills.'],
+    [{ name: '' }, 'No served skill is named "". Call the list_skills tool to see the available skills.'],
+    [{ uri: 'skill://acme' }, 'No served skill has the URI skill://acme. Call the list_skills tool to see the available skills.'],
+    [{ uri: 'skill://report-writer/templates/report.md' }, 'No served skill has the URI skill://report-writer/templates/report.md. Call the list_skills tool to see the available skills.'],
+    [{ uri: 'file:///etc/passwd' }, 'No served skill has the URI file:///etc/passwd. Call the list_skills tool to see the available skills.'],
+    [{ uri: 'skill://report-writer/../pdf-summaries/SKILL.md' }, 'No served skill has the URI skill://report-writer/../pdf-summaries/SKILL.md. Call the list_skills tool to see the available skills.'],
+    [{}, "Give the skill's name, or its uri when several skills share a name."],
+  ])('%j is refused', (ref, message) => {
+    expect(resolveSkill(sample, ref)).toEqual({ kind: 'error', message });
+  });
+});
+
+describe('resolveFile', () => {
+  const uriOf = (snapshot: Snapshot, ref: { uri?: string; skill?: string; path?: string }) => {
+    const lookup = resolveFile(snapshot, ref);
+    if (lookup.kind === 'file') return lookup.file.uri;
+    return lookup.kind === 'directory' ? `dir ${lookup.uri}` : lookup.message;
+  };
+
+  it.each([
+    [{ uri: 'skill://acme/billing/refunds/references/policy.md' }, 'skill://acme/billing/refunds/references/policy.md'],
+    [{ uri: 'skill://report-writer/templates' }, 'dir skill://report-writer/templates'],
+    [{ skill: 'report-writer', path: 'templates/sections/executive-summary.md' }, 'skill://report-writer/templates/sections/executive-summary.md'],
+    [{ skill: 'report-writer', path: './templates//report.md' }, 'skill://report-writer/templates/report.md'],
+    [{ skill: 'report-writer', path: '/assets/logo.png' }, 'skill://report-writer/assets/logo.png'],
+    [{ skill: 'report-writer', path: '' }, 'dir skill://report-writer'],
+    [{ skill: 'data-pipeline', path: 'csv-cleaning/SKILL.md' }, 'skill://data-pipeline/csv-cleaning/SKILL.md'],
+    [{ skill: BILLING, path: 'references/policy.md' }, 'skill://acme/billing/refunds/references/policy.md'],
+    [{ skill: 'skill://acme/billing/refunds', path: 'SKILL.md' }, BILLING],
+    [{ uri: 'skill://pdf-summaries/SKILL.md', skill: 'nope', path: 'x' }, 'skill://pdf-summaries/SKILL.md'],
+  ])('%j → %s', (ref, expected) => {
+    expect(uriOf(sample, ref)).toBe(expected);
+  });
+
+  it.each([
+    ['file with spaces.md', 'skill://odd-names/file%20with%20spaces.md'],
+    ['file%20with%20spaces.md', 'skill://odd-names/file%20with%20spaces.md'],
+    ['100%.md', 'skill://odd-names/100%25.md'],
+    ['what?.md', 'skill://odd-names/what%3F.md'],
+    ['sub dir/inner #1.md', 'skill://odd-names/sub%20dir/inner%20%231.md'],
+    ['café.md', 'skill://odd-names/caf%C3%A9.md'],
+  ])('finds %j by path, as on disk or percent-encoded', (rel, expected) => {
+    expect(uriOf(names, { skill: 'odd-names', path: rel })).toBe(expected);
+  });
+
+  it.each([
+    [{ skill: 'refunds', path: 'references/policy.md' }, `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`],
+    [{ skill: 'report-writer', path: '../pdf-summaries/SKILL.md' }, 'path "../pdf-summaries/SKILL.md" must stay inside the skill: ".." is not allowed.'],
+    [
+      { skill: 'report-writer', path: 'nope.md' },
+      'The skill at skill://report-writer/SKILL.md has no file "nope.md". Its files: assets/logo.png, references/citation-formats.md, references/style-guide.md, templates/report.md, templates/sections/executive-summary.md.',
+    ],
+    [{ skill: 'pdf-summaries', path: 'x.md' }, 'The skill at skill://pdf-summaries/SKILL.md has no file "x.md". It has no files besides SKILL.md.'],
+    [{ uri: 'skill://report-writer/nope.md' }, 'No served file has the URI skill://report-writer/nope.md. Call read_skill to see a skill\'s files.'],
+    [{ uri: 'https://example.com/x' }, 'No served file has the URI https://example.com/x. Call read_skill to see a skill\'s files.'],
+    [{ skill: 'report-writer' }, "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory)."],
+    [{ path: 'SKILL.md' }, "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory)."],
+  ])('%j is refused', (ref, message) => {
+    expect(resolveFile(sample, ref)).toEqual({ kind: 'error', message });
+  });
+});
+
+describe('file listings', () => {
+  const skill = (uri: string) => sample.skills.get(uri) as SkillRecord;
+
+  it('lists a skill\'s other files relative to it, nested skills\' files included', () => {
+    expect(relativeFilePaths(skill('skill://data-pipeline/SKILL.md'))).toEqual(['csv-cleaning/SKILL.md', 'csv-cleaning/references/encodings.md', 'scripts/validate.py']);
+    expect(relativeFilePaths(skill('skill://pdf-summaries/SKILL.md'))).toEqual([]);
+    expect(skillFilesText(skill(BILLING))).toBe(
+      `Skill "refunds" at ${BILLING}. Its other files, relative to skill://acme/billing/refunds/ (read one with read_skill_file: uri, or skill and path):\n- references/policy.md`,
+    );
+    expect(skillFilesText(skill('skill://pdf-summaries/SKILL.md'))).toBe('Skill "pdf-summaries" at skill://pdf-summaries/SKILL.md. It has no other files.');
+  });
+
+  it('lists a directory with a trailing / on subdirectories', () => {
+    const children = sample.dirs.get('skill://report-writer/templates') ?? [];
+    expect(directoryText('skill://report-writer/templates', children)).toBe(
+      'skill://report-writer/templates is a directory. Its entries (read one with read_skill_file):\n- report.md\n- sections/',
+    );
+  });
+});
+
+describe('tool arguments and results', () => {
+  it.each([
+    [undefined, {}],
+    [null, {}],
+    [{ name: 'a', other: 1 }, { name: 'a' }],
+    [{ name: null, uri: 'skill://a/SKILL.md' }, { uri: 'skill://a/SKILL.md' }],
+    [{ name: 3 }, 'argument "name" must be a string'],
+    [['a'], 'arguments must be an object'],
+    ['a', 'arguments must be an object'],
+  ])('stringArgs(%j)', (args, expected) => {
+    expect(stringArgs(args, ['name', 'uri'])).toEqual(expected);
+  });
+
+  it('sends images as image blocks and other bytes as an embedded blob', () => {
+    const bytes = new Uint8Array([0, 1, 2, 255]);
+    expect(binaryContent('skill://a/x.png', bytes, 'image/png')).toEqual([
+      { type: 'text', text: 'skill://a/x.png is an image (image/png, 4 bytes).' },
+      { type: 'image', data: 'AAEC/w==', mimeType: 'image/png' },
+    ]);
+    expect(binaryContent('skill://a/x.bin', bytes.subarray(1), 'application/octet-stream')).toEqual([
+      { type: 'text', text: 'skill://a/x.bin is a binary file (application/octet-stream, 3 bytes); its bytes follow as a base64 blob.' },
+      { type: 'resource', resource: { uri: 'skill://a/x.bin', mimeType: 'application/octet-stream', blob: 'AQL/' } },
+    ]);
+  });
+
+  const deps = (read: ToolDeps['read'] = async (uri) => ({ text: `text of ${uri}`, mimeType: 'text/markdown' })): ToolDeps & { unexpected: unknown[] } => {
+    const unexpected: unknown[] = [];
+    return { snapshot: async () => sample, read, pageSize: 4, onUnexpected: (error) => unexpected.push(error), unexpected };
+  };
+
+  it('offers three read-only tools and nothing else', async () => {
+    expect(COMPAT_TOOLS.map((tool) => tool.name)).toEqual(['list_skills', 'read_skill', 'read_skill_file']);
+    for (const tool of COMPAT_TOOLS) expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(await callCompatTool('write_skill', {}, deps())).toBeUndefined();
+  });
+
+  it('pages list_skills with the skills/list cursors and refuses a foreign cursor as a tool error', async () => {
+    const first = await callCompatTool('list_skills', {}, deps());
+    const page = first?.structuredContent as { skills: { uri: string }[]; nextCursor?: string };
+    expect(page.skills.map((skill) => skill.uri)).toEqual(sample.ordered.slice(0, 4).map((skill) => skill.entry.uri));
+    expect(JSON.parse((first?.content[0] as { text: string }).text)).toEqual(page);
+    const second = await callCompatTool('list_skills', { cursor: page.nextCursor }, deps());
+    expect((second?.structuredContent as { skills: unknown[]; nextCursor?: string }).skills).toHaveLength(2);
+    expect((second?.structuredContent as { nextCursor?: string }).nextCursor).toBeUndefined();
+    expect(await callCompatTool('list_skills', { cursor: 'bogus' }, deps())).toEqual({
+      content: [{ type: 'text', text: 'Invalid cursor: it was not issued by this server; call list_skills without a cursor to start over.' }],
+      isError: true,
+    });
+  });
+
+  it('turns read failures into tool errors without host paths', async () => {
+    const gone = await callCompatTool('read_skill', { name: 'pdf-summaries' }, deps(async () => undefined));
+    expect(gone).toEqual({ content: [{ type: 'text', text: 'skill://pdf-summaries/SKILL.md is no longer served. Call list_skills to see the available skills.' }], isError: true });
+    const failing = deps(async () => {
+      throw new Error('EIO at /secret/host/path');
+    });
+    expect(await callCompatTool('read_skill_file', { skill: 'report-writer', path: 'templates/report.md' }, failing)).toEqual({
+      content: [{ type: 'text', text: 'skill://report-writer/templates/report.md could not be read' }],
+      isError: true,
+    });
+    expect(failing.unexpected).toHaveLength(1);
+    expect(await callCompatTool('read_skill', { uri: 7 }, deps())).toEqual({ content: [{ type: 'text', text: 'argument "uri" must be a string' }], isError: true });
+  });
+});
+
+describe('CompatSurfaces.promptsChanged', () => {
+  const surfaces = (mode: 'auto' | 'on' | 'off') =>
+    new CompatSurfaces({ mode, store: new SnapshotStore(), source: {} as never, pageSize: 100, logger: createLogger('silent') });
+  const snapshotOf = (...skills: SkillRecord[]) => ({ ordered: skills }) as unknown as Snapshot;
+  const a = fakeSkill('a');
+
+  it.each([
+    ['the same skills', [a], [fakeSkill('a')], false],
+    ['a skill added', [a], [a, fakeSkill('b')], true],
+    ['a skill removed', [a, fakeSkill('b')], [a], true],
+    ['a description changed', [a], [fakeSkill('a', 'a', 'Does more.')], true],
+    ['a prompt renamed by a new namesake', [fakeSkill('x/a', 'a')], [fakeSkill('x/a', 'a'), fakeSkill('y/a', 'a')], true],
+    ['a skill moved', [fakeSkill('x/a', 'a')], [fakeSkill('y/a', 'a')], true],
+  ])('%s → %s', (_label, before, after, expected) => {
+    expect(surfaces('auto').promptsChanged(snapshotOf(...before), snapshotOf(...after))).toBe(expected);
+    expect(surfaces('off').promptsChanged(snapshotOf(...before), snapshotOf(...after))).toBe(false);
+  });
+});
