@@ -1,20 +1,16 @@
 /**
  * Start and stop order of the stdio server (DESIGN §7 "Lifecycle"): serve at once, start watching, build the index
- * in the background, follow changes, and shut down idempotently on stdin end, SIGINT and SIGTERM.
+ * in the background, follow changes, and shut down idempotently when stdin ends or the transport closes (for
+ * instance after an oversized line), and on SIGINT and SIGTERM.
  */
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { LiveCatalog } from './catalog.js';
 import type { Config } from './config.js';
-import { IndexBuilder } from './index/build.js';
-import { diffSnapshots } from './index/diff.js';
-import { SnapshotStore } from './index/store.js';
-import type { Diagnostic, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
-import { CompatSurfaces } from './server/compat.js';
 import { createServerFactory } from './server/create-server.js';
-import { createSkillSource } from './server/source.js';
+import { publicDiagnostic } from './server/diagnostics.js';
+import { createJsonRpcGate } from './server/jsonrpc-gate.js';
 import { ConnectionRegistry } from './server/subscriptions.js';
-import { LiveIndex } from './watch/live-index.js';
-import { RootsWatcher } from './watch/watcher.js';
 
 /** What `run` needs besides the config. */
 export interface RunOptions {
@@ -27,61 +23,44 @@ export interface RunOptions {
 /**
  * Serves `config.roots` over stdio until stdin ends or a signal arrives, then exits 0.
  * `initialize` is answered at once; `skills/list` and reads wait for the first index build. With `config.watch`,
- * changes on disk are applied incrementally and announced to connected hosts.
+ * changes on disk are applied incrementally and announced to connected hosts; every new diagnostic is also sent to
+ * them as a `notifications/message` (level warning), without host paths.
  */
 export function runStdioServer(config: Config, options: RunOptions): void {
   const { logger } = options;
-  const store = new SnapshotStore();
+  const catalog = new LiveCatalog(config, options);
   const connections = new ConnectionRegistry(logger);
-  const live = new LiveIndex(new IndexBuilder(config.roots, 0, { symlinks: config.symlinks }), store, (snapshot, elapsedMs, events) => logBuild(logger, snapshot, elapsedMs, events));
-  store.onSwap((previous, next) => {
-    // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
-    const known = new Set(previous.diagnostics.map(diagnosticKey));
-    for (const diagnostic of next.diagnostics) if (!known.has(diagnosticKey(diagnostic))) logDiagnostic(logger, diagnostic);
-    if (config.strict && previous.generation === 0 && next.diagnostics.length > 0) {
-      logger.fatal({ diagnostics: next.diagnostics.length }, `--strict: the index has ${next.diagnostics.length} diagnostic(s) (listed above); not serving`);
-      options.exit(1);
-      return;
-    }
+  catalog.onChange(({ previous, next, diff, newDiagnostics }) => {
+    connections.log(newDiagnostics.map((diagnostic) => publicDiagnostic(diagnostic, config.roots)));
     if (previous.generation === 0) return; // the first build: nothing was announced before it
-    const diff = diffSnapshots(previous, next);
-    logger.debug({ listChanged: diff.listChanged, updated: diff.updated.length, skillsChanged: diff.skillsChanged }, 'snapshot swapped');
     connections.notify(diff);
-    if (compat.promptsChanged(previous, next)) connections.notifyPromptsChanged((server, era) => compat.offeredTo(server, era));
+    if (catalog.compat.promptsChanged(previous, next)) connections.notifyPromptsChanged((server, era) => catalog.compat.offeredTo(server, era));
   });
 
-  const source = createSkillSource({
-    store,
-    pageSize: config.pageSize,
-    reindex: async (file) => {
-      logger.info({ uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
-      await live.reindexFile(file);
-    },
-    warn: (message, path) => logger.warn({ path }, message),
+  const gate = createJsonRpcGate((verdict, line) => {
+    logger.warn({ code: verdict.code, id: verdict.id, line: line.slice(0, 200) }, `rejected a message from the client: ${verdict.message}`);
+    void transport.send({ jsonrpc: '2.0', id: verdict.id, error: { code: verdict.code, message: verdict.message } } as never).catch(() => undefined);
   });
-
-  const compat = new CompatSurfaces({ mode: config.compat, store, source, pageSize: config.pageSize, logger });
-  const handle = serveStdio(createServerFactory({ source, version: options.version, logger, connections, compat }), {
+  process.stdin.pipe(gate);
+  const transport = new StdioServerTransport(gate, process.stdout);
+  const handle = serveStdio(createServerFactory({ source: catalog.source, version: options.version, logger, connections, compat: catalog.compat }), {
+    transport,
     onerror: (error) => logger.warn({ err: error }, 'transport error'),
   });
-
-  const watcher = config.watch
-    ? new RootsWatcher({
-        roots: config.roots,
-        pollMs: config.pollMs,
-        logger,
-        onBatch: (events) => {
-          live.apply(events).catch((error: unknown) => logger.error({ err: error }, 'incremental rebuild failed'));
-        },
-      })
-    : undefined;
 
   let stopping = false;
   const stop = (reason: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, 'shutting down');
-    Promise.allSettled([watcher?.close(), handle.close()]).then(() => options.exit(0));
+    Promise.allSettled([catalog.close(), handle.close()]).then(() => options.exit(0));
+  };
+  // The transport closes itself on stdin EOF, and also on errors it cannot recover from (a line over its buffer
+  // limit); either way no request can arrive any more, so the process must not linger.
+  const closed = transport.onclose;
+  transport.onclose = () => {
+    closed?.();
+    stop('transport closed');
   };
   process.stdin.once('end', () => stop('stdin ended'));
   process.stdin.once('close', () => stop('stdin closed'));
@@ -89,38 +68,8 @@ export function runStdioServer(config: Config, options: RunOptions): void {
   process.once('SIGTERM', () => stop('SIGTERM'));
 
   logger.info({ roots: config.roots.map((root) => root.dir), watch: config.watch, pollMs: config.pollMs }, 'serving on stdio; indexing');
-  // The watcher starts first, so that no change made while the first build runs is missed.
-  (watcher?.start() ?? Promise.resolve())
-    .then(() => live.buildAll())
-    .catch((error: unknown) => {
-      logger.fatal({ err: error }, 'index build failed');
-      options.exit(1);
-    });
-}
-
-function logBuild(logger: Logger, snapshot: Snapshot, elapsedMs: number, events: number): void {
-  const fields = {
-    skills: snapshot.ordered.length,
-    files: snapshot.files.size,
-    diagnostics: snapshot.diagnostics.length,
-    generation: snapshot.generation,
-    ms: Math.round(elapsedMs),
-  };
-  if (snapshot.generation === 1) {
-    logger.info(fields, `index built: ${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`);
-  } else {
-    logger.info({ ...fields, events }, `index updated: ${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`);
-  }
-}
-
-function diagnosticKey(diagnostic: Diagnostic): string {
-  return `${diagnostic.rule}\0${diagnostic.file}\0${diagnostic.message}`;
-}
-
-/** One stderr line per diagnostic: file[:line], what is wrong, the rule and the fix. */
-export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
-  const where = diagnostic.line === undefined ? diagnostic.file : `${diagnostic.file}:${diagnostic.line}`;
-  const text = `${where}: ${diagnostic.message} [${diagnostic.rule}]; fix: ${diagnostic.hint}`;
-  const fields = { rule: diagnostic.rule, file: diagnostic.file, line: diagnostic.line, hint: diagnostic.hint };
-  logger.warn({ ...fields, skipped: diagnostic.severity === 'error' ? 'skill' : 'file' }, text);
+  catalog.start().catch((error: unknown) => {
+    logger.fatal({ err: error }, 'index build failed');
+    options.exit(1);
+  });
 }

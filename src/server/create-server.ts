@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import { serveResourceRead } from './resource-read.js';
 import type { Logger } from '../log.js';
 import type { CompatSurfaces } from './compat.js';
 import type { ConnectionRegistry } from './subscriptions.js';
@@ -41,9 +42,10 @@ export function createServerFactory(context: ServerContext): (request: { era: 'l
     const instructions = await context.compat.instructions();
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
-      { capabilities: { resources: { listChanged: true, subscribe: true } }, ...(instructions === undefined ? {} : { instructions }) },
+      { capabilities: { resources: { listChanged: true, subscribe: true }, logging: {} }, ...(instructions === undefined ? {} : { instructions }) },
     );
     extension.attach(server);
+    serveResourceRead(server, context.source);
     context.compat.attach(server, era);
     context.connections.register(server, era);
     return server;

@@ -7,10 +7,15 @@
  *   every 2026-07-28 connection (the SDK's listen router delivers it only to listeners that asked for it).
  * - `notifications/prompts/list_changed` goes to the connections offered the compat prompts when they change.
  */
-import type { McpServer } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
 import type { SnapshotDiff } from '../index/diff.js';
 import { canonicalSkillUri } from '../index/uri.js';
 import type { Logger } from '../log.js';
+import type { PublicDiagnostic } from './diagnostics.js';
+import { echo, URI_PARAMS } from './resource-read.js';
+
+/** Most URIs one 2025-era connection may subscribe to. */
+export const MAX_SUBSCRIPTIONS = 10_000;
 
 /** Protocol era of a connection, as the SDK's serving entry decided it. */
 export type Era = 'legacy' | 'modern';
@@ -32,8 +37,8 @@ export class ConnectionRegistry {
 
   /**
    * Tracks `server` until its transport closes; on 2025-era connections also serves `resources/subscribe` and
-   * `resources/unsubscribe` (any `skill://` URI is accepted; an unparsable one gets -32602 from the SDK's schema
-   * check or is simply never notified).
+   * `resources/unsubscribe` (a well-formed `skill://` URI, served or not yet; anything else gets -32602, as does
+   * a subscription beyond {@link MAX_SUBSCRIPTIONS}).
    *
    * @param server a freshly built, not yet connected server.
    * @param era the era the factory was asked for.
@@ -43,12 +48,17 @@ export class ConnectionRegistry {
     this.#connections.add(connection);
     const low = server.server;
     if (era === 'legacy') {
-      low.setRequestHandler('resources/subscribe', (request) => {
-        connection.subscriptions.add(canonicalSkillUri(request.params.uri) ?? request.params.uri);
+      low.setRequestHandler('resources/subscribe', { params: URI_PARAMS }, ({ uri }) => {
+        const canonical = canonicalSkillUri(uri);
+        if (canonical === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI`);
+        if (connection.subscriptions.size >= MAX_SUBSCRIPTIONS && !connection.subscriptions.has(canonical)) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `subscription limit reached (${MAX_SUBSCRIPTIONS} URIs); unsubscribe first`);
+        }
+        connection.subscriptions.add(canonical);
         return {};
       });
-      low.setRequestHandler('resources/unsubscribe', (request) => {
-        connection.subscriptions.delete(canonicalSkillUri(request.params.uri) ?? request.params.uri);
+      low.setRequestHandler('resources/unsubscribe', { params: URI_PARAMS }, ({ uri }) => {
+        connection.subscriptions.delete(canonicalSkillUri(uri) ?? uri);
         return {};
       });
     }
@@ -76,6 +86,20 @@ export class ConnectionRegistry {
       for (const uri of diff.updated) {
         if (connection.era === 'legacy' && !connection.subscriptions.has(uri)) continue;
         this.#send(connection, () => connection.server.server.sendResourceUpdated({ uri }));
+      }
+    }
+  }
+
+  /**
+   * Sends each diagnostic to every connected host as `notifications/message` (level `warning`, logger
+   * `skills-serve`); the SDK drops messages below the level a host set with `logging/setLevel`.
+   */
+  log(diagnostics: readonly PublicDiagnostic[]): void {
+    if (diagnostics.length === 0) return;
+    for (const connection of this.#connections) {
+      if (!connection.server.isConnected()) continue;
+      for (const data of diagnostics) {
+        this.#send(connection, () => connection.server.sendLoggingMessage({ level: 'warning', logger: 'skills-serve', data }));
       }
     }
   }

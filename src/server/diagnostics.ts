@@ -1,0 +1,41 @@
+/**
+ * Diagnostics as hosts receive them (`notifications/message`, level warning): the same facts as on stderr, with
+ * every host path replaced by its place in the `skill://` namespace, so nothing on the wire reveals the machine's
+ * layout (pure).
+ */
+import type { Diagnostic, RootSpec } from '../index/types.js';
+
+/** The `data` of a diagnostic's `notifications/message`. */
+export interface PublicDiagnostic {
+  readonly severity: 'error' | 'warning';
+  readonly rule: string;
+  /** Where, relative to its root: `<root 1>/acme/refunds/SKILL.md` (roots numbered from 1 in command-line order). */
+  readonly file: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/**
+ * Rewrites a diagnostic for the wire.
+ *
+ * @param diagnostic as the index reported it (absolute host paths).
+ * @param roots the configured roots, whose directories are replaced by `<root N>` (or `<root N: prefix>`).
+ */
+export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpec[]): PublicDiagnostic {
+  // Longest directories first, so a root nested in another is replaced by its own label.
+  const labels = roots
+    .map((root, index) => ({ dir: root.dir, label: root.prefix.length === 0 ? `<root ${index + 1}>` : `<root ${index + 1}: ${root.prefix.join('/')}>` }))
+    .sort((a, b) => b.dir.length - a.dir.length);
+  const scrub = (text: string): string => labels.reduce((result, { dir, label }) => result.split(dir).join(label), text);
+  return {
+    severity: diagnostic.severity,
+    rule: diagnostic.rule,
+    file: scrub(diagnostic.file),
+    ...(diagnostic.line === undefined ? {} : { line: diagnostic.line }),
+    ...(diagnostic.column === undefined ? {} : { column: diagnostic.column }),
+    message: scrub(diagnostic.message),
+    hint: scrub(diagnostic.hint),
+  };
+}

@@ -1,0 +1,43 @@
+/** The stdin gate: which lines pass to the SDK and which are answered with -32700 / -32600. */
+import { describe, expect, it } from 'vitest';
+import { classifyLine, createJsonRpcGate } from '../../src/server/jsonrpc-gate.js';
+
+describe('classifyLine', () => {
+  it.each([
+    ['', { kind: 'pass' }],
+    ['   ', { kind: 'pass' }],
+    ['{"jsonrpc":"2.0","id":1,"method":"ping"}', { kind: 'pass' }],
+    ['{"jsonrpc":"2.0","id":"a","method":"skills/list","params":{"cursor":"x"}}', { kind: 'pass' }],
+    ['{"jsonrpc":"2.0","method":"notifications/initialized"}', { kind: 'pass' }],
+    ['{"jsonrpc":"2.0","id":3,"result":{}}', { kind: 'pass' }],
+    ['{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}', { kind: 'pass' }],
+    ['{not json', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
+    ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' }],
+    ['42', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: a message must be a JSON object' }],
+    ['{"jsonrpc":"1.0","id":7,"method":"ping"}', { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' }],
+    ['{"id":7,"method":"ping"}', { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' }],
+    ['{"jsonrpc":"2.0","id":"x","method":42}', { kind: 'reject', id: 'x', code: -32600, message: 'Invalid Request: "method" must be a string' }],
+    ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: "id" must be a string or an integer' }],
+    ['{"jsonrpc":"2.0","id":2,"method":"skills/get","params":"skill://a/SKILL.md"}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params" must be an object' }],
+    ['{"jsonrpc":"2.0","id":2,"method":"skills/get","params":null}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params" must be an object' }],
+    ['{"jsonrpc":"2.0","id":2,"method":"x","params":{"_meta":"s"}}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params._meta" must be an object' }],
+  ])('%j', (line, verdict) => {
+    expect(classifyLine(line)).toEqual(verdict);
+  });
+});
+
+describe('createJsonRpcGate', () => {
+  it('passes valid lines through byte for byte, across chunk boundaries, and reports rejected ones in order', async () => {
+    const rejected: string[] = [];
+    const gate = createJsonRpcGate((verdict, line) => rejected.push(`${verdict.code} ${line}`));
+    const out: string[] = [];
+    gate.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
+    const done = new Promise((resolve) => gate.on('end', resolve));
+    gate.write('{"jsonrpc":"2.0","id":1,"me');
+    gate.write('thod":"ping"}\nnope\n{"jsonrpc":"2.0","method":"notifications/initialized"}\r\n');
+    gate.end('[1]\n');
+    await done;
+    expect(out.join('')).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\r\n');
+    expect(rejected).toEqual(['-32700 nope', '-32600 [1]']);
+  });
+});
