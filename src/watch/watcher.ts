@@ -25,6 +25,8 @@ export const FALLBACK_POLL_MS = 1000;
  * changed file is therefore looked at once more this long after its batch; an unchanged file costs one `stat`.
  */
 export const RECHECK_MS = 120;
+/** How often each root's identity (device, inode) is compared with the watched directory's (ms). */
+export const ROOT_IDENTITY_CHECK_MS = 500;
 /** How often a removed root is checked for coming back (ms). */
 export const ROOT_RETURN_CHECK_MS = 250;
 
@@ -48,6 +50,20 @@ interface RootWatch {
   watcher: FSWatcher | undefined;
   polling: boolean;
   returnTimer: NodeJS.Timeout | undefined;
+  /** Device and inode of the root directory the watcher is attached to (`undefined` while detached). */
+  identity: string | undefined;
+  /** A re-attach is under way: identity checks wait for it. */
+  busy: boolean;
+}
+
+/** `dev:ino:birthtime` of a directory (inode numbers are reused at once), or `undefined` when it is missing or not a directory. */
+async function identityOf(dir: string): Promise<string | undefined> {
+  try {
+    const stat = await fsp.stat(dir);
+    return stat.isDirectory() ? `${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -63,15 +79,26 @@ export class RootsWatcher {
   #quietTimer: NodeJS.Timeout | undefined;
   #maxTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  #identityTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WatcherOptions) {
     this.#options = options;
-    this.#roots = options.roots.map((spec, index) => ({ index, spec, watcher: undefined, polling: options.pollMs !== undefined, returnTimer: undefined }));
+    this.#roots = options.roots.map((spec, index) => ({
+      index,
+      spec,
+      watcher: undefined,
+      polling: options.pollMs !== undefined,
+      returnTimer: undefined,
+      identity: undefined,
+      busy: false,
+    }));
   }
 
   /** Starts watching every root; resolves when each watcher has finished its initial scan. */
   async start(): Promise<void> {
     await Promise.all(this.#roots.map((root) => this.#attach(root)));
+    this.#identityTimer = setInterval(() => this.#checkIdentities(), ROOT_IDENTITY_CHECK_MS);
+    this.#identityTimer.unref();
     this.#options.logger.info(
       { roots: this.#roots.length, mode: this.#roots.some((root) => root.polling) ? 'polling' : 'native' },
       'watching roots for changes',
@@ -84,6 +111,7 @@ export class RootsWatcher {
     clearTimeout(this.#quietTimer);
     clearTimeout(this.#maxTimer);
     clearTimeout(this.#recheckTimer);
+    clearInterval(this.#identityTimer);
     await Promise.all(this.#roots.map((root) => this.#detach(root)));
   }
 
@@ -102,9 +130,37 @@ export class RootsWatcher {
       },
     });
     root.watcher = watcher;
+    root.identity = await identityOf(root.spec.dir);
     watcher.on('all', (kind, changed) => this.#onEvent(root, kind, changed));
     watcher.on('error', (error) => this.#onError(root, error as NodeJS.ErrnoException));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  }
+
+  /**
+   * A root replaced faster than the watcher notices (`rm -rf root && cp -r new root`, `mv new root`) leaves the
+   * watcher on the old directory, without any event for the root itself: compare the root's device and inode with
+   * those seen when attaching, and re-attach and rescan when they differ.
+   */
+  #checkIdentities(): void {
+    for (const root of this.#roots) {
+      if (this.#closed || root.busy || root.watcher === undefined || root.returnTimer !== undefined) continue;
+      void identityOf(root.spec.dir).then((identity) => {
+        if (this.#closed || root.busy || root.watcher === undefined || identity === root.identity) return;
+        if (identity === undefined) {
+          this.#push({ rootIndex: root.index, kind: 'unlinkDir', rel: '' });
+          this.#rootRemoved(root);
+          return;
+        }
+        root.busy = true;
+        this.#options.logger.warn({ root: root.spec.dir }, 'root was replaced by another directory; re-attaching and rescanning it');
+        void this.#detach(root)
+          .then(() => this.#attach(root))
+          .then(() => this.#push({ rootIndex: root.index, kind: 'addDir', rel: '' }))
+          .finally(() => {
+            root.busy = false;
+          });
+      });
+    }
   }
 
   async #detach(root: RootWatch): Promise<void> {
@@ -148,6 +204,7 @@ export class RootsWatcher {
     this.#options.logger.warn({ root: root.spec.dir }, 'root was removed; its skills are withdrawn until it comes back');
     void root.watcher?.close().catch(() => undefined);
     root.watcher = undefined;
+    root.identity = undefined;
     root.returnTimer = setInterval(() => {
       fsp.stat(root.spec.dir).then(
         async (stat) => {

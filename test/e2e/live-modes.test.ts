@@ -1,0 +1,70 @@
+/**
+ * Watch modes over real stdio: `--no-watch` serves a fixed snapshot (nothing on disk changes what is listed, and no
+ * notification is sent), and `--poll 100` follows changes by polling. Both a 2025-era and a 2026-07-28 host.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BASE_SUBSCRIBED, LIVE_ERAS, makeBaseTree, startLive, writeFilesAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
+import { removeTree, skillMd } from '../helpers/tree.js';
+
+describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
+  let server: LiveServer | undefined;
+  let tree: BaseTree | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    if (tree !== undefined) await removeTree(tree.root);
+  });
+
+  it('--no-watch: edits, new skills and deletions on disk change nothing and announce nothing', async () => {
+    tree = await makeBaseTree();
+    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags: ['--no-watch'] });
+    const live = server;
+    await live.converge(tree.all);
+    expect(await live.waitForLog('serving on stdio; indexing')).toMatchObject({ watch: false });
+    await live.waitForLog('index built');
+    expect(live.logs().some((line) => line.msg?.includes('watching roots for changes') === true)).toBe(false);
+    const before = await live.list();
+    const mark = live.mark();
+
+    await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), '# Guide\n\nEdited while not watched.\n');
+    await fsp.writeFile(path.join(tree.beta.dir, 'SKILL.md'), skillMd('beta', 'Beta skill, edited while not watched.'));
+    await writeFilesAtomically(tree.root, { 'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, added while not watched.') });
+    await fsp.rm(tree.inner.dir, { recursive: true });
+    // A negative claim ("nothing happens") has no event to wait for: give a (wrongly) running watcher 1 s, about 25
+    // debounce windows, to show itself.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    expect(await live.list()).toEqual(before);
+    expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: [] });
+    expect(live.heard).toEqual([]);
+    expect(live.logs().filter((line) => line.msg?.startsWith('index updated') === true)).toEqual([]);
+  });
+
+  it('--poll 100: follows edits, additions and deletions by polling', async () => {
+    tree = await makeBaseTree();
+    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags: ['--poll', '100'] });
+    const live = server;
+    await live.converge(tree.all);
+    expect(await live.waitForLog('watching roots for changes')).toMatchObject({ mode: 'polling' });
+    expect(await live.waitForLog('serving on stdio; indexing')).toMatchObject({ watch: true, pollMs: 100 });
+
+    const guide = '# Guide\n\nEdited under polling, with other length.\n';
+    const gamma = { uri: 'skill://gamma/SKILL.md', dir: path.join(tree.root, 'gamma') };
+    let mark = live.mark();
+    await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), guide);
+    await fsp.writeFile(path.join(tree.beta.dir, 'notes.txt'), 'beta notes, polled\n'); // not subscribed
+    await writeFilesAtomically(tree.root, { 'gamma/ref.md': 'gamma ref\n', 'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, found by polling.') });
+    await live.converge([...tree.all, gamma]);
+    await live.settle();
+    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://alpha/references/guide.md'] });
+    await live.verifyReads([...tree.all, gamma]);
+
+    mark = live.mark();
+    await fsp.rm(tree.beta.dir, { recursive: true });
+    await live.converge([tree.alpha, tree.inner, gamma]);
+    await live.settle();
+    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+  });
+});

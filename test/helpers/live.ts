@@ -1,0 +1,366 @@
+/**
+ * Live-update harness for end-to-end tests: a server spawned over real stdio (see `server.ts`) with recorded change
+ * notifications, bounded polling (`waitFor`), a disk-derived expectation of every published entry, and a *barrier*
+ * that proves every notification due so far has arrived.
+ *
+ * The barrier (`settle`) rewrites a file of a "sentinel" skill served from a second root and waits for its
+ * `notifications/resources/updated`. Rebuilds are serialized and notifications travel in order on stdout, so once the
+ * sentinel's update is heard, every notification of an earlier snapshot has been heard too: a test can then claim
+ * "exactly these notifications" (and "none") without sleeping.
+ */
+import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
+import { promises as fsp, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { connect, ERAS, type Connection, type Era } from './server.js';
+import { makeTree, removeTree, sha256, skillMd } from './tree.js';
+
+/** The eras live tests run in: a 2025-era host (`resources/subscribe`) and a 2026-07-28 host (`subscriptions/listen`). */
+export const LIVE_ERAS = [ERAS[1], ERAS[2]] as const;
+
+/** The barrier skill, served from its own root so that tests may delete the root under test. */
+export const SENTINEL_SKILL = 'skill://sentinel/SKILL.md';
+export const SENTINEL_URI = 'skill://sentinel/tick.txt';
+
+/** Default bound of every wait (ms); generous for slow CI machines, never reached when things work. */
+export const WAIT_MS = 15_000;
+
+export interface WaitOptions {
+  /** Give up after this long (ms). */
+  readonly timeoutMs?: number;
+  /** Pause between polls (ms). */
+  readonly intervalMs?: number;
+  /** Explains the last failed poll in the timeout error. */
+  readonly describe?: () => string;
+}
+
+/**
+ * Polls `predicate` until it returns `true`; rejects after `timeoutMs`. A predicate that throws counts as "not yet"
+ * (its last error is reported on timeout). This is the only synchronization the live tests use.
+ *
+ * @param predicate the condition (sync or async).
+ * @param options bounds and a description of what was awaited.
+ */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
+  const { timeoutMs = WAIT_MS, intervalMs = 25 } = options;
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (await predicate()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() >= deadline) {
+      const why = options.describe?.() ?? (lastError === undefined ? 'the condition stayed false' : String(lastError));
+      throw new Error(`waitFor: not reached within ${timeoutMs} ms: ${why}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The JSON-RPC error code a request fails with (throws if it succeeds or fails otherwise). */
+export async function errorCodeOf(request: Promise<unknown>): Promise<number> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof ProtocolError) return error.code;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+/** One change notification as the host received it. */
+export interface Heard {
+  readonly method: 'list_changed' | 'updated';
+  readonly uri?: string;
+}
+
+/** What a stretch of notifications amounts to (the sentinel's own updates left out). */
+export interface HeardSummary {
+  /** At least one `notifications/resources/list_changed`. */
+  readonly listChanged: boolean;
+  /** Distinct URIs of `notifications/resources/updated`, sorted. */
+  readonly updated: string[];
+}
+
+/** A skill the test expects to be published, with the directory on disk its entry must mirror. */
+export interface ExpectedSkill {
+  /** `SKILL.md` URI. */
+  readonly uri: string;
+  /** Absolute directory of the skill. */
+  readonly dir: string;
+}
+
+/** One parsed stderr log line (pino JSON). */
+export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
+
+export interface LiveServer {
+  readonly connection: Connection;
+  readonly era: Era;
+  /** Every change notification heard so far, in arrival order. */
+  readonly heard: Heard[];
+  /** Index into `heard` to summarize from later. */
+  mark(): number;
+  /** What was heard since `mark`, without the sentinel's updates. */
+  heardSince(mark: number): HeardSummary;
+  /** Parsed stderr lines so far. */
+  logs(): LogLine[];
+  /** Resolves once a stderr line's `msg` contains `text`. */
+  waitForLog(text: string, timeoutMs?: number): Promise<LogLine>;
+  /** The whole listing (every page, the sentinel left out), verified by the SDK's `SkillsClient`. */
+  list(): Promise<Skill[]>;
+  /**
+   * Polls `skills/list` until it publishes exactly `expected` (plus the sentinel), each entry mirroring its directory;
+   * returns that listing without the sentinel.
+   */
+  converge(expected: readonly ExpectedSkill[], timeoutMs?: number): Promise<Skill[]>;
+  /** The barrier: resolves once every notification due for earlier changes has been heard. Needs the watcher. */
+  settle(): Promise<void>;
+  /**
+   * Stops `updated` notifications for `uri`: `resources/unsubscribe` on a 2025-era connection; on 2026-07-28 the
+   * listen stream is closed and reopened without it (the acknowledgement is awaited).
+   */
+  unsubscribe(uri: string): Promise<void>;
+  /** Reads every file of every listed skill through `SkillsClient` (size, digest, frontmatter checked) and compares with disk. */
+  verifyReads(expected: readonly ExpectedSkill[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface LiveOptions {
+  readonly era: Era;
+  /** URIs whose `updated` notifications the host asks for (the sentinel's is added). */
+  readonly subscribe: readonly string[];
+  /** Extra CLI flags (`--no-watch`, `--poll 100`). */
+  readonly flags?: readonly string[];
+}
+
+/**
+ * Spawns the server on `roots` plus a sentinel root, records notifications, subscribes (2025 era: `resources/subscribe`
+ * per URI; 2026-07-28: `client.listen` with `resourcesListChanged` and `resourceSubscriptions`), and waits until the
+ * watcher is ready (stderr "watching roots for changes", unless `--no-watch`) and the first `skills/list` answered.
+ */
+export async function startLive(roots: readonly string[], options: LiveOptions): Promise<LiveServer> {
+  const sentinelRoot = await makeTree({ 'sentinel/SKILL.md': skillMd('sentinel', 'Barrier for live tests.'), 'sentinel/tick.txt': 'tick\n' });
+  const flags = options.flags ?? [];
+  const watching = !flags.includes('--no-watch');
+  const connection = await connect([...roots, sentinelRoot, ...flags], options.era);
+  const heard: Heard[] = [];
+  connection.client.setNotificationHandler('notifications/resources/list_changed', () => {
+    heard.push({ method: 'list_changed' });
+  });
+  connection.client.setNotificationHandler('notifications/resources/updated', (notification) => {
+    heard.push({ method: 'updated', uri: notification.params.uri });
+  });
+  let subscriptions = [...options.subscribe, SENTINEL_URI];
+  const modern = options.era.label === '2026-07-28';
+  let closeListen: (() => Promise<void>) | undefined;
+  const listen = async (): Promise<void> => {
+    const subscription = await connection.client.listen({ resourcesListChanged: true, resourceSubscriptions: subscriptions });
+    closeListen = () => subscription.close();
+  };
+  if (modern) await listen();
+  else for (const uri of subscriptions) await connection.client.subscribeResource({ uri });
+
+  const logs = (): LogLine[] =>
+    connection
+      .stderr()
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as LogLine];
+        } catch {
+          return [];
+        }
+      });
+  const waitForLog = async (text: string, timeoutMs = WAIT_MS): Promise<LogLine> => {
+    let found: LogLine | undefined;
+    await waitFor(() => (found = logs().find((line) => line.msg?.includes(text) === true)) !== undefined, {
+      timeoutMs,
+      describe: () => `no stderr line containing ${JSON.stringify(text)}; stderr:\n${connection.stderr()}`,
+    });
+    return found as LogLine;
+  };
+  const listAll = async (): Promise<Skill[]> => (await connection.skills.list()).skills;
+  const list = async (): Promise<Skill[]> => (await listAll()).filter((skill) => skill.uri !== SENTINEL_SKILL);
+  const sentinel: ExpectedSkill = { uri: SENTINEL_SKILL, dir: path.join(sentinelRoot, 'sentinel') };
+
+  if (watching) await waitForLog('watching roots for changes');
+  await listAll();
+
+  let ticks = 0;
+  const server: LiveServer = {
+    connection,
+    era: options.era,
+    heard,
+    mark: () => heard.length,
+    heardSince: (mark) => summarize(heard.slice(mark)),
+    logs,
+    waitForLog,
+    list,
+    async converge(expected, timeoutMs = WAIT_MS) {
+      const wanted = [...expected, sentinel];
+      let listed: Skill[] = [];
+      let mismatch = 'never listed';
+      await waitFor(
+        async () => {
+          listed = await listAll();
+          mismatch = catalogMismatch(listed, wanted) ?? '';
+          return mismatch === '';
+        },
+        { timeoutMs, describe: () => `catalog does not match disk: ${mismatch}\nstderr:\n${connection.stderr()}` },
+      );
+      return listed.filter((skill) => skill.uri !== SENTINEL_SKILL);
+    },
+    async settle() {
+      if (!watching) throw new Error('settle() needs the watcher');
+      const mark = heard.length;
+      ticks += 1;
+      // A new size each time, so that the barrier does not depend on the server noticing same-size changes.
+      await writeAtomically(path.join(sentinel.dir, 'tick.txt'), `tick ${'.'.repeat(ticks)}\n`);
+      await waitFor(() => heard.slice(mark).some((item) => item.method === 'updated' && item.uri === SENTINEL_URI), {
+        describe: () => `the sentinel's update never arrived; heard ${JSON.stringify(heard.slice(mark))}\nstderr:\n${connection.stderr()}`,
+      });
+    },
+    async unsubscribe(uri) {
+      subscriptions = subscriptions.filter((candidate) => candidate !== uri);
+      if (!modern) {
+        await connection.client.unsubscribeResource({ uri });
+        return;
+      }
+      await closeListen?.();
+      await listen();
+    },
+    async verifyReads(expected) {
+      const listed = await list();
+      for (const want of expected) {
+        const skill = listed.find((candidate) => candidate.uri === want.uri);
+        if (skill === undefined) throw new Error(`${want.uri} is not listed`);
+        const base = want.uri.slice(0, -'/SKILL.md'.length);
+        for (const resource of skill.resources === 'dynamic' ? [] : skill.resources) {
+          const file = await connection.skills.read(skill, resource.uri);
+          if (!file.verified) throw new Error(`${resource.uri} was not verified`);
+          const onDisk = readFileSync(path.join(want.dir, ...decodeRel(resource.uri.slice(base.length + 1))));
+          if (!Buffer.from(file.bytes).equals(onDisk)) throw new Error(`${resource.uri}: bytes read differ from disk`);
+        }
+      }
+    },
+    async close() {
+      await closeListen?.().catch(() => undefined);
+      await connection.close();
+      await removeTree(sentinelRoot);
+    },
+  };
+  return server;
+}
+
+function summarize(items: readonly Heard[]): HeardSummary {
+  const updated = new Set<string>();
+  for (const item of items) if (item.method === 'updated' && item.uri !== SENTINEL_URI && item.uri !== undefined) updated.add(item.uri);
+  return { listChanged: items.some((item) => item.method === 'list_changed'), updated: [...updated].sort() };
+}
+
+/** Why `listed` differs from what the directories on disk call for, or `undefined` when it matches. */
+function catalogMismatch(listed: readonly Skill[], expected: readonly ExpectedSkill[]): string | undefined {
+  const listedUris = listed.map((skill) => skill.uri).sort();
+  const expectedUris = expected.map((skill) => skill.uri).sort();
+  if (JSON.stringify(listedUris) !== JSON.stringify(expectedUris)) {
+    return `listed ${JSON.stringify(listedUris)}, expected ${JSON.stringify(expectedUris)}`;
+  }
+  for (const want of expected) {
+    const skill = listed.find((candidate) => candidate.uri === want.uri);
+    const got = JSON.stringify(sortByUri(skill?.resources === 'dynamic' ? [] : (skill?.resources ?? [])));
+    const disk = JSON.stringify(diskResources(want.dir, want.uri.slice(0, -'/SKILL.md'.length)));
+    if (got !== disk) return `${want.uri}: resources ${got}, disk ${disk}`;
+  }
+  return undefined;
+}
+
+/**
+ * `{ uri, digest, size }` of every file a skill directory publishes per the ignore policy (names starting with `.`
+ * and `node_modules` are skipped), computed from disk independently of `src/`, sorted by URI.
+ *
+ * @param dir the skill directory.
+ * @param base the skill's directory URI (`skill://alpha`).
+ */
+export function diskResources(dir: string, base: string): { uri: string; digest: string; size: number }[] {
+  const out: { uri: string; digest: string; size: number }[] = [];
+  const walk = (abs: string, rel: string[]): void => {
+    for (const name of readdirSync(abs)) {
+      if (name.startsWith('.') || name === 'node_modules') continue;
+      const child = path.join(abs, name);
+      const stat = statSync(child);
+      if (stat.isDirectory()) walk(child, [...rel, name]);
+      else if (stat.isFile()) {
+        const bytes = readFileSync(child);
+        out.push({ uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`, digest: sha256(bytes), size: bytes.length });
+      }
+    }
+  };
+  walk(dir, []);
+  return sortByUri(out);
+}
+
+/** A file list as `{ uri, digest, size }` only, sorted by URI (code-unit order). */
+function sortByUri(items: readonly { uri: string; digest: string; size: number }[]): { uri: string; digest: string; size: number }[] {
+  return items.map(({ uri, digest, size }) => ({ uri, digest, size })).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+}
+
+function decodeRel(rel: string): string[] {
+  return rel.split('/').map((segment) => decodeURIComponent(segment));
+}
+
+let tempCounter = 0;
+
+/**
+ * Writes `contents` the way editors save: into a temp file with an ignored name (`.<name>.tmp-<n>`) next to the target,
+ * then `rename` over it, so the target is never seen half-written.
+ */
+export async function writeAtomically(file: string, contents: string | Uint8Array): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${++tempCounter}`);
+  await fsp.writeFile(temp, contents);
+  await fsp.rename(temp, file);
+}
+
+/** Writes a whole tree spec (relative path → contents) with {@link writeAtomically}, in key order. */
+export async function writeFilesAtomically(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
+  for (const [rel, contents] of Object.entries(files)) await writeAtomically(path.join(root, ...rel.split('/')), contents);
+}
+
+/** The tree most live tests start from: two skills, one with a nested skill, text and binary files. */
+export interface BaseTree {
+  readonly root: string;
+  readonly alpha: ExpectedSkill;
+  readonly inner: ExpectedSkill;
+  readonly beta: ExpectedSkill;
+  /** Every skill of the tree, as published at start. */
+  readonly all: readonly ExpectedSkill[];
+}
+
+/** The URIs a host subscribes to in the base tree (`alpha/scripts/run.sh`, `beta/notes.txt` and `alpha/inner/SKILL.md` are left out on purpose). */
+export const BASE_SUBSCRIBED = [
+  'skill://alpha/SKILL.md',
+  'skill://alpha/references/guide.md',
+  'skill://alpha/inner/notes.md',
+  'skill://beta/SKILL.md',
+  'skill://beta/assets/data.bin',
+] as const;
+
+/** Creates the base tree in a fresh temp directory. */
+export async function makeBaseTree(): Promise<BaseTree> {
+  const root = await makeTree({
+    'alpha/SKILL.md': skillMd('alpha', 'Alpha skill one.'),
+    'alpha/references/guide.md': '# Guide\n\nFirst version.\n',
+    'alpha/scripts/run.sh': '#!/bin/sh\necho one\n',
+    'alpha/inner/SKILL.md': skillMd('inner', 'Inner skill nested in alpha.'),
+    'alpha/inner/notes.md': 'inner notes v1\n',
+    'beta/SKILL.md': skillMd('beta', 'Beta skill.'),
+    'beta/notes.txt': 'beta notes v1\n',
+    'beta/assets/data.bin': Uint8Array.from({ length: 1024 }, (_, index) => (index * 7) & 0xff),
+  });
+  const alpha = { uri: 'skill://alpha/SKILL.md', dir: path.join(root, 'alpha') };
+  const inner = { uri: 'skill://alpha/inner/SKILL.md', dir: path.join(root, 'alpha', 'inner') };
+  const beta = { uri: 'skill://beta/SKILL.md', dir: path.join(root, 'beta') };
+  return { root, alpha, inner, beta, all: [alpha, inner, beta] };
+}
