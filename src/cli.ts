@@ -11,15 +11,18 @@ import {
   COMPAT_MODES,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
+  parseHttpEndpoint,
   parsePageSize,
   parsePollMs,
   parseRootArg,
   type CompatMode,
   type Config,
+  type HttpEndpoint,
 } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
+import { runHttpServer } from './http.js';
 import { runStdioServer } from './lifecycle.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
 
@@ -38,6 +41,8 @@ interface ServeOptions extends CommonOptions {
   watch: boolean;
   poll?: number | true;
   compat: CompatMode;
+  http?: HttpEndpoint;
+  httpToken?: string;
 }
 
 /** Wraps a parser that throws into one commander reports as an invalid argument. */
@@ -134,7 +139,13 @@ function buildProgram(): Command {
         .default('auto')
         .env('SKILLS_SERVE_COMPAT'),
     )
-    .action((args: string[], options: ServeOptions) => {
+    .addOption(
+      new Option('--http <[host:]port>', 'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)')
+        .argParser(argParser(parseHttpEndpoint))
+        .env('SKILLS_SERVE_HTTP'),
+    )
+    .addOption(new Option('--http-token <token>', 'require Authorization: Bearer <token> on every HTTP request').env('SKILLS_SERVE_HTTP_TOKEN'))
+    .action(async (args: string[], options: ServeOptions) => {
       const roots = rootsOrExit(args);
       const config: Config = Object.freeze({
         roots: Object.freeze(roots),
@@ -145,6 +156,8 @@ function buildProgram(): Command {
         watch: options.watch,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
+        ...(options.http === undefined ? {} : { http: options.http }),
+        ...(options.httpToken === undefined || options.httpToken === '' ? {} : { httpToken: options.httpToken }),
       });
       const logger = createLogger(config.logLevel);
       process.on('uncaughtException', (error) => {
@@ -152,7 +165,17 @@ function buildProgram(): Command {
         process.exit(1);
       });
       process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled promise rejection'));
-      runStdioServer(config, { logger, version: VERSION, exit: (code) => process.exit(code) });
+      const run = { logger, version: VERSION, exit: (code: number) => process.exit(code) };
+      if (config.http === undefined) {
+        runStdioServer(config, run);
+        return;
+      }
+      try {
+        await runHttpServer({ ...config, http: config.http }, run);
+      } catch (error) {
+        logger.fatal({ err: error }, `cannot serve HTTP on ${config.http.host}:${config.http.port}: ${(error as Error).message}`);
+        process.exit(1);
+      }
     });
 
   addCommonOptions(program.command('check').description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'))

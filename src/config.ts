@@ -25,6 +25,10 @@ export interface Config {
   readonly strict: boolean;
   /** Symlink policy (`--symlinks within|skip|follow`). */
   readonly symlinks: SymlinkPolicy;
+  /** `--http [host:]port`: serve Streamable HTTP instead of stdio. */
+  readonly http?: HttpEndpoint;
+  /** `--http-token`: bearer token every HTTP request must carry. */
+  readonly httpToken?: string;
   /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
   readonly compat: CompatMode;
 }
@@ -51,6 +55,30 @@ export function parseRootArg(arg: string, cwd: string): RootSpec {
     throw new RangeError(`root "${arg}" must be a directory or prefix=directory, with a prefix of non-empty "/"-separated names (e.g. acme/billing=./skills)`);
   }
   return Object.freeze({ dir: path.resolve(cwd, dirText), prefix: Object.freeze(prefix) });
+}
+
+/** Where `--http` listens. */
+export interface HttpEndpoint {
+  readonly host: string;
+  /** TCP port; 0 picks a free one (logged). */
+  readonly port: number;
+}
+
+/** Host `--http <port>` binds to when none is given: this machine only. */
+export const DEFAULT_HTTP_HOST = '127.0.0.1';
+
+/**
+ * Parses `--http`: `port`, `host:port`, `[ipv6]:port` or `:port`.
+ *
+ * @returns host (default {@link DEFAULT_HTTP_HOST}, IPv6 without brackets) and port 0-65535.
+ * @throws RangeError naming the accepted forms.
+ */
+export function parseHttpEndpoint(text: string): HttpEndpoint {
+  const match = /^(?:(\[[\da-fA-F:.]+\]|[^:[\]]+)?:)?(\d{1,5})$/u.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (match === null || port > 65_535) throw new RangeError(`--http must be port, host:port or [ipv6]:port with a port from 0 to 65535 (got "${text}")`);
+  const host = match[1] === undefined || match[1] === '' ? DEFAULT_HTTP_HOST : match[1].replace(/^\[(.*)\]$/u, '$1');
+  return { host, port };
 }
 
 /** Default `--page-size`. */

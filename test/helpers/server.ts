@@ -206,3 +206,44 @@ export const ANY_RESULT = {
 export async function rawRequest(connection: Connection, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   return (await connection.client.request({ method, params }, ANY_RESULT)) as Record<string, unknown>;
 }
+
+/** A `skills-serve --http` process listening on a free port. */
+export interface HttpServer {
+  readonly url: string;
+  readonly port: number;
+  stderr(): string;
+  stop(): Promise<number | string>;
+}
+
+/**
+ * Starts `skills-serve --http 0 <args>` and resolves once it listens and the first index build is served.
+ *
+ * @param args further CLI arguments (roots, flags).
+ * @param env extra environment variables.
+ */
+export function startHttpServer(args: readonly string[], env: Record<string, string> = {}): Promise<HttpServer> {
+  const raw = spawnRaw(['--http', '0', ...args], env);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`HTTP server did not start:\n${raw.stderr()}`)), 20_000);
+    const check = setInterval(() => {
+      const port = /"port":(\d+)/u.exec(raw.stderr())?.[1];
+      if (port === undefined || !raw.stderr().includes('index built')) return;
+      clearInterval(check);
+      clearTimeout(timer);
+      resolve({
+        url: `http://127.0.0.1:${port}/mcp`,
+        port: Number(port),
+        stderr: raw.stderr,
+        stop: () => {
+          raw.child.kill('SIGTERM');
+          return raw.exited();
+        },
+      });
+    }, 20);
+    void raw.exited().then((code) => {
+      clearInterval(check);
+      clearTimeout(timer);
+      reject(new Error(`HTTP server exited ${code}:\n${raw.stderr()}`));
+    });
+  });
+}

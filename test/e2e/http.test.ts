@@ -1,0 +1,112 @@
+/**
+ * Streamable HTTP (`--http`): both eras verify every file with SkillsClient; two replicas on one tree publish
+ * identical entries and accept each other's cursors; Host/Origin checks, bearer token, health endpoints, SIGTERM.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ANY_RESULT, ERAS, SAMPLE_SKILLS, startHttpServer, type Era, type HttpServer } from '../helpers/server.js';
+
+const SAMPLE_URIS = [
+  'skill://acme/billing/refunds/SKILL.md',
+  'skill://acme/support/refunds/SKILL.md',
+  'skill://data-pipeline/SKILL.md',
+  'skill://data-pipeline/csv-cleaning/SKILL.md',
+  'skill://pdf-summaries/SKILL.md',
+  'skill://report-writer/SKILL.md',
+];
+
+let servers: HttpServer[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => undefined)));
+  await Promise.all(servers.map((server) => server.stop()));
+  servers = [];
+});
+
+async function start(args: readonly string[], env: Record<string, string> = {}): Promise<HttpServer> {
+  const server = await startHttpServer(args, env);
+  servers.push(server);
+  return server;
+}
+
+async function connectHttp(url: string, era: Era = ERAS[1], headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client(
+    { name: 'http-e2e', version: '1.0.0' },
+    { versionNegotiation: era.negotiation, ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }) },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
+  it('serves and verifies every file of sample-skills', async () => {
+    const server = await start(['--no-watch', SAMPLE_SKILLS]);
+    const skills = new SkillsClient(await connectHttp(server.url, era));
+    const listing = await skills.list();
+    expect(listing.skills.map((skill) => skill.uri)).toEqual(SAMPLE_URIS);
+    for (const skill of listing.skills) {
+      for (const resource of skill.resources as { uri: string }[]) expect((await skills.read(skill, resource.uri)).verified).toBe(true);
+    }
+  });
+
+  it('two replicas on the same tree publish identical entries, and a cursor from one pages on the other', async () => {
+    const [one, two] = [await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS]), await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS])];
+    const [a, b] = [await connectHttp(one!.url, era), await connectHttp(two!.url, era)];
+    expect((await new SkillsClient(a).list()).skills).toEqual((await new SkillsClient(b).list()).skills);
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let turn = 0;
+    do {
+      const client = turn++ % 2 === 0 ? a : b;
+      const page = (await client.request({ method: 'skills/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT)) as {
+        skills: { uri: string }[];
+        nextCursor?: string;
+      };
+      uris.push(...page.skills.map((skill) => skill.uri));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(uris).toEqual(SAMPLE_URIS);
+  });
+});
+
+describe('HTTP endpoint', () => {
+  it('answers health and readiness, 404 elsewhere, and refuses a foreign Host or Origin on a loopback bind', async () => {
+    const server = await start(['--no-watch', SAMPLE_SKILLS]);
+    const base = `http://127.0.0.1:${server.port}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ready', skills: 6, generation: 1 });
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url, { method: 'POST', body: initialize, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
+    expect((await post({})).status).toBe(200);
+    expect((await post({ origin: 'https://evil.example' })).status).toBe(403);
+    // fetch does not let a page set Host; a raw request can, as a DNS-rebinding attacker's browser effectively does.
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve) => {
+      const req = request({ host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: { host: `evil.example:${server.port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => resolve(res.statusCode ?? 0));
+      req.end(initialize);
+    });
+    expect(status).toBe(403);
+  });
+
+  it('requires the bearer token when one is set (flag or SKILLS_SERVE_HTTP_TOKEN)', async () => {
+    const server = await start(['--no-watch', SAMPLE_SKILLS], { SKILLS_SERVE_HTTP_TOKEN: 's3cret-token' });
+    await expect(connectHttp(server.url)).rejects.toThrow();
+    await expect(connectHttp(server.url, ERAS[1], { authorization: 'Bearer wrong-token!' })).rejects.toThrow();
+    const client = await connectHttp(server.url, ERAS[1], { authorization: 'Bearer s3cret-token' });
+    expect((await new SkillsClient(client).list()).skills).toHaveLength(6);
+    const unauthorized = await fetch(server.url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer realm="skills-serve"');
+  });
+
+  it('warns when bound to a non-loopback address without a token, and exits 0 on SIGTERM', async () => {
+    const server = await start(['--http', '0.0.0.0:0', '--no-watch', SAMPLE_SKILLS]);
+    expect(server.stderr()).toContain('without --http-token');
+    servers = [];
+    expect(await server.stop()).toBe(0);
+  });
+});
