@@ -5,17 +5,11 @@
  */
 import type { Diagnostic, RootSpec } from '../index/types.js';
 
-/** The `data` of a diagnostic's `notifications/message`. */
-export interface PublicDiagnostic {
-  readonly severity: 'error' | 'warning';
-  readonly rule: string;
-  /** Where, relative to its root: `<root 1>/acme/refunds/SKILL.md` (roots numbered from 1 in command-line order). */
-  readonly file: string;
-  readonly line?: number;
-  readonly column?: number;
-  readonly message: string;
-  readonly hint: string;
-}
+/**
+ * The `data` of a diagnostic's `notifications/message`: a {@link Diagnostic} whose `file`, `message` and `hint` name
+ * places relative to their root (`<root 1>/acme/refunds/SKILL.md`, roots numbered from 1 in command-line order).
+ */
+export type PublicDiagnostic = Diagnostic;
 
 /**
  * Rewrites a diagnostic for the wire.
