@@ -144,7 +144,16 @@ function buildProgram(): Command {
         .argParser(argParser(parseHttpEndpoint))
         .env('SKILLS_SERVE_HTTP'),
     )
-    .addOption(new Option('--http-token <token>', 'require Authorization: Bearer <token> on every HTTP request').env('SKILLS_SERVE_HTTP_TOKEN'))
+    .addOption(
+      new Option('--http-token <token>', 'require Authorization: Bearer <token> on every HTTP request (/mcp; health endpoints stay open)')
+        .argParser(
+          argParser((token) => {
+            if (token.trim() === '') throw new RangeError('--http-token must not be empty (an unset variable, as in --http-token "$TOKEN"?)');
+            return token;
+          }),
+        )
+        .env('SKILLS_SERVE_HTTP_TOKEN'),
+    )
     .action(async (args: string[], options: ServeOptions) => {
       const roots = rootsOrExit(args);
       const config: Config = Object.freeze({
@@ -157,7 +166,7 @@ function buildProgram(): Command {
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
         ...(options.http === undefined ? {} : { http: options.http }),
-        ...(options.httpToken === undefined || options.httpToken === '' ? {} : { httpToken: options.httpToken }),
+        ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),
       });
       const logger = createLogger(config.logLevel);
       process.on('uncaughtException', (error) => {
@@ -173,7 +182,8 @@ function buildProgram(): Command {
       try {
         await runHttpServer({ ...config, http: config.http }, run);
       } catch (error) {
-        logger.fatal({ err: error }, `cannot serve HTTP on ${config.http.host}:${config.http.port}: ${(error as Error).message}`);
+        const code = (error as NodeJS.ErrnoException).code;
+        logger.fatal({ code }, `cannot serve HTTP on ${config.http.host}:${config.http.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (error as Error).message}`);
         process.exit(1);
       }
     });
@@ -206,6 +216,27 @@ function buildProgram(): Command {
   return program;
 }
 
+/** Environment twins of on/off flags. */
+const BOOLEAN_ENV = ['SKILLS_SERVE_NO_WATCH', 'SKILLS_SERVE_STRICT', 'SKILLS_SERVE_JSON'] as const;
+
+/**
+ * Reads on/off environment twins the way people write them: `1`/`true`/`yes`/`on` turn the flag on;
+ * `0`/`false`/`no`/`off` and the empty string leave it off (commander would treat any value as on).
+ *
+ * @param env the process environment (modified: "off" values are removed).
+ * @throws SkillsServeError `CONFIG_INVALID` for any other value.
+ */
+export function normalizeBooleanEnv(env: NodeJS.ProcessEnv): void {
+  for (const name of BOOLEAN_ENV) {
+    const value = env[name];
+    if (value === undefined) continue;
+    if (/^(?:0|false|no|off|)$/iu.test(value.trim())) delete env[name];
+    else if (!/^(?:1|true|yes|on)$/iu.test(value.trim())) {
+      throw new SkillsServeError('CONFIG_INVALID', `${name} must be 1, true, yes, on, or 0, false, no, off (got "${value}")`);
+    }
+  }
+}
+
 /**
  * `--poll` takes an optional value, so `--poll ./skills` would read the root as the interval: a bare `--poll`
  * followed by anything but a number is rewritten to `--poll=<default>`.
@@ -215,6 +246,12 @@ export function normalizePollFlag(argv: readonly string[]): string[] {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
+  try {
+    normalizeBooleanEnv(process.env);
+  } catch (error) {
+    process.stderr.write(`skills-serve: ${(error as Error).message}\n`);
+    process.exit(exitCodeOf('CONFIG_INVALID'));
+  }
   try {
     await buildProgram().parseAsync(normalizePollFlag(argv));
   } catch (error) {

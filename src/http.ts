@@ -57,6 +57,7 @@ export async function runHttpServer(config: Config & { http: HttpEndpoint }, opt
     logger,
     connections: new ConnectionRegistry(logger),
     compat: catalog.compat,
+    stateless: true,
   });
   const handler = createMcpHandler(factory, { legacy: 'stateless', onerror: (error) => logger.debug({ err: error }, 'request error') });
   catalog.onChange(({ previous, next, diff }) => {
@@ -119,6 +120,7 @@ export async function runHttpServer(config: Config & { http: HttpEndpoint }, opt
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGHUP', () => stop('SIGHUP'));
   catalog.start().catch((error: unknown) => {
     logger.fatal({ err: error }, 'index build failed');
     options.exit(1);

@@ -29,7 +29,9 @@ export interface RunOptions {
 export function runStdioServer(config: Config, options: RunOptions): void {
   const { logger } = options;
   const catalog = new LiveCatalog(config, options);
-  const connections = new ConnectionRegistry(logger);
+  const connections = new ConnectionRegistry(logger, () =>
+    catalog.store.current.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, config.roots)),
+  );
   catalog.onChange(({ previous, next, diff, newDiagnostics }) => {
     connections.log(newDiagnostics.map((diagnostic) => publicDiagnostic(diagnostic, config.roots)));
     if (previous.generation === 0) return; // the first build: nothing was announced before it
@@ -66,6 +68,7 @@ export function runStdioServer(config: Config, options: RunOptions): void {
   process.stdin.once('close', () => stop('stdin closed'));
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGHUP', () => stop('SIGHUP'));
 
   logger.info({ roots: config.roots.map((root) => root.dir), watch: config.watch, pollMs: config.pollMs }, 'serving on stdio; indexing');
   catalog.start().catch((error: unknown) => {

@@ -26,10 +26,12 @@ export interface ManifestOptions {
 /**
  * Runs `manifest` over `roots`.
  *
- * @returns the exit code: 0 printed or matches; 1 differs or the saved file is unreadable or not a manifest.
+ * @returns the exit code: 0 printed or matches; 1 the tree differs; 2 the saved file is unreadable or not a manifest.
  */
 export async function runManifest(roots: readonly RootSpec[], options: ManifestOptions): Promise<number> {
   const snapshot = await buildSnapshot(roots, 1, { symlinks: options.symlinks });
+  const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  if (leftOut > 0) options.warn(`skills-serve: ${leftOut} skill(s) left out of the manifest; run skills-serve check to see why\n`);
   // Walk the pages exactly as a host would, so the manifest is what skills/list serves.
   const skills: SkillEntry[] = [];
   let cursor: string | undefined;
@@ -48,7 +50,7 @@ export async function runManifest(roots: readonly RootSpec[], options: ManifestO
     saved = parseManifest(await readFile(options.checkFile, 'utf8'));
   } catch (error) {
     options.warn(`skills-serve: cannot read manifest ${options.checkFile}: ${(error as Error).message}\n`);
-    return 1;
+    return 2;
   }
   const diff = diffManifests(saved.skills, skills);
   if (manifestsMatch(diff)) {

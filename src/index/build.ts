@@ -19,6 +19,9 @@ import type { Diagnostic, FileRecord, RootSpec, Snapshot } from './types.js';
 import { buildSkillUri } from './uri.js';
 import { walkTree, warning } from './walk.js';
 
+/** The `rel` of diagnostics about a root as a whole (set when the root is resolved, kept by region rebuilds). */
+const ROOT_LEVEL = '/';
+
 /** How many large files are read and hashed at once. */
 export const HASH_CONCURRENCY = 4;
 /** Longest stretch of synchronous work before the builder yields to the event loop (ms). */
@@ -138,7 +141,10 @@ export class IndexBuilder {
     for (const [rootIndex, rels] of regions) {
       const spec = this.#roots[rootIndex];
       const state = this.#states[rootIndex];
-      if (spec !== undefined && state !== undefined && rels.includes('')) await this.#resolveRoot(spec, state);
+      if (spec !== undefined && state !== undefined && rels.includes('')) {
+        await this.#resolveRoot(spec, state);
+        this.#checkOverlap(rootIndex, spec, state);
+      }
     }
     for (const [rootIndex, rels] of regions) {
       const spec = this.#roots[rootIndex];
@@ -165,9 +171,36 @@ export class IndexBuilder {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       state.diagnostics.push({
-        rel: '',
+        rel: ROOT_LEVEL,
         diagnostic: warning('root-unusable', spec.dir, `root cannot be read (${code === 'ENOENT' ? 'it does not exist' : code}); its skills are withdrawn`, 'restore the directory; skills-serve picks it up again when it reappears'),
       });
+    }
+  }
+
+  /**
+   * A root listed twice (same real path and prefix) is served once: the later copy is dropped with a warning. A root
+   * inside another one (without a prefix that sets it apart) is served, and its skills appear twice under two
+   * paths; that gets a warning too.
+   */
+  #checkOverlap(rootIndex: number, spec: RootSpec, state: RootState): void {
+    const real = state.resolved?.real;
+    if (real === undefined) return;
+    for (const [otherIndex, other] of this.#states.entries()) {
+      const otherReal = other.resolved?.real;
+      const otherSpec = this.#roots[otherIndex];
+      if (otherIndex === rootIndex || otherReal === undefined || otherSpec === undefined) continue;
+      const samePrefix = otherSpec.prefix.join('/') === spec.prefix.join('/');
+      if (otherReal === real && samePrefix && otherIndex < rootIndex) {
+        state.resolved = undefined;
+        state.diagnostics.push({ rel: ROOT_LEVEL, diagnostic: warning('duplicate-root', spec.dir, `root is the same folder as root ${otherSpec.dir}, listed earlier; it is served once`, 'list each folder once') });
+        return;
+      }
+      if (otherIndex < rootIndex && real.startsWith(`${otherReal}${path.sep}`)) {
+        state.diagnostics.push({
+          rel: ROOT_LEVEL,
+          diagnostic: warning('nested-root', spec.dir, `root lies inside root ${otherSpec.dir}; the skills in it are served twice, under two skill paths`, 'list only the outer folder, or give the inner one a prefix (prefix=dir) on purpose'),
+        });
+      }
     }
   }
 
@@ -177,7 +210,7 @@ export class IndexBuilder {
     const within = (rel: string): boolean => region === '' || rel === region || rel.startsWith(`${region}/`);
     for (const rel of [...state.skills.keys()]) if (within(rel)) state.skills.delete(rel);
     for (const rel of [...state.candidates]) if (within(rel)) state.candidates.delete(rel);
-    state.diagnostics = state.diagnostics.filter((item) => !within(item.rel));
+    state.diagnostics = state.diagnostics.filter((item) => item.rel === ROOT_LEVEL || !within(item.rel));
     for (const rel of [...state.linkTargets.keys()]) if (within(rel)) state.linkTargets.delete(rel);
 
     const allowedRealRoots = this.#states.flatMap((other) => (other.resolved === undefined ? [] : [other.resolved.real]));

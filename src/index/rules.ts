@@ -90,7 +90,7 @@ const MATCHERS: readonly RuleMatcher[] = [
 
 function syntaxHint(detail: string, lineText: string | undefined): string {
   const key = /^\s*["']?([\w-]+)["']?\s*:/u.exec(lineText ?? '')?.[1];
-  if (/cannot contain ": "/u.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in double quotes)`;
+  if (/cannot contain ": "/u.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in single quotes and double any single quote inside it)`;
   if (/duplicate/iu.test(detail)) return 'remove the repeated key';
   if (/indent|tab/iu.test(detail)) return 'indent with spaces, consistently';
   return 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';

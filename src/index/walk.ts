@@ -180,7 +180,7 @@ function followLink(options: WalkOptions, result: WalkResult, link: PendingDir, 
     return;
   }
   if (policy === 'within' && !options.allowedRealRoots.some((root) => isInsideRoot(target, root))) {
-    result.diagnostics.push(warning('symlink-outside-root', abs, 'symlink points outside the served roots and was not followed', 'copy the target into the skill instead of linking to it'));
+    result.diagnostics.push(warning('symlink-outside-root', abs, 'symlink points outside the served roots and was not followed', 'copy the target into the skill, serve its folder as another root, or run with --symlinks follow'));
     return;
   }
   let stat;

@@ -23,6 +23,11 @@ export interface ServerContext {
   readonly connections: ConnectionRegistry;
   /** Instructions, tools and prompts for hosts without the extension (nothing in `--compat off`). */
   readonly compat: CompatSurfaces;
+  /**
+   * Stateless HTTP: a 2025-era exchange has no channel for server notifications, so those servers declare neither
+   * `resources.subscribe` nor `resources.listChanged`.
+   */
+  readonly stateless?: boolean;
 }
 
 /**
@@ -40,14 +45,18 @@ export function createServerFactory(context: ServerContext): (request: { era: 'l
   });
   return async ({ era }) => {
     const instructions = await context.compat.instructions();
+    const notifies = !(context.stateless === true && era === 'legacy');
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
-      { capabilities: { resources: { listChanged: true, subscribe: true }, logging: {} }, ...(instructions === undefined ? {} : { instructions }) },
+      {
+        capabilities: { resources: notifies ? { listChanged: true, subscribe: true } : {}, logging: {} },
+        ...(instructions === undefined ? {} : { instructions }),
+      },
     );
     extension.attach(server);
     serveResourceRead(server, context.source);
     context.compat.attach(server, era);
-    context.connections.register(server, era);
+    if (notifies) context.connections.register(server, era);
     return server;
   };
 }

@@ -23,6 +23,8 @@ export type Era = 'legacy' | 'modern';
 interface Connection {
   readonly server: McpServer;
   readonly era: Era;
+  /** The 2025-era handshake is complete (always true on 2026-07-28, which has none): notifications may flow. */
+  initialized: boolean;
   /** Canonical URIs this 2025-era connection subscribed to. */
   readonly subscriptions: Set<string>;
 }
@@ -30,9 +32,16 @@ interface Connection {
 export class ConnectionRegistry {
   readonly #connections = new Set<Connection>();
   readonly #logger: Logger;
+  readonly #currentDiagnostics: () => readonly PublicDiagnostic[];
 
-  constructor(logger: Logger) {
+  /**
+   * @param logger where delivery failures are logged (debug).
+   * @param currentDiagnostics the diagnostics of the snapshot being served, sent to each 2025-era host as soon as its
+   *   handshake completes (so problems found before it connected reach it too).
+   */
+  constructor(logger: Logger, currentDiagnostics: () => readonly PublicDiagnostic[] = () => []) {
     this.#logger = logger;
+    this.#currentDiagnostics = currentDiagnostics;
   }
 
   /**
@@ -44,9 +53,15 @@ export class ConnectionRegistry {
    * @param era the era the factory was asked for.
    */
   register(server: McpServer, era: Era): void {
-    const connection: Connection = { server, era, subscriptions: new Set() };
+    const connection: Connection = { server, era, initialized: era === 'modern', subscriptions: new Set() };
     this.#connections.add(connection);
     const low = server.server;
+    const initialized = low.oninitialized;
+    low.oninitialized = () => {
+      initialized?.();
+      connection.initialized = true;
+      this.#logTo(connection, this.#currentDiagnostics());
+    };
     if (era === 'legacy') {
       low.setRequestHandler('resources/subscribe', { params: URI_PARAMS }, ({ uri }) => {
         const canonical = canonicalSkillUri(uri);
@@ -96,11 +111,13 @@ export class ConnectionRegistry {
    */
   log(diagnostics: readonly PublicDiagnostic[]): void {
     if (diagnostics.length === 0) return;
-    for (const connection of this.#connections) {
-      if (!connection.server.isConnected()) continue;
-      for (const data of diagnostics) {
-        this.#send(connection, () => connection.server.sendLoggingMessage({ level: 'warning', logger: 'skills-serve', data }));
-      }
+    for (const connection of this.#connections) if (connection.initialized) this.#logTo(connection, diagnostics);
+  }
+
+  #logTo(connection: Connection, diagnostics: readonly PublicDiagnostic[]): void {
+    if (!connection.server.isConnected()) return;
+    for (const data of diagnostics) {
+      this.#send(connection, () => connection.server.sendLoggingMessage({ level: 'warning', logger: 'skills-serve', data }));
     }
   }
 

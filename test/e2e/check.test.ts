@@ -3,31 +3,13 @@
  * exit codes (0 clean or warnings only, 1 a skill left out or a root unusable, 2 usage), diagnostics with path,
  * line:column, rule and fix. File counts and byte totals are computed here from the disk, not from `src/`.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, FIXTURES, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
-import { makeTempDir, makeTree, removeTree, skillMd, type TreeEntry } from '../helpers/tree.js';
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI to completion with a clean environment (no SKILLS_SERVE_* leaking in). */
-function cli(args: readonly string[], cwd = REPO): Run {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    input: '',
-    timeout: 20_000,
-    env: { PATH: process.env['PATH'] ?? '' },
-  });
-  if (result.error !== undefined) throw result.error;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { cli } from '../helpers/cli.js';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { FIXTURES, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
+import { skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 /** `1,234` grouping, written independently of `toLocaleString`. */
 function grouped(count: number): string {
@@ -82,20 +64,9 @@ function expectedOkReport(root: string): { text: string; skills: { uri: string; 
   return { text: lines.join('\n'), skills };
 }
 
-const made: string[] = [];
-afterEach(async () => {
-  await Promise.all(made.splice(0).map(removeTree));
-});
-async function tree(spec: Record<string, TreeEntry>): Promise<string> {
-  const dir = await makeTree(spec);
-  made.push(dir);
-  return dir;
-}
-async function tempDir(): Promise<string> {
-  const dir = await makeTempDir();
-  made.push(dir);
-  return dir;
-}
+const temps = tempTrees();
+afterEach(() => temps.removeAll());
+const { tree, tempDir } = temps;
 
 const INVALID = path.join(FIXTURES, 'invalid');
 
@@ -109,7 +80,7 @@ const INVALID_DIAGNOSTICS = [
   {
     dir: 'bad-yaml', line: 3, column: 22, rule: 'frontmatter-syntax',
     message: 'SKILL.md frontmatter: line 3: a plain value cannot contain ": "; quote the value',
-    hint: 'quote the description: it contains ": " (wrap the value in double quotes)',
+    hint: 'quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)',
   },
   {
     dir: 'duplicate-key', line: 4, rule: 'frontmatter-syntax',
@@ -174,14 +145,7 @@ function invalidTextReport(shownPrefix: string): string {
 describe('check: text output', () => {
   it('sample-skills → exit 0, one ok line per skill with file count and bytes from disk, and the summary', () => {
     const expected = expectedOkReport(SAMPLE_SKILLS);
-    expect(expected.skills.map((skill) => skill.uri)).toEqual([
-      'skill://acme/billing/refunds/SKILL.md',
-      'skill://acme/support/refunds/SKILL.md',
-      'skill://data-pipeline/SKILL.md',
-      'skill://data-pipeline/csv-cleaning/SKILL.md',
-      'skill://pdf-summaries/SKILL.md',
-      'skill://report-writer/SKILL.md',
-    ]);
+    expect(expected.skills.map((skill) => skill.uri)).toEqual(SAMPLE_SKILL_URIS);
     const run = cli(['check', 'sample-skills']);
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(expected.text);
@@ -220,7 +184,7 @@ describe('check: text output', () => {
     expect(run.stdout).toBe(
       [
         `error   tips/SKILL.md:${line}:${column}: SKILL.md frontmatter: line ${line}: a plain value cannot contain ": "; quote the value [frontmatter-syntax]`,
-        '        fix: quote the description: it contains ": " (wrap the value in double quotes)',
+        '        fix: quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)',
         '',
         '0 skills served, 1 left out, 0 warnings',
         '',
@@ -234,7 +198,7 @@ describe('check: text output', () => {
   it('an unquoted ": " after a quoted "description" key → the fix still names the description', async () => {
     const root = await tree({ 'tips/SKILL.md': '---\nname: tips\n"description": Use when: quoted key\n---\n' });
     const run = cli(['check', '.'], root);
-    expect(run.stdout.split('\n')[1]).toBe('        fix: quote the description: it contains ": " (wrap the value in double quotes)');
+    expect(run.stdout.split('\n')[1]).toBe('        fix: quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)');
     expect(run.status).toBe(1);
   });
 
@@ -251,7 +215,7 @@ describe('check: text output', () => {
         `ok      skill://linky/SKILL.md  2 files, ${plural(bytes, 'byte')}`,
         '',
         'warning linky/leak.txt: symlink points outside the served roots and was not followed [symlink-outside-root]',
-        '        fix: copy the target into the skill instead of linking to it',
+        '        fix: copy the target into the skill, serve its folder as another root, or run with --symlinks follow',
         '',
         '1 skill served, 0 left out, 1 warning',
         '',
@@ -300,7 +264,7 @@ describe('check: text output', () => {
     const pairs = [];
     for (let index = 3; index < 9; index += 2) pairs.push(`${lines[index]}\n${lines[index + 1]}`);
     expect(pairs.sort()).toEqual([
-      'warning a/out.txt: symlink points outside the served roots and was not followed [symlink-outside-root]\n        fix: copy the target into the skill instead of linking to it',
+      'warning a/out.txt: symlink points outside the served roots and was not followed [symlink-outside-root]\n        fix: copy the target into the skill, serve its folder as another root, or run with --symlinks follow',
       'warning b/dangling.md: symlink target does not exist (ENOENT: no such file or directory) and was skipped [symlink-dangling]\n        fix: fix or remove the link',
       'warning b/fifo: not a regular file (FIFO, socket or device) and was skipped [special-file]\n        fix: skills may only contain regular files and directories',
     ].sort());
@@ -382,7 +346,7 @@ describe('check --json', () => {
           rule: 'symlink-outside-root',
           file: path.join(root, 'linky', 'leak'),
           message: 'symlink points outside the served roots and was not followed',
-          hint: 'copy the target into the skill instead of linking to it',
+          hint: 'copy the target into the skill, serve its folder as another root, or run with --symlinks follow',
         },
       ],
       summary: { served: 1, leftOut: 0, warnings: 1 },
@@ -390,11 +354,7 @@ describe('check --json', () => {
   });
 
   it('SKILLS_SERVE_JSON=1 is the environment twin of --json', () => {
-    const result = spawnSync(process.execPath, [BIN, 'check', 'sample-skills'], {
-      cwd: REPO,
-      encoding: 'utf8',
-      env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_JSON: '1' },
-    });
+    const result = cli(['check', 'sample-skills'], REPO, { SKILLS_SERVE_JSON: '1' });
     expect(result.status).toBe(0);
     expect((JSON.parse(result.stdout) as { summary: unknown }).summary).toEqual({ served: 6, leftOut: 0, warnings: 0 });
   });

@@ -3,24 +3,24 @@
  * the read-only tools, one prompt per skill, who is offered them (a host declaring the Skills extension is not, in
  * `auto`, in both eras), and prompts following live changes.
  */
-import { ProtocolError } from '@modelcontextprotocol/client';
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/live.js';
-import { connect, ERAS, rawRequest, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
-import { addToTree, makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { SAMPLE_CATALOG_LINES } from '../helpers/sample.js';
+import { connect, errorCodeOf, ERAS, rawRequest, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 
 const BOTH_ERAS = [ERAS[1], ERAS[2]] as const;
 const BILLING = 'skill://acme/billing/refunds/SKILL.md';
 const SUPPORT = 'skill://acme/support/refunds/SKILL.md';
 
 let connection: Connection | undefined;
-const trees: string[] = [];
+const temps = tempTrees();
 afterEach(async () => {
   await connection?.close();
   connection = undefined;
-  for (const tree of trees.splice(0)) await removeTree(tree);
+  await temps.removeAll();
 });
 
 const INTRO =
@@ -31,26 +31,10 @@ const SAMPLE_INSTRUCTIONS = [
   INTRO,
   '',
   'Available skills (name (SKILL.md URI): description):',
-  `- refunds (${BILLING}): Process refunds in the Acme billing system: check eligibility against the refund policy, choose between full, partial, and prorated refunds, issue credit notes, and record the accounting entries. Use when a billing or finance task involves reversing a charge, issuing a credit, or correcting an invoice.`,
-  `- refunds (${SUPPORT}): Handle customer refund requests in Acme support conversations - acknowledge the request, gather the details billing needs, set honest expectations on timing, and write the reply. Use when a customer asks for their money back, disputes a charge, or asks where their refund is.`,
-  '- data-pipeline (skill://data-pipeline/SKILL.md): Plan, build, and check small batch data pipelines that load tabular files (CSV, JSON Lines), validate them, transform them, and write clean outputs. Use when the user wants to ingest or reshape a dataset, check a file against a schema, or set up a repeatable extract-transform-load step.',
-  '- csv-cleaning (skill://data-pipeline/csv-cleaning/SKILL.md): Clean messy CSV files before loading them - fix text encodings, detect delimiters, normalise headers, trim whitespace, and drop blank or repeated header rows. Use when a CSV fails to parse, shows garbled characters, or has inconsistent columns.',
-  '- pdf-summaries (skill://pdf-summaries/SKILL.md): Summarise PDF documents such as papers, contracts, manuals and slide decks into short, faithful summaries with page references. Use when the user shares a PDF (or text extracted from one) and asks for a summary, the key points, a TL;DR, or "what does this say about X".',
-  '- report-writer (skill://report-writer/SKILL.md): Write structured business and technical reports (status reports, post-incident reviews, research write-ups, quarterly reviews) in a consistent house style. Use when the user asks for a report, a write-up, or a formal summary of work, results, or an investigation, and wants it ready to share.',
+  ...SAMPLE_CATALOG_LINES,
 ].join('\n');
 
 const disk = (rel: string): string => readFileSync(path.join(SAMPLE_SKILLS, rel), 'utf8');
-
-/** The JSON-RPC error code a request fails with. */
-async function errorCodeOf(request: Promise<unknown>): Promise<number> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof ProtocolError) return error.code;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 type Content = Record<string, unknown>[];
 /** Calls a tool; the result without `_meta` (2026-07-28 results carry the server's identity there). */
@@ -193,8 +177,7 @@ describe.each(BOTH_ERAS)('era $label, --compat off', (era) => {
 
 describe('a first build slower than the catalog wait', () => {
   it('answers initialize with instructions that point to list_skills; the tools then serve the whole catalog', async () => {
-    const root = await makeTempDir();
-    trees.push(root);
+    const root = await temps.tempDir();
     // 3000 skills × 5 files: hashing 15 000 files takes well over the 300 ms the catalog may hold initialize back.
     const writeSkill = async (index: number): Promise<void> => {
       const name = `skill-${String(index).padStart(4, '0')}`;
@@ -225,8 +208,7 @@ describe('a first build slower than the catalog wait', () => {
 
 describe.each(BOTH_ERAS)('era $label, live changes', (era) => {
   it('prompts and tools follow the current snapshot, and prompts/list_changed is sent when skills change', async () => {
-    const root = await makeTree({ 'alpha/SKILL.md': skillMd('alpha', 'First skill.') });
-    trees.push(root);
+    const root = await temps.tree({ 'alpha/SKILL.md': skillMd('alpha', 'First skill.') });
     connection = await connect([root], era);
     let promptsChanged = 0;
     connection.client.setNotificationHandler('notifications/prompts/list_changed', () => {
@@ -243,8 +225,7 @@ describe.each(BOTH_ERAS)('era $label, live changes', (era) => {
 
 describe('--compat auto, 2025-11-25 host that declares the extension, live changes', () => {
   it('hears resources/list_changed but no prompts/list_changed', async () => {
-    const root = await makeTree({ 'alpha/SKILL.md': skillMd('alpha', 'First skill.') });
-    trees.push(root);
+    const root = await temps.tree({ 'alpha/SKILL.md': skillMd('alpha', 'First skill.') });
     connection = await connect([root], ERAS[1], { skillsExtension: true });
     let promptsChanged = 0;
     let resourcesChanged = 0;

@@ -5,16 +5,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ANY_RESULT, ERAS, SAMPLE_SKILLS, startHttpServer, type Era, type HttpServer } from '../helpers/server.js';
-
-const SAMPLE_URIS = [
-  'skill://acme/billing/refunds/SKILL.md',
-  'skill://acme/support/refunds/SKILL.md',
-  'skill://data-pipeline/SKILL.md',
-  'skill://data-pipeline/csv-cleaning/SKILL.md',
-  'skill://pdf-summaries/SKILL.md',
-  'skill://report-writer/SKILL.md',
-];
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { ANY_RESULT, eraClientOptions, ERAS, SAMPLE_SKILLS, startHttpServer, type Era, type HttpServer } from '../helpers/server.js';
 
 let servers: HttpServer[] = [];
 const clients: Client[] = [];
@@ -31,10 +23,7 @@ async function start(args: readonly string[], env: Record<string, string> = {}):
 }
 
 async function connectHttp(url: string, era: Era = ERAS[1], headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client(
-    { name: 'http-e2e', version: '1.0.0' },
-    { versionNegotiation: era.negotiation, ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }) },
-  );
+  const client = new Client({ name: 'http-e2e', version: '1.0.0' }, eraClientOptions(era));
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   clients.push(client);
   return client;
@@ -45,7 +34,7 @@ describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
     const server = await start(['--no-watch', SAMPLE_SKILLS]);
     const skills = new SkillsClient(await connectHttp(server.url, era));
     const listing = await skills.list();
-    expect(listing.skills.map((skill) => skill.uri)).toEqual(SAMPLE_URIS);
+    expect(listing.skills.map((skill) => skill.uri)).toEqual(SAMPLE_SKILL_URIS);
     for (const skill of listing.skills) {
       for (const resource of skill.resources as { uri: string }[]) expect((await skills.read(skill, resource.uri)).verified).toBe(true);
     }
@@ -67,7 +56,7 @@ describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
       uris.push(...page.skills.map((skill) => skill.uri));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    expect(uris).toEqual(SAMPLE_URIS);
+    expect(uris).toEqual(SAMPLE_SKILL_URIS);
   });
 });
 

@@ -7,14 +7,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+import { cli } from '../helpers/cli.js';
+import { handshake, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
 
 const VERSION = (JSON.parse(spawnSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: REPO, encoding: 'utf8' }).stdout) as { version: string }).version;
-
-function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '', timeout: 20_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 describe('stdio lifecycle', () => {
   let bigTree: string;
@@ -47,9 +43,7 @@ describe('stdio lifecycle', () => {
 
   it('writes only JSON-RPC messages to stdout, also for bad requests, and exits 0 when stdin ends', async () => {
     const server = spawnRaw([SAMPLE_SKILLS]);
-    server.send(initializeRequest(1));
-    await server.waitFor((message) => message['id'] === 1);
-    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await handshake(server);
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
     server.send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'skill://nope/SKILL.md' } });
     server.send({ jsonrpc: '2.0', id: 4, method: 'no/such/method', params: {} });
@@ -88,24 +82,24 @@ describe('stdio lifecycle', () => {
 
 describe('command line', () => {
   it('prints the version', () => {
-    expect(runCli(['--version'])).toEqual({ status: 0, stdout: `${VERSION}\n`, stderr: '' });
+    expect(cli(['--version'])).toEqual({ status: 0, stdout: `${VERSION}\n`, stderr: '' });
   });
 
   it('prints help naming the options', () => {
-    const help = runCli(['--help']);
+    const help = cli(['--help']);
     expect(help.status).toBe(0);
     for (const text of ['serve', 'check', 'manifest', '--version', '--help']) expect(help.stdout).toContain(text);
-    const serveHelp = runCli(['serve', '--help']);
+    const serveHelp = cli(['serve', '--help']);
     expect(serveHelp.status).toBe(0);
     for (const flag of ['--log-level', '--page-size', '--no-watch', '--poll', '--compat']) expect(serveHelp.stdout).toContain(flag);
   });
 
   it('exits 1 naming the resolved absolute path of a missing root or a file given as root', () => {
-    const missing = runCli(['./no-such-skills-dir']);
+    const missing = cli(['./no-such-skills-dir'], process.cwd());
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain(path.resolve('no-such-skills-dir'));
     expect(missing.stdout).toBe('');
-    const file = runCli([path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')]);
+    const file = cli([path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')]);
     expect(file.status).toBe(1);
     expect(file.stderr).toContain(`${path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')} is not a directory`);
   });
@@ -113,7 +107,7 @@ describe('command line', () => {
   it.each([[[]], [['--page-size', '0', SAMPLE_SKILLS]], [['--log-level', 'loud', SAMPLE_SKILLS]], [['--bogus', SAMPLE_SKILLS]]])(
     'exits 2 on a usage error: %j',
     (args) => {
-      const result = runCli(args);
+      const result = cli(args);
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/error/u);
@@ -133,8 +127,8 @@ describe('--strict', () => {
   it('check --strict exits 1 on warnings that plain check lets pass', () => {
     const dir = warningTree();
     try {
-      expect(runCli(['check', dir]).status).toBe(0);
-      const strict = runCli(['check', '--strict', dir]);
+      expect(cli(['check', dir]).status).toBe(0);
+      const strict = cli(['check', '--strict', dir]);
       expect(strict.status).toBe(1);
       expect(strict.stdout).toContain('[secret-file]');
     } finally {

@@ -8,8 +8,9 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_SUBSCRIBED, errorCodeOf, LIVE_ERAS, makeBaseTree, startLive, waitFor, type BaseTree, type LiveServer } from '../helpers/live.js';
-import { removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, waitFor, type BaseTree, type LiveServer } from '../helpers/live.js';
+import { errorCodeOf } from '../helpers/server.js';
+import { sha256, skillMd } from '../helpers/tree.js';
 
 /** A whole-second mtime, so that restoring it with `utimes` is exact to the nanosecond. */
 const MTIME_S = 1_700_000_000;
@@ -37,16 +38,14 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
   let server: LiveServer | undefined;
   let tree: BaseTree | undefined;
   afterEach(async () => {
-    await server?.close();
+    await stopLive(server, tree?.root);
     server = undefined;
-    if (tree !== undefined) await removeTree(tree.root);
   });
 
   async function start(flags: string[]): Promise<LiveServer> {
     tree = await makeBaseTree();
     for (const rel of ['alpha/references/guide.md', 'alpha/SKILL.md']) await fsp.utimes(path.join(tree.root, rel), MTIME_S, MTIME_S);
-    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags });
-    await server.converge(tree.all);
+    server = await startOnBaseTree(tree, era, flags);
     return server;
   }
 

@@ -8,9 +8,9 @@ import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BASE_SUBSCRIBED, errorCodeOf, LIVE_ERAS, makeBaseTree, startLive, writeAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
-import { rawRequest } from '../helpers/server.js';
-import { addToTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, writeAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
+import { errorCodeOf, rawRequest } from '../helpers/server.js';
+import { addToTree, sha256, skillMd } from '../helpers/tree.js';
 
 /** The `{ uri, digest, size }` entry of `fileUri` in the listed skill `skillUri`. */
 function resourceOf(listed: readonly Skill[], skillUri: string, fileUri: string): unknown {
@@ -23,13 +23,11 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
   let server: LiveServer | undefined;
   beforeEach(async () => {
     tree = await makeBaseTree();
-    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED });
-    await server.converge(tree.all);
+    server = await startOnBaseTree(tree, era);
   });
   afterEach(async () => {
-    await server?.close();
+    await stopLive(server, tree.root);
     server = undefined;
-    await removeTree(tree.root);
   });
 
   it('an in-place edit updates exactly the edited URIs, in every skill holding them, without list_changed', async () => {

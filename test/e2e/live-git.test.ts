@@ -5,8 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, startLive, writeFilesAtomically, type ExpectedSkill, type LiveServer } from '../helpers/live.js';
-import { addToTree, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { LIVE_ERAS, startLive, stopLive, writeFilesAtomically, type ExpectedSkill, type LiveServer } from '../helpers/live.js';
+import { addToTree, makeTree, skillMd } from '../helpers/tree.js';
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync(
@@ -25,9 +25,8 @@ describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
   let server: LiveServer | undefined;
   let repo: string | undefined;
   afterEach(async () => {
-    await server?.close();
+    await stopLive(server, repo);
     server = undefined;
-    if (repo !== undefined) await removeTree(repo);
   });
 
   it('follows `git checkout other` and back: several skills changed, removed and added at once', async () => {

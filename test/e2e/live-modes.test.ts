@@ -5,23 +5,21 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_SUBSCRIBED, LIVE_ERAS, makeBaseTree, startLive, writeFilesAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
-import { removeTree, skillMd } from '../helpers/tree.js';
+import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, writeFilesAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
+import { skillMd } from '../helpers/tree.js';
 
 describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
   let server: LiveServer | undefined;
   let tree: BaseTree | undefined;
   afterEach(async () => {
-    await server?.close();
+    await stopLive(server, tree?.root);
     server = undefined;
-    if (tree !== undefined) await removeTree(tree.root);
   });
 
   it('--no-watch: edits, new skills and deletions on disk change nothing and announce nothing', async () => {
     tree = await makeBaseTree();
-    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags: ['--no-watch'] });
+    server = await startOnBaseTree(tree, era, ['--no-watch']);
     const live = server;
-    await live.converge(tree.all);
     expect(await live.waitForLog('serving on stdio; indexing')).toMatchObject({ watch: false });
     await live.waitForLog('index built');
     expect(live.logs().some((line) => line.msg?.includes('watching roots for changes') === true)).toBe(false);
@@ -44,9 +42,8 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
 
   it('--poll 100: follows edits, additions and deletions by polling', async () => {
     tree = await makeBaseTree();
-    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags: ['--poll', '100'] });
+    server = await startOnBaseTree(tree, era, ['--poll', '100']);
     const live = server;
-    await live.converge(tree.all);
     expect(await live.waitForLog('watching roots for changes')).toMatchObject({ mode: 'polling' });
     expect(await live.waitForLog('serving on stdio; indexing')).toMatchObject({ watch: true, pollMs: 100 });
 

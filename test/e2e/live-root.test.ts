@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_SUBSCRIBED, LIVE_ERAS, makeBaseTree, startLive, writeFilesAtomically, type LiveServer } from '../helpers/live.js';
+import { BASE_SUBSCRIBED, LIVE_ERAS, makeBaseTree, startLive, stopLive, writeFilesAtomically, type LiveServer } from '../helpers/live.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 
 const REMOVED = 'root was removed; its skills are withdrawn until it comes back';
@@ -16,9 +16,8 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
   let server: LiveServer | undefined;
   let root: string | undefined;
   afterEach(async () => {
-    await server?.close();
+    await stopLive(server, ...(root === undefined ? [] : [root, `${root}.old`]));
     server = undefined;
-    if (root !== undefined) for (const dir of [root, `${root}.old`]) await removeTree(dir);
   });
 
   it('withdraws the skills of a deleted root, resumes when it is recreated, and follows edits in it again', async () => {

@@ -7,17 +7,17 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  BASE_SUBSCRIBED,
   LIVE_ERAS,
   makeBaseTree,
-  startLive,
+  startOnBaseTree,
+  stopLive,
   writeAtomically,
   writeFilesAtomically,
   type BaseTree,
   type LiveServer,
   type LogLine,
 } from '../helpers/live.js';
-import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { makeTree, skillMd } from '../helpers/tree.js';
 
 /** stderr diagnostics (warn lines) about `file` whose rule list contains `rule`. */
 function diagnosticsFor(logs: readonly LogLine[], file: string, rule: string): LogLine[] {
@@ -30,14 +30,11 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
   const extra: string[] = [];
   beforeEach(async () => {
     tree = await makeBaseTree();
-    server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED });
-    await server.converge(tree.all);
+    server = await startOnBaseTree(tree, era);
   });
   afterEach(async () => {
-    await server?.close();
+    await stopLive(server, tree.root, ...extra.splice(0));
     server = undefined;
-    await removeTree(tree.root);
-    for (const dir of extra.splice(0)) await removeTree(dir);
   });
 
   it('a skill directory deleted is withdrawn; recreated, it comes back with its new files', async () => {

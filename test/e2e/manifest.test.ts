@@ -3,30 +3,13 @@
  * `skills/list` over stdio (SkillsClient, every page), stable byte for byte, independent of `--page-size`; and
  * `manifest --check FILE` matches an unchanged tree and reports every kind of change with exact summary lines.
  */
-import { spawnSync } from 'node:child_process';
 import { promises as fsp, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, connect, ERAS, FIXTURES, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
-import { makeTempDir, makeTree, removeTree, sha256, skillMd, type TreeEntry } from '../helpers/tree.js';
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: readonly string[], cwd = REPO): Run {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    input: '',
-    timeout: 20_000,
-    env: { PATH: process.env['PATH'] ?? '' },
-  });
-  if (result.error !== undefined) throw result.error;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { cli } from '../helpers/cli.js';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { connect, ERAS, FIXTURES, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+import { sha256, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 interface Resource {
   uri: string;
@@ -46,23 +29,14 @@ function manifestOf(args: readonly string[], cwd = REPO): { skills: Entry[] } {
   return JSON.parse(run.stdout) as { skills: Entry[] };
 }
 
-const made: string[] = [];
+const temps = tempTrees();
+const { tree, tempDir } = temps;
 let connection: Connection | undefined;
 afterEach(async () => {
   await connection?.close();
   connection = undefined;
-  await Promise.all(made.splice(0).map(removeTree));
+  await temps.removeAll();
 });
-async function tree(spec: Record<string, TreeEntry>): Promise<string> {
-  const dir = await makeTree(spec);
-  made.push(dir);
-  return dir;
-}
-async function tempDir(): Promise<string> {
-  const dir = await makeTempDir();
-  made.push(dir);
-  return dir;
-}
 
 describe('manifest: what a host lists', () => {
   it.each([ERAS[1], ERAS[2]])('sample-skills: deep-equal to SkillsClient.list() over stdio ($label)', async (era) => {
@@ -85,14 +59,7 @@ describe('manifest: what a host lists', () => {
 
   it('sample-skills: every resource row is the file on disk (digest, size), and SKILL.md is listed', () => {
     const { skills } = manifestOf(['sample-skills']);
-    expect(skills.map((skill) => skill.uri)).toEqual([
-      'skill://acme/billing/refunds/SKILL.md',
-      'skill://acme/support/refunds/SKILL.md',
-      'skill://data-pipeline/SKILL.md',
-      'skill://data-pipeline/csv-cleaning/SKILL.md',
-      'skill://pdf-summaries/SKILL.md',
-      'skill://report-writer/SKILL.md',
-    ]);
+    expect(skills.map((skill) => skill.uri)).toEqual(SAMPLE_SKILL_URIS);
     for (const skill of skills) {
       expect(skill.resources.map((row) => row.uri)).toContain(skill.uri);
       for (const row of skill.resources) {
@@ -122,11 +89,7 @@ describe('manifest: what a host lists', () => {
     const first = cli(['manifest', 'sample-skills']).stdout;
     expect(cli(['manifest', 'sample-skills']).stdout).toBe(first);
     for (const size of ['1', '2', '10000']) expect(cli(['manifest', '--page-size', size, 'sample-skills']).stdout).toBe(first);
-    const viaEnv = spawnSync(process.execPath, [BIN, 'manifest', 'sample-skills'], {
-      cwd: REPO,
-      encoding: 'utf8',
-      env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_PAGE_SIZE: '1' },
-    });
+    const viaEnv = cli(['manifest', 'sample-skills'], REPO, { SKILLS_SERVE_PAGE_SIZE: '1' });
     expect(viaEnv.stdout).toBe(first);
   });
 
@@ -300,13 +263,14 @@ describe('manifest --check', () => {
     },
   ];
 
-  it.each(SCENARIOS)('$name → exit 1 with the exact summary', async ({ change, summary }) => {
+  it.each(SCENARIOS)('$name → exit 1 with the exact summary', async ({ name, change, summary }) => {
     const { root, file } = await saved();
     await change(root);
     expect(cli(['manifest', '.', '--check', file], root)).toEqual({
       status: 1,
       stdout: `the tree no longer matches ${file}:\n${summary.join('\n')}\n`,
-      stderr: '',
+      // A skill broken (rather than removed) is left out, and the manifest says so.
+      stderr: name.startsWith('breaking') ? 'skills-serve: 1 skill(s) left out of the manifest; run skills-serve check to see why\n' : '',
     });
   });
 
@@ -318,31 +282,31 @@ describe('manifest --check', () => {
     expect(run.status).toBe(1);
   });
 
-  it('a missing saved file → exit 1, a clear message on stderr, nothing on stdout', async () => {
+  it('a missing saved file → exit 2, a clear message on stderr, nothing on stdout', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'missing.json');
     expect(cli(['manifest', SAMPLE_SKILLS, '--check', file], dir)).toEqual({
-      status: 1,
+      status: 2,
       stdout: '',
       stderr: `skills-serve: cannot read manifest ${file}: ENOENT: no such file or directory, open '${file}'\n`,
     });
   });
 
-  it('a directory as the saved file → exit 1 with a clear message', async () => {
+  it('a directory as the saved file → exit 2 with a clear message', async () => {
     const dir = await tempDir();
     expect(cli(['manifest', SAMPLE_SKILLS, '--check', dir], dir)).toEqual({
-      status: 1,
+      status: 2,
       stdout: '',
       stderr: `skills-serve: cannot read manifest ${dir}: EISDIR: illegal operation on a directory, read\n`,
     });
   });
 
-  it('a file that is not JSON → exit 1 naming the file and the JSON error', async () => {
+  it('a file that is not JSON → exit 2 naming the file and the JSON error', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'm.json');
     await fsp.writeFile(file, 'skills: []\n');
     const run = cli(['manifest', SAMPLE_SKILLS, '--check', file], dir);
-    expect(run.status).toBe(1);
+    expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.startsWith(`skills-serve: cannot read manifest ${file}: `)).toBe(true);
     expect(run.stderr).toMatch(/JSON/u);
@@ -359,12 +323,12 @@ describe('manifest --check', () => {
     ['an entry without uri', '{"skills": [{"frontmatter": {}, "resources": []}]}'],
     ['an entry with null frontmatter', '{"skills": [{"uri": "skill://a/SKILL.md", "frontmatter": null, "resources": []}]}'],
     ['an entry with resources neither a list nor "dynamic"', '{"skills": [{"uri": "skill://a/SKILL.md", "frontmatter": {}, "resources": "all"}]}'],
-  ])('JSON that is not a manifest (%s) → exit 1 with a clear message', async (_label, text) => {
+  ])('JSON that is not a manifest (%s) → exit 2 with a clear message', async (_label, text) => {
     const dir = await tempDir();
     const file = path.join(dir, 'm.json');
     await fsp.writeFile(file, text);
     expect(cli(['manifest', SAMPLE_SKILLS, '--check', file], dir)).toEqual({
-      status: 1,
+      status: 2,
       stdout: '',
       stderr: `skills-serve: cannot read manifest ${file}: ${NOT_A_MANIFEST}\n`,
     });
@@ -376,13 +340,13 @@ describe('manifest --check', () => {
   it.each([
     ['a null resource row', '{"skills": [{"uri": "skill://alpha/SKILL.md", "frontmatter": {}, "resources": [null]}]}'],
     ['a string resource row', '{"skills": [{"uri": "skill://alpha/SKILL.md", "frontmatter": {}, "resources": ["skill://alpha/SKILL.md"]}]}'],
-  ])('a manifest with %s → exit 1 with the "not a manifest" message', async (_label, text) => {
+  ])('a manifest with %s → exit 2 with the "not a manifest" message', async (_label, text) => {
     const root = await tree(BASE);
     const dir = await tempDir();
     const file = path.join(dir, 'm.json');
     await fsp.writeFile(file, text);
     expect(cli(['manifest', root, '--check', file], dir)).toEqual({
-      status: 1,
+      status: 2,
       stdout: '',
       stderr: `skills-serve: cannot read manifest ${file}: ${NOT_A_MANIFEST}\n`,
     });

@@ -14,7 +14,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANY_RESULT, BIN, ERAS, SAMPLE_SKILLS, type Era } from '../helpers/server.js';
+import { ANY_RESULT, BIN, eraClientOptions, ERAS, SAMPLE_SKILLS, type Era } from '../helpers/server.js';
 import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 
 const MARKER = 'LEAKMARKER-q7z3x9';
@@ -117,10 +117,7 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     });
     await fsp.writeFile(path.join(base, 'outside.txt'), 'outside\n');
     transport = new TappedStdioTransport(['--compat', 'on', '--page-size', '3', root]);
-    client = new Client(
-      { name: 'no-path-leak', version: '1.0.0' },
-      { versionNegotiation: era.negotiation, ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }) },
-    );
+    client = new Client({ name: 'no-path-leak', version: '1.0.0' }, eraClientOptions(era));
     await client.connect(transport);
     skills = new SkillsClient(client);
   });

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { connect, ERAS, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
 
 const PACKAGE = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -84,14 +85,7 @@ describe('the npm package', () => {
       connection = await connect([SAMPLE_SKILLS], ERAS[1], { command: installedBin });
       const listing = await connection.skills.list();
       expect(listing.invalid).toEqual([]);
-      expect(listing.skills.map((skill) => skill.uri)).toEqual([
-        'skill://acme/billing/refunds/SKILL.md',
-        'skill://acme/support/refunds/SKILL.md',
-        'skill://data-pipeline/SKILL.md',
-        'skill://data-pipeline/csv-cleaning/SKILL.md',
-        'skill://pdf-summaries/SKILL.md',
-        'skill://report-writer/SKILL.md',
-      ]);
+      expect(listing.skills.map((skill) => skill.uri)).toEqual(SAMPLE_SKILL_URIS);
       const file = await connection.skills.read(listing.skills[0]!);
       expect(file.verified).toBe(true);
     } finally {

@@ -2,28 +2,16 @@
  * The wire surface over real stdio: skills/get, resources/list, resources/read (text vs blob), directory reads,
  * pagination and errors, in every era.
  */
-import { ProtocolError } from '@modelcontextprotocol/client';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, ERAS, FIXTURES, rawRequest, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+import { connect, errorCodeOf, ERAS, FIXTURES, rawRequest, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
 
 let connection: Connection | undefined;
 afterEach(async () => {
   await connection?.close();
   connection = undefined;
 });
-
-/** The JSON-RPC error code a request fails with. */
-async function errorCodeOf(request: Promise<unknown>): Promise<number> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof ProtocolError) return error.code;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 describe.each(ERAS)('era $label', (era) => {
   it('answers skills/get for every listed skill with the listed entry, and -32602 for anything else', async () => {

@@ -10,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { initializeRequest, spawnRaw, type RawServer } from '../helpers/server.js';
-import { addToTree, makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { handshake, spawnRaw, type RawServer } from '../helpers/server.js';
+import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 
 type Message = Record<string, unknown>;
 interface RpcError {
@@ -38,7 +38,7 @@ interface Session {
 }
 
 const sessions: Session[] = [];
-const trees: string[] = [];
+const temps = tempTrees();
 
 afterEach(async () => {
   for (const session of sessions.splice(0)) {
@@ -50,9 +50,7 @@ afterEach(async () => {
     }
   }
 });
-afterAll(async () => {
-  for (const tree of trees.splice(0)) await removeTree(tree);
-});
+afterAll(() => temps.removeAll());
 
 async function startSession(args: readonly string[]): Promise<Session> {
   const server = spawnRaw(args, { SKILLS_SERVE_LOG_LEVEL: 'info' });
@@ -92,9 +90,7 @@ async function startSession(args: readonly string[]): Promise<Session> {
     },
   };
   sessions.push(session);
-  server.send(initializeRequest(1));
-  await server.waitFor((message) => message['id'] === 1);
-  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await handshake(server);
   return session;
 }
 
@@ -103,15 +99,13 @@ function errorOf(message: Message): RpcError | undefined {
 }
 
 async function smallTree(): Promise<string> {
-  const root = await makeTree({
+  return temps.tree({
     'alpha/SKILL.md': skillMd('alpha', 'First skill.'),
     'alpha/notes.txt': 'alpha notes\n',
     'alpha/refs/guide.md': '# guide\n',
     'beta/SKILL.md': skillMd('beta', 'Second skill.'),
     'beta/data.txt': 'beta data\n',
   });
-  trees.push(root);
-  return root;
 }
 
 /**
@@ -317,8 +311,7 @@ describe('a changing disk', () => {
       spec[`${name}/SKILL.md`] = skillMd(name, `Synthetic skill ${index}.`);
       for (let file = 0; file < 4; file++) spec[`${name}/refs/r${file}.md`] = `v1 ${name} r${file}\n`.repeat(20);
     }
-    const root = await makeTree(spec);
-    trees.push(root);
+    const root = await temps.tree(spec);
     const session = await startSession(['--page-size', '10000', root]);
     // Requests sent before the first build finishes wait for it.
     const first = await session.call('skills/list', {}, 30_000);
@@ -477,8 +470,7 @@ describe('URIs the server hands out', () => {
   beforeAll(async () => {
     // 12 nested directories of 85 × U+65E5 (255 bytes each, NAME_MAX): a legal path of ~3.1 KB (under PATH_MAX
     // 4096) whose URI, at 9 characters per 3-byte character, is ~9.2 KB.
-    root = await makeTempDir();
-    trees.push(root);
+    root = await temps.tempDir();
     const segment = '\u65e5'.repeat(85);
     const deep = ['s', ...Array.from({ length: 12 }, () => segment), 'deep.txt'].join('/');
     await addToTree(root, { 's/SKILL.md': skillMd('s', 'Deep paths.'), [deep]: 'deep\n' });

@@ -4,30 +4,12 @@
  * first root listed wins, with one `skill-path-conflict` diagnostic naming both roots, on serve's stderr and in
  * `check`); malformed prefixes refused with exit 2.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, connect, ERAS, REPO, type Connection } from '../helpers/server.js';
-import { makeTree, removeTree, sha256, skillMd, type TreeEntry } from '../helpers/tree.js';
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: readonly string[], cwd = REPO): Run {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    input: '',
-    timeout: 20_000,
-    env: { PATH: process.env['PATH'] ?? '' },
-  });
-  if (result.error !== undefined) throw result.error;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+import { cli } from '../helpers/cli.js';
+import { connect, ERAS, type Connection } from '../helpers/server.js';
+import { sha256, skillMd, tempTrees } from '../helpers/tree.js';
 
 /** `path` as typed on a command line run from this process's working directory (the spawned server inherits it). */
 function relativeArg(abs: string): string {
@@ -35,18 +17,14 @@ function relativeArg(abs: string): string {
   return rel.startsWith('..') ? rel : `./${rel}`;
 }
 
-const made: string[] = [];
+const temps = tempTrees();
+const { tree } = temps;
 let connection: Connection | undefined;
 afterEach(async () => {
   await connection?.close();
   connection = undefined;
-  await Promise.all(made.splice(0).map(removeTree));
+  await temps.removeAll();
 });
-async function tree(spec: Record<string, TreeEntry>): Promise<string> {
-  const dir = await makeTree(spec);
-  made.push(dir);
-  return dir;
-}
 
 /** Resolves once the server logged its first index ("index built"), then returns every stderr JSON line. */
 async function logsAfterIndex(conn: Connection, timeoutMs = 10_000): Promise<Record<string, unknown>[]> {

@@ -5,23 +5,17 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { connect, ERAS, FIXTURES, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
 
 const CORPUS = path.resolve(REPO, '..', 'shared', 'corpora', 'anthropics-skills', 'skills');
 
 /** Trees to serve, the exact skills they publish, and how a URI's path maps back onto disk. */
-const TREES: { name: string; root: string; skills: string[]; rootIsSkill?: boolean }[] = [
+const TREES: { name: string; root: string; skills: readonly string[]; rootIsSkill?: boolean }[] = [
   {
     name: 'sample-skills',
     root: SAMPLE_SKILLS,
-    skills: [
-      'skill://acme/billing/refunds/SKILL.md',
-      'skill://acme/support/refunds/SKILL.md',
-      'skill://data-pipeline/SKILL.md',
-      'skill://data-pipeline/csv-cleaning/SKILL.md',
-      'skill://pdf-summaries/SKILL.md',
-      'skill://report-writer/SKILL.md',
-    ],
+    skills: SAMPLE_SKILL_URIS,
   },
   {
     name: 'encoding',

@@ -8,7 +8,6 @@
  * sentinel's update is heard, every notification of an earlier snapshot has been heard too: a test can then claim
  * "exactly these notifications" (and "none") without sleeping.
  */
-import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { promises as fsp, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -57,17 +56,6 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, optio
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-}
-
-/** The JSON-RPC error code a request fails with (throws if it succeeds or fails otherwise). */
-export async function errorCodeOf(request: Promise<unknown>): Promise<number> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof ProtocolError) return error.code;
-    throw error;
-  }
-  throw new Error('expected the request to fail');
 }
 
 /** One change notification as the host received it. */
@@ -363,4 +351,25 @@ export async function makeBaseTree(): Promise<BaseTree> {
   const inner = { uri: 'skill://alpha/inner/SKILL.md', dir: path.join(root, 'alpha', 'inner') };
   const beta = { uri: 'skill://beta/SKILL.md', dir: path.join(root, 'beta') };
   return { root, alpha, inner, beta, all: [alpha, inner, beta] };
+}
+
+/**
+ * Starts a live server on the base tree `tree` in `era` (subscribed to {@link BASE_SUBSCRIBED}, with `flags`) and
+ * waits until it lists the tree's skills; a server that never gets there is closed before the error is thrown.
+ */
+export async function startOnBaseTree(tree: BaseTree, era: Era, flags: readonly string[] = []): Promise<LiveServer> {
+  const server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags });
+  try {
+    await server.converge(tree.all);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return server;
+}
+
+/** The `afterEach` of a live test: closes `server` if one was started, then removes `dirs` (those that were made). */
+export async function stopLive(server: LiveServer | undefined, ...dirs: readonly (string | undefined)[]): Promise<void> {
+  await server?.close();
+  for (const dir of dirs) if (dir !== undefined) await removeTree(dir);
 }

@@ -2,7 +2,7 @@
  * End-to-end harness: spawns the built CLI (`bin/skills-serve.js`) over real stdio and connects the official v2
  * client in a chosen protocol era, with the host-side `SkillsClient` that verifies every read.
  */
-import { Client } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, type ClientOptions } from '@modelcontextprotocol/client';
 import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -53,6 +53,11 @@ export interface ConnectOptions extends SpawnOptions {
   readonly skillsExtension?: boolean;
 }
 
+/** The client options that make a host speak `era`: its version negotiation, and the versions it supports if pinned. */
+export function eraClientOptions(era: Era): ClientOptions {
+  return { versionNegotiation: era.negotiation, ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }) };
+}
+
 /** The command, arguments and PATH that start the server for `options`. */
 function serverCommand(args: readonly string[], options: SpawnOptions): { command: string; args: string[]; path: string } {
   const inherited = process.env['PATH'] ?? '';
@@ -84,8 +89,7 @@ export async function connect(args: readonly string[], era: Era = ERAS[1], optio
   const client = new Client(
     { name: 'skills-serve-e2e', version: '1.0.0' },
     {
-      versionNegotiation: era.negotiation,
-      ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }),
+      ...eraClientOptions(era),
       ...(options.skillsExtension === true ? { capabilities: { extensions: { [SKILLS_EXTENSION_ID]: {} } } } : {}),
     },
   );
@@ -192,6 +196,30 @@ export function initializeRequest(id: number, protocolVersion = '2025-11-25'): R
     method: 'initialize',
     params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
   };
+}
+
+/**
+ * The 2025-era handshake on a raw server: sends `initialize` (id 1), waits for its answer, then sends
+ * `notifications/initialized`.
+ *
+ * @returns the answer to `initialize`.
+ */
+export async function handshake(server: RawServer): Promise<Record<string, unknown>> {
+  server.send(initializeRequest(1));
+  const answer = await server.waitFor((message) => message['id'] === 1);
+  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return answer;
+}
+
+/** The JSON-RPC error code a request fails with (throws if it succeeds or fails otherwise). */
+export async function errorCodeOf(request: Promise<unknown>): Promise<number> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof ProtocolError) return error.code;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
 }
 
 /**

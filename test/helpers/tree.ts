@@ -2,7 +2,8 @@
  * Real temporary directory trees for integration tests (no fs mocks).
  *
  * `makeTree` builds a tree from a flat spec of relative paths; `copyFixture` copies a committed fixture byte for
- * byte; `sha256` digests bytes independently of `src/` so tests compare the index against the disk.
+ * byte; `tempTrees` removes the trees a test made; `sha256` digests bytes independently of `src/` so tests compare
+ * the index against the disk.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -67,6 +68,36 @@ export async function copyFixture(name: string): Promise<string> {
 /** Removes a tree made by {@link makeTree} or {@link copyFixture} (no error if already gone). */
 export async function removeTree(dir: string): Promise<void> {
   await fsp.rm(dir, { recursive: true, force: true });
+}
+
+/** Temp directories that a test file makes and removes together; see {@link tempTrees}. */
+export interface TempTrees {
+  /** {@link makeTree}, removed at the next {@link TempTrees.removeAll}. */
+  tree(spec: Record<string, TreeEntry>): Promise<string>;
+  /** {@link makeTempDir}, removed at the next {@link TempTrees.removeAll}. */
+  tempDir(): Promise<string>;
+  /** Removes every directory made so far (no error for one already gone). */
+  removeAll(): Promise<void>;
+}
+
+/**
+ * Temp trees with cleanup, for the trees a test makes as it goes: `tree()` and `tempDir()` remember what they make,
+ * and `removeAll()` (called from `afterEach` or `afterAll`, after closing any server using the trees) removes it.
+ * The methods need no `this`, so they may be destructured: `const { tree, tempDir } = temps`.
+ */
+export function tempTrees(): TempTrees {
+  const made: string[] = [];
+  const track = (dir: string): string => {
+    made.push(dir);
+    return dir;
+  };
+  return {
+    tree: async (spec) => track(await makeTree(spec)),
+    tempDir: async () => track(await makeTempDir()),
+    removeAll: async () => {
+      await Promise.all(made.splice(0).map(removeTree));
+    },
+  };
 }
 
 /** A valid `SKILL.md`: frontmatter with `name` and `description` (plus `extra` frontmatter lines), then a body. */

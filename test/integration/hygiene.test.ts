@@ -2,16 +2,13 @@
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
-import { makeTree, removeTree } from '../helpers/tree.js';
+import { tempTrees } from '../helpers/tree.js';
 
-let root: string | undefined;
-afterEach(async () => {
-  if (root !== undefined) await removeTree(root);
-  root = undefined;
-});
+const temps = tempTrees();
+afterEach(() => temps.removeAll());
 
 it('warns about hidden characters in SKILL.md and secret-looking files, and still serves the skill', async () => {
-  root = await makeTree({
+  const root = await temps.tree({
     's/SKILL.md': '---\nname: s\ndescription: Helpful.\n---\nDo the task.\u200B Then \u{E0041}\u{E0042} stop.\n',
     's/deploy.txt': '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n',
     's/prod.env': 'TOKEN=x\n',
@@ -19,7 +16,7 @@ it('warns about hidden characters in SKILL.md and secret-looking files, and stil
   });
   const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], 1);
   expect(snapshot.ordered.map((skill) => skill.entry.uri)).toEqual(['skill://s/SKILL.md']);
-  const found = snapshot.diagnostics.map(({ severity, rule, file, line, column }) => ({ severity, rule, file: path.relative(root!, file), line, column }));
+  const found = snapshot.diagnostics.map(({ severity, rule, file, line, column }) => ({ severity, rule, file: path.relative(root, file), line, column }));
   expect(found.sort((a, b) => (a.file < b.file ? -1 : 1))).toEqual([
     { severity: 'warning', rule: 'hidden-characters', file: 's/SKILL.md', line: 5, column: 13 },
     { severity: 'warning', rule: 'secret-file', file: 's/deploy.txt', line: undefined, column: undefined },

@@ -8,19 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
-import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { skillMd, tempTrees } from '../helpers/tree.js';
 import { resourcesOf } from './expect-disk.js';
 
-let dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.map(removeTree));
-  dirs = [];
-});
-async function tree(spec: Parameters<typeof makeTree>[0]): Promise<string> {
-  const dir = await makeTree(spec);
-  dirs.push(dir);
-  return dir;
-}
+const temps = tempTrees();
+afterEach(() => temps.removeAll());
+const { tree } = temps;
 const uris = (snapshot: Snapshot, skill: string): string[] => resourcesOf(findSkill(snapshot, skill)).map((row) => row.uri);
 
 describe('.skillsignore', () => {
@@ -76,8 +69,7 @@ describe('.skillsignore', () => {
 
 describe('--symlinks', () => {
   async function linkedTree(): Promise<{ root: string; outside: string }> {
-    const outside = await makeTempDir();
-    dirs.push(outside);
+    const outside = await temps.tempDir();
     const root = await tree({
       's/SKILL.md': skillMd('s', 'Skill with links.'),
       's/real.md': 'real\n',

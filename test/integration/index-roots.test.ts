@@ -7,19 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
-import { makeTempDir, makeTree, removeTree, SAMPLE_SKILLS_DIR, skillMd } from '../helpers/tree.js';
+import { makeTree, removeTree, SAMPLE_SKILLS_DIR, skillMd, tempTrees } from '../helpers/tree.js';
 import { diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, skillUris } from './expect-disk.js';
 
 describe('multiple roots', () => {
-  const made: string[] = [];
-  afterEach(async () => {
-    await Promise.all(made.splice(0).map(removeTree));
-  });
-  const tree = async (spec: Parameters<typeof makeTree>[0]): Promise<string> => {
-    const dir = await makeTree(spec);
-    made.push(dir);
-    return dir;
-  };
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+  const { tree } = temps;
 
   it('serves the first root\'s `dup` and reports one skill-path-conflict naming both roots', async () => {
     const first = await tree({ 'dup/SKILL.md': skillMd('dup', 'The first root\'s dup.'), 'dup/a.md': 'From the first root.\n' });
@@ -82,8 +76,7 @@ describe('multiple roots', () => {
   });
 
   it('reports an unusable root once and serves the others, keeping their root index', async () => {
-    const missing = path.join(await makeTempDir(), 'does-not-exist');
-    made.push(path.dirname(missing));
+    const missing = path.join(await temps.tempDir(), 'does-not-exist');
     const good = await tree({ 's/SKILL.md': skillMd('s', 'In the usable root.') });
     const snapshot = await buildSnapshot([{ dir: missing, prefix: [] }, { dir: good, prefix: [] }], 1);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'root-unusable', file: missing }]);

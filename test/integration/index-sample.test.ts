@@ -6,6 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findDirectory, findFile, findSkill, skillsContaining } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 import { buildOne, expectSnapshotMatchesDisk, listFiles, resourcesOf, resourcesOnDisk, rowOnDisk, skillUris } from './expect-disk.js';
 
@@ -29,14 +30,7 @@ describe('buildSnapshot over sample-skills', () => {
   });
 
   it('serves exactly the six sample skills, sorted by SKILL.md URI, with no diagnostics', () => {
-    expect(skillUris(snapshot)).toEqual([
-      'skill://acme/billing/refunds/SKILL.md',
-      'skill://acme/support/refunds/SKILL.md',
-      'skill://data-pipeline/SKILL.md',
-      'skill://data-pipeline/csv-cleaning/SKILL.md',
-      'skill://pdf-summaries/SKILL.md',
-      'skill://report-writer/SKILL.md',
-    ]);
+    expect(skillUris(snapshot)).toEqual(SAMPLE_SKILL_URIS);
     expect([...snapshot.skills.keys()].sort()).toEqual(skillUris(snapshot));
     expect(snapshot.diagnostics).toEqual([]);
     expect(snapshot.generation).toBe(1);

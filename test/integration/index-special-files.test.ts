@@ -6,7 +6,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
-import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { skillMd, tempTrees } from '../helpers/tree.js';
 import { buildOne, diagKeys, resourcesOf, rowOnDisk, skillUris } from './expect-disk.js';
 
 /** A FIFO that is opened for reading without O_NONBLOCK hangs the build: bound each such test. */
@@ -14,15 +14,9 @@ const FIFO_TIMEOUT_MS = 10_000;
 const RUNNING_AS_ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
 
 describe('special files', () => {
-  const made: string[] = [];
-  afterEach(async () => {
-    await Promise.all(made.splice(0).map(removeTree));
-  });
-  const tree = async (spec: Parameters<typeof makeTree>[0]): Promise<string> => {
-    const dir = await makeTree(spec);
-    made.push(dir);
-    return dir;
-  };
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+  const { tree } = temps;
 
   it('skips a FIFO inside a skill with special-file, without hanging, and serves the rest', async () => {
     const root = await tree({

@@ -6,21 +6,15 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
-import { addToTree, makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 import { buildOne, diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, skillUris } from './expect-disk.js';
 
 const LOOP_TIMEOUT_MS = 10_000;
 
 describe('symlinks', () => {
-  const made: string[] = [];
-  const tree = async (spec: Parameters<typeof makeTree>[0]): Promise<string> => {
-    const dir = await makeTree(spec);
-    made.push(dir);
-    return dir;
-  };
-  afterEach(async () => {
-    await Promise.all(made.splice(0).map(removeTree));
-  });
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+  const { tree } = temps;
 
   it('serves a link to a file inside the root under the link name, with the digest of its target', async () => {
     const root = await tree({
@@ -93,8 +87,7 @@ describe('symlinks', () => {
   });
 
   it('treats a sibling whose name starts with the root name (skills-secret next to skills) as outside', async () => {
-    const base = await makeTempDir();
-    made.push(base);
+    const base = await temps.tempDir();
     await addToTree(base, {
       'skills/s/SKILL.md': skillMd('s', 'Skill next to a look-alike folder.'),
       'skills/s/ok.md': 'OK.\n',

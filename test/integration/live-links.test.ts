@@ -9,16 +9,13 @@ import { IndexBuilder } from '../../src/index/build.js';
 import { findFile } from '../../src/index/snapshot.js';
 import { SnapshotStore } from '../../src/index/store.js';
 import { LiveIndex } from '../../src/watch/live-index.js';
-import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { sha256, skillMd, tempTrees } from '../helpers/tree.js';
 
-let root: string | undefined;
-afterEach(async () => {
-  if (root !== undefined) await removeTree(root);
-  root = undefined;
-});
+const temps = tempTrees();
+afterEach(() => temps.removeAll());
 
 it('rebuilds the skills that link to a changed file, a file outside every skill, and a linked directory', async () => {
-  root = await makeTree({
+  const root = await temps.tree({
     'shared/common.md': 'v1\n',
     'shared/dir/deep.md': 'deep v1\n',
     's/SKILL.md': skillMd('s', 'Links to shared files.'),

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
-import { initializeRequest, spawnRaw } from '../helpers/server.js';
+import { handshake, spawnRaw } from '../helpers/server.js';
 
 const LIMIT_FILE = '/proc/sys/fs/inotify/max_user_watches';
 const enabled = process.env['SKILLS_SERVE_SYSTEM_TESTS'] === '1' && process.getuid?.() === 0;
@@ -39,9 +39,7 @@ it.runIf(enabled)('falls back to polling on ENOSPC, names the limit and how to r
   }
   expect(server.stderr()).toContain('the OS refused more file watches (ENOSPC)');
   expect(server.stderr()).toContain('sysctl fs.inotify.max_user_watches=');
-  server.send(initializeRequest(1));
-  await server.waitFor((message) => message['id'] === 1);
-  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await handshake(server);
   writeFileSync(path.join(root, 's/references/a.md'), 'v2, longer\n');
   let digest: string | undefined;
   for (let attempt = 0; attempt < 100 && digest !== sha256('v2, longer\n'); attempt++) {

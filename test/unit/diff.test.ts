@@ -10,7 +10,7 @@ import { mimeTypeFor } from '../../src/index/mime.js';
 import type { FileRecord, Snapshot } from '../../src/index/types.js';
 import { buildSkillUri } from '../../src/index/uri.js';
 import { regionsOf, type WatchEvent } from '../../src/watch/classify.js';
-import { addToTree, makeTree, removeTree, skillMd, type TreeEntry } from '../helpers/tree.js';
+import { addToTree, makeTree, removeTree, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 const NO_CHANGE: SnapshotDiff = { listChanged: false, updated: [], skillsChanged: [] };
 
@@ -72,18 +72,15 @@ async function applyMutation(root: string, mutation: Mutation): Promise<void> {
 }
 
 describe('diffSnapshots on snapshots built from real trees', () => {
-  const made: string[] = [];
-  afterEach(async () => {
-    await Promise.all(made.splice(0).map(removeTree));
-  });
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
 
   /**
    * Builds `spec`, applies `mutation`, and returns the snapshot before, the one after rebuilt from scratch, and the
    * one after rebuilt incrementally from the regions the mutation's events call for (as the live index does).
    */
   async function snapshots(spec: Record<string, TreeEntry>, mutation: Mutation): Promise<{ before: Snapshot; full: Snapshot; incremental: Snapshot }> {
-    const root = await makeTree(spec);
-    made.push(root);
+    const root = await temps.tree(spec);
     const roots = [{ dir: root, prefix: [] }];
     const builder = new IndexBuilder(roots);
     const before = await builder.buildAll();
@@ -310,8 +307,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   });
 
   it('a snapshot compared with itself, or with an identical rebuild, has no changes', async () => {
-    const root = await makeTree(BASE);
-    made.push(root);
+    const root = await temps.tree(BASE);
     const first = await buildSnapshot([{ dir: root, prefix: [] }], 1);
     const second = await buildSnapshot([{ dir: root, prefix: [] }], 2);
     expect(second.skills.get(A)?.entry).not.toBe(first.skills.get(A)?.entry);
@@ -321,8 +317,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   });
 
   it('a root that disappears withdraws everything; its return brings everything back', async () => {
-    const root = await makeTree(BASE);
-    made.push(root);
+    const root = await temps.tree(BASE);
     const roots = [{ dir: root, prefix: [] }];
     const present = await buildSnapshot(roots, 1);
     await removeTree(root);
@@ -335,9 +330,8 @@ describe('diffSnapshots on snapshots built from real trees', () => {
 
   it('the winner of a conflict between roots changing hands is an entry change at the same URIs', async () => {
     const shared = { 'dup/SKILL.md': skillMd('dup', 'Shared description.'), 'dup/same.md': 'Same bytes.\n' };
-    const first = await makeTree({ ...shared, 'dup/first.md': 'Only in the first root.\n', 'dup/differs.md': 'First.\n' });
-    const second = await makeTree({ ...shared, 'dup/second.md': 'Only in the second root.\n', 'dup/differs.md': 'Second!\n' });
-    made.push(first, second);
+    const first = await temps.tree({ ...shared, 'dup/first.md': 'Only in the first root.\n', 'dup/differs.md': 'First.\n' });
+    const second = await temps.tree({ ...shared, 'dup/second.md': 'Only in the second root.\n', 'dup/differs.md': 'Second!\n' });
     const roots = [{ dir: first, prefix: [] }, { dir: second, prefix: [] }];
     const before = await buildSnapshot(roots, 1);
     await removeTree(path.join(first, 'dup'));
@@ -351,8 +345,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   });
 
   it('a prefix-mounted root reports the prefixed URIs', async () => {
-    const root = await makeTree(BASE);
-    made.push(root);
+    const root = await temps.tree(BASE);
     const roots = [{ dir: root, prefix: ['acme', 'tools'] }];
     const before = await buildSnapshot(roots, 1);
     await addToTree(root, { 'a/b/ref.md': 'Ref, longer now.\n' });

@@ -10,7 +10,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { handshake, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
 
 /** One instruction, continuation lines joined; `keyword` upper-cased. */
 interface Instruction {
@@ -194,20 +195,11 @@ describe('the image entrypoint, run on the files of the final stage alone', () =
 
   it('serves the six sample skills and exits 0 on SIGTERM, which Node as PID 1 only gets through its own handler', async () => {
     const server = startContainer();
-    server.send(initializeRequest(1));
-    await server.waitFor((message) => message['id'] === 1);
-    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await handshake(server);
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
     const listed = await server.waitFor((message) => message['id'] === 2);
     const skills = (listed['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri);
-    expect(skills).toEqual([
-      'skill://acme/billing/refunds/SKILL.md',
-      'skill://acme/support/refunds/SKILL.md',
-      'skill://data-pipeline/SKILL.md',
-      'skill://data-pipeline/csv-cleaning/SKILL.md',
-      'skill://pdf-summaries/SKILL.md',
-      'skill://report-writer/SKILL.md',
-    ]);
+    expect(skills).toEqual(SAMPLE_SKILL_URIS);
     // Exit code 0 (not death by signal) shows a SIGTERM handler ran: the kernel drops SIGTERM for a PID 1 without one.
     server.child.kill('SIGTERM');
     expect(await server.exited()).toBe(0);

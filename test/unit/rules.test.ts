@@ -14,7 +14,7 @@ async function sdkProblems(skillMd: string | Uint8Array, skillPath = 'my-skill')
 }
 
 const md = (...lines: string[]): string => `${lines.join('\n')}\n`;
-const QUOTE_HINT = 'quote the value: it contains ": " (wrap the value in double quotes)';
+const QUOTE_HINT = 'quote the value: it contains ": " (wrap the value in single quotes and double any single quote inside it)';
 const GENERIC_SYNTAX_HINT = 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';
 
 describe('classifyProblem on real SDK messages', () => {

@@ -1,0 +1,34 @@
+/**
+ * One-shot runs of the built CLI (`bin/skills-serve.js`): `check`, `manifest`, `--version`, `--help`, usage errors.
+ * For a server kept running, see `server.ts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { BIN, REPO } from './server.js';
+
+/** How a CLI run ended. */
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `skills-serve <args>` to completion with empty stdin and a clean environment: `PATH` plus `env` only, so no
+ * `SKILLS_SERVE_*` variable of the test's own environment leaks in. Throws if the process could not be started or
+ * ran past 20 s.
+ *
+ * @param args CLI arguments.
+ * @param cwd the working directory (default: the repository, where `sample-skills` names the sample tree).
+ * @param env extra environment variables (`{ SKILLS_SERVE_JSON: '1' }`).
+ */
+export function cli(args: readonly string[], cwd = REPO, env: Record<string, string> = {}): CliRun {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    input: '',
+    timeout: 20_000,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  });
+  if (result.error !== undefined) throw result.error;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
