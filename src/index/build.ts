@@ -8,7 +8,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { assembleSnapshot, type PublishedSkill } from './assemble.js';
+import { SnapshotAssembler, type PublishedSkill } from './assemble.js';
 import { DigestCache } from './digest-cache.js';
 import { NotHashableError, type FileDigest } from './digest.js';
 import { buildEntry } from './entry.js';
@@ -27,9 +27,20 @@ export const HASH_CONCURRENCY = 4;
 /** Longest stretch of synchronous work before the builder yields to the event loop (ms). */
 export const SLICE_MS = 15;
 
-/** Lets pending I/O callbacks and requests run. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** How many entries (`SKILL.md` parses through the SDK, which awaits a WebCrypto digest each) are built at once. */
+export const ENTRY_CONCURRENCY = 32;
+
+/**
+ * Returns a function to call between units of synchronous work: it yields to the event loop (letting pending I/O
+ * callbacks and requests run) once {@link SLICE_MS} have passed since the last yield.
+ */
+function createSlicer(): () => Promise<void> {
+  let sliceStart = performance.now();
+  return async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  };
 }
 
 /** How the index treats the trees it walks. */
@@ -69,6 +80,7 @@ export class IndexBuilder {
   readonly #roots: readonly RootSpec[];
   readonly #states: RootState[];
   readonly #cache = new DigestCache();
+  readonly #assembler = new SnapshotAssembler();
   readonly #options: IndexOptions;
   #generation: number;
 
@@ -155,7 +167,7 @@ export class IndexBuilder {
     const diagnostics = this.#states.flatMap((state) => state.diagnostics.map((item) => item.diagnostic));
     const published = this.#states.flatMap((state) => [...state.skills.values()]);
     this.#cache.prune(published);
-    return assembleSnapshot(published, diagnostics, ++this.#generation);
+    return this.#assembler.assemble(published, diagnostics, ++this.#generation);
   }
 
   async #resolveRoot(spec: RootSpec, state: RootState): Promise<void> {
@@ -249,7 +261,7 @@ export class IndexBuilder {
     // keep being answered; large ones are read asynchronously in chunks.
     const digests = new Map<string, FileDigest>();
     const large: typeof owned = [];
-    let sliceStart = performance.now();
+    const slice = createSlicer();
     for (const file of owned) {
       try {
         const digest = this.#cache.digestSync(file.real, baseName(file.rel) === MANIFEST_NAME);
@@ -259,10 +271,7 @@ export class IndexBuilder {
         if (!(error instanceof NotHashableError)) throw error;
         reportUnhashable(file.rel, error);
       }
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToEventLoop();
-        sliceStart = performance.now();
-      }
+      await slice();
     }
     await forEachLimited(large, HASH_CONCURRENCY, async (file) => {
       try {
@@ -295,13 +304,14 @@ export class IndexBuilder {
         rootIndex,
         rel: file.rel,
       }));
+      await slice();
     }
 
-    for (const dir of [...skillDirs].sort()) {
+    await forEachLimited([...skillDirs].sort(), ENTRY_CONCURRENCY, async (dir) => {
       const manifestRel = dir === '' ? MANIFEST_NAME : `${dir}/${MANIFEST_NAME}`;
       const manifest = digests.get(manifestRel);
       const segments = [...resolved.base, ...splitRel(dir)];
-      if (manifest?.bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
+      if (manifest?.bytes === undefined || segments.length === 0) return; // unreadable SKILL.md: already reported
       const manifestPath = path.join(spec.dir, ...splitRel(manifestRel));
       const hidden = findHiddenCharacters(Buffer.from(manifest.bytes).toString('utf8'));
       if (hidden !== undefined) {
@@ -315,7 +325,7 @@ export class IndexBuilder {
       const result = await buildEntry({ segments, manifestPath, manifestBytes: manifest.bytes, files });
       if ('diagnostic' in result) {
         note(result.diagnostic);
-        continue;
+        return;
       }
       state.skills.set(dir, {
         rootIndex,
@@ -327,7 +337,8 @@ export class IndexBuilder {
         files,
         dirUris: (dirsOf.get(dir) ?? []).map((walked) => buildSkillUri([...resolved.base, ...splitRel(walked.rel)])),
       });
-    }
+      await slice();
+    });
   }
 }
 

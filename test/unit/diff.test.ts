@@ -403,7 +403,7 @@ describe('diffSnapshots output order', () => {
   const SORTED = ['skill://s/%C3%A9.md', 'skill://s/B.md', 'skill://s/a-b.md', 'skill://s/a.md', 'skill://s/a/b.md', 'skill://s/~x.md'];
 
   it('sorts updated and skillsChanged by code unit, whatever the snapshot iteration order', async () => {
-    const before = assembleSnapshot(
+    const before = await assembleSnapshot(
       [
         await publish(['z'], [['z.md', 'z1']]),
         await publish(['s'], NAMES.map((name) => [name, `${name} v1`])),
@@ -413,7 +413,7 @@ describe('diffSnapshots output order', () => {
       [],
       1,
     );
-    const after = assembleSnapshot(
+    const after = await assembleSnapshot(
       [
         await publish(['z'], [['z.md', 'z2']]),
         await publish(['s'], NAMES.map((name) => [name, `${name} v2`])),
@@ -431,16 +431,16 @@ describe('diffSnapshots output order', () => {
     expect(SORTED.toSorted((x, y) => x.localeCompare(y))).not.toEqual(SORTED);
   });
 
-  it('empty snapshots: nothing to diff', () => {
-    const empty = assembleSnapshot([], [], 1);
-    expect(diffSnapshots(empty, assembleSnapshot([], [], 2))).toStrictEqual(NO_CHANGE);
+  it('empty snapshots: nothing to diff', async () => {
+    const empty = await assembleSnapshot([], [], 1);
+    expect(diffSnapshots(empty, await assembleSnapshot([], [], 2))).toStrictEqual(NO_CHANGE);
   });
 
   it('reused records (an incremental rebuild outside a skill) are not reported, rebuilt equal ones neither', async () => {
     const kept = await publish(['k'], [['k.md', 'k']]);
     const rebuilt = await publish(['r'], [['r.md', 'r']]);
-    const before = assembleSnapshot([kept, rebuilt], [], 1);
-    const after = assembleSnapshot([kept, await publish(['r'], [['r.md', 'r']])], [], 2);
+    const before = await assembleSnapshot([kept, rebuilt], [], 1);
+    const after = await assembleSnapshot([kept, await publish(['r'], [['r.md', 'r']])], [], 2);
     expect(after.skills.get('skill://k/SKILL.md')?.entry).toBe(before.skills.get('skill://k/SKILL.md')?.entry);
     expect(after.skills.get('skill://r/SKILL.md')?.entry).not.toBe(before.skills.get('skill://r/SKILL.md')?.entry);
     expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
