@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+// `npm run bench` (after `npm run build`): every benchmark of skills-serve in one run, side by side with baselines
+// measured in the same run, on synthetic trees of 100, 1,000 and 10,000 skills (~10 files each; ~1 GiB at 10,000).
+// Prints a markdown table and writes BENCHMARKS.md. See BENCHMARKS.md for what each figure means.
+//
+//   node bench/run.mjs            full run (100, 1,000, 10,000 skills); writes BENCHMARKS.md at the repo root
+//   node bench/run.mjs --quick    100 and 1,000 skills only; writes the report to a temp file unless --out is given
+//   options: --out FILE   where to write the report;  --keep   keep the trees and the bundled harness (paths printed)
+//
+// Trees live under os.tmpdir() and are deleted at the end, also on failure; every child process is bounded in time
+// and killed (by pid) if the run fails or is interrupted.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { EDITS, measureLiveLatency } from './live.mjs';
+import { renderReport } from './report.mjs';
+import { bareNodeStart, killAll, peakRssKb, RpcChild, spawnNode, within } from './stdio.mjs';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(REPO, 'bin', 'skills-serve.js');
+const argv = process.argv.slice(2);
+const QUICK = argv.includes('--quick');
+const KEEP = argv.includes('--keep');
+const outIndex = argv.indexOf('--out');
+if (outIndex !== -1 && (argv[outIndex + 1] === undefined || argv[outIndex + 1].startsWith('--'))) {
+  process.stderr.write('bench: --out needs a file name\n');
+  process.exit(2);
+}
+const SIZES = QUICK ? [100, 1000] : [100, 1000, 10_000];
+const LIVE_SIZES = QUICK ? [100, 1000] : [100, 10_000];
+/** Runs of each in-process measurement (the first is reported next to the second, warm one). */
+const IN_PROCESS_RUNS = 2;
+/** Runs of the stdio startup measurement (median reported). */
+const STARTUP_RUNS = 3;
+/** Full skills/list enumerations once the index is built (median reported). */
+const ENUMERATIONS = 5;
+/** The whole run is aborted after this long (ms). */
+const WATCHDOG_MS = (QUICK ? 6 : 20) * 60_000;
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-benchrun-'));
+let finished = false;
+function cleanup() {
+  killAll();
+  if (!KEEP) rmSync(work, { recursive: true, force: true, maxRetries: 3 });
+}
+process.once('exit', () => {
+  killAll();
+  if (!finished && !KEEP) rmSync(work, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}; cleaning up ${work}\n`);
+    cleanup();
+    process.exit(130);
+  });
+}
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: still running after ${WATCHDOG_MS / 60_000} min; aborting\n`);
+  cleanup();
+  process.exit(1);
+}, WATCHDOG_MS);
+
+const log = (text) => process.stderr.write(`bench: ${text}\n`);
+
+/** Bundles bench/harness.ts (which imports ../src/index/build.ts) into `work/harness/harness.mjs`. */
+async function bundleHarness() {
+  const outdir = path.join(work, 'harness');
+  await build({
+    absWorkingDir: REPO,
+    entryPoints: ['bench/harness.ts'],
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+  });
+  return path.join(outdir, 'harness.mjs');
+}
+
+/** Runs one harness mode in its own process; resolves with its JSON line. */
+async function runHarness(harness, args, timeoutMs) {
+  const child = spawnNode(['--expose-gc', harness, ...args.map(String)]);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const { code, signal } = await within(
+    timeoutMs,
+    `harness ${args.join(' ')}`,
+    new Promise((resolve) => child.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }))),
+  ).catch((error) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  if (code !== 0) throw new Error(`harness ${args.join(' ')} failed (${code ?? signal}):\n${stderr}`);
+  return JSON.parse(stdout.trim().split('\n').at(-1));
+}
+
+/** Flushes the freshly written tree to disk, so write-back does not overlap the measurements (not timed). */
+function flushWrites() {
+  spawnSync('sync', { timeout: 120_000, stdio: 'ignore' });
+}
+
+/**
+ * Startup over real stdio, median of STARTUP_RUNS, next to bare `node -e ''` starts interleaved with them. The last
+ * run then measures full enumerations, a `ping` round trip (the transport's floor per page), and `resources/read` of
+ * every large file, next to the pipe floor (harness `pipe-floor`: the same bytes, base64, over the same kind of pipe).
+ */
+async function measureStdio(harness, root, tree) {
+  const bare = [];
+  const init = [];
+  const initCompatOff = [];
+  const list = [];
+  const hwmKb = [];
+  let skills = 0;
+  const extra = {};
+  for (let run = 0; run < STARTUP_RUNS; run++) {
+    bare.push(await bareNodeStart());
+    // `initialize` alone with --compat off: the default (auto) waits up to COMPAT_CATALOG_WAIT_MS for the first index
+    // build, to list the skills in the instructions; this shows the start without that wait.
+    const plain = new RpcChild([BIN, '--no-watch', '--compat', 'off', root]);
+    try {
+      initCompatOff.push(await plain.initialize());
+    } finally {
+      await plain.close();
+    }
+    const server = new RpcChild([BIN, '--no-watch', root]);
+    try {
+      init.push(await server.initialize());
+      const listed = await server.listAll(300_000);
+      list.push(performance.now() - server.startedAt);
+      hwmKb.push(peakRssKb(server.pid));
+      skills = listed.length;
+      if (run === STARTUP_RUNS - 1) Object.assign(extra, await measureBuiltServer(harness, server, root, listed, tree));
+    } finally {
+      await server.close();
+    }
+  }
+  return { bare, init, initCompatOff, list, hwmKb, skills, ...extra };
+}
+
+async function measureBuiltServer(harness, server, root, listed, tree) {
+  const pages = Math.ceil(listed.length / 100);
+  const enumerations = [];
+  for (let run = 0; run < ENUMERATIONS; run++) {
+    const started = performance.now();
+    const again = await server.listAll();
+    enumerations.push(performance.now() - started);
+    if (again.length !== listed.length) throw new Error(`enumeration ${run} listed ${again.length} skills, not ${listed.length}`);
+  }
+  const pingRuns = [];
+  for (let run = 0; run < ENUMERATIONS; run++) {
+    const started = performance.now();
+    for (let page = 0; page < pages; page++) await server.request('ping');
+    pingRuns.push(performance.now() - started);
+  }
+
+  // Every large file once, as the server advertises it.
+  const advertised = new Map(listed.flatMap((skill) => skill.resources.map((resource) => [resource.uri, resource])));
+  const large = tree.large.map(({ rel, size }) => {
+    const uri = `skill://${rel}`;
+    const resource = advertised.get(uri);
+    if (resource === undefined || resource.size !== size) throw new Error(`${uri} is not advertised with size ${size}`);
+    return { uri, size, digest: resource.digest, path: path.join(root, ...rel.split('/')) };
+  });
+  const readAll = async (peer, method, paramsOf) => {
+    // One untimed read first (the smallest file), so neither side is timed while its read path is still cold.
+    await peer.request(method, paramsOf(large.reduce((a, b) => (b.size < a.size ? b : a))), 60_000);
+    const started = performance.now();
+    let bytes = 0;
+    for (const [index, file] of large.entries()) {
+      const result = await peer.request(method, paramsOf(file), 60_000);
+      const content = result.contents?.[0];
+      if (typeof content?.blob !== 'string') throw new Error(`${method} ${file.uri}: expected a base64 blob`);
+      const decoded = Buffer.from(content.blob, 'base64');
+      if (decoded.length !== file.size) throw new Error(`${method} ${file.uri}: ${decoded.length} bytes, advertised ${file.size}`);
+      if (index === 0 && `sha256:${createHash('sha256').update(decoded).digest('hex')}` !== file.digest) throw new Error(`${file.uri}: digest mismatch`);
+      bytes += decoded.length;
+    }
+    return { ms: performance.now() - started, bytes, files: large.length };
+  };
+  const reads = await readAll(server, 'resources/read', (file) => ({ uri: file.uri }));
+  const hwmAfterReadsKb = peakRssKb(server.pid);
+  const floorPeer = new RpcChild([harness, 'pipe-floor']);
+  let pipeFloor;
+  try {
+    pipeFloor = await readAll(floorPeer, 'read', (file) => ({ path: file.path, uri: file.uri, mimeType: 'application/octet-stream' }));
+  } finally {
+    await floorPeer.close();
+  }
+  return { pages, enumerations, pingRuns, reads, pipeFloor, hwmAfterReadsKb };
+}
+
+function machine() {
+  const cpus = os.cpus();
+  const uptime = spawnSync('uptime', { encoding: 'utf8', timeout: 5_000 }).stdout?.trim() ?? '';
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memGiB: os.totalmem() / 2 ** 30,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    uptime,
+    loadavg: os.loadavg(),
+  };
+}
+
+function gitState() {
+  const run = (...args) => spawnSync('git', args, { cwd: REPO, encoding: 'utf8', timeout: 10_000 }).stdout?.trimEnd() ?? '';
+  return { commit: run('rev-parse', '--short', 'HEAD'), dirty: run('status', '--porcelain', '--', 'src', 'bin', 'package.json').split('\n').filter(Boolean) };
+}
+
+async function main() {
+  if (!existsSync(path.join(REPO, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does)');
+  const started = Date.now();
+  const before = machine();
+  log(`${QUICK ? 'quick' : 'full'} run on ${before.cpu} (${before.cores} cores), Node ${before.node}; load ${before.loadavg.map((n) => n.toFixed(2)).join(' ')}; work dir ${work}`);
+  const harness = await bundleHarness();
+  const results = [];
+  for (const skills of SIZES) {
+    const root = path.join(work, `tree-${skills}`);
+    mkdirSync(root);
+    const row = { skills };
+    results.push(row);
+    log(`${skills} skills: generating the tree (not timed)`);
+    row.tree = await runHarness(harness, ['generate', root, skills], 600_000);
+    flushWrites();
+    const scale = Math.max(1, skills / 1000);
+    log(`${skills} skills: floor (sync walk + readFileSync + sha256), ${IN_PROCESS_RUNS} runs`);
+    row.floor = await runHarness(harness, ['floor', root, IN_PROCESS_RUNS], 120_000 * scale);
+    log(`${skills} skills: in-process buildSnapshot with event-loop probe, ${IN_PROCESS_RUNS} runs`);
+    row.build = await runHarness(harness, ['build', root, IN_PROCESS_RUNS], 120_000 * scale);
+    log(`${skills} skills: SDK loadSkills(), ${IN_PROCESS_RUNS} runs`);
+    row.sdk = await runHarness(harness, ['sdk', root, IN_PROCESS_RUNS], 300_000 * scale);
+    log(`${skills} skills: stdio startup x${STARTUP_RUNS}, enumeration, resources/read of ${row.tree.large.length} large files`);
+    row.stdio = await measureStdio(harness, root, row.tree);
+    if (LIVE_SIZES.includes(skills)) {
+      log(`${skills} skills: write → notifications/resources/updated, ${EDITS} edits`);
+      row.live = await measureLiveLatency(BIN, root, skills);
+    }
+    if (!KEEP) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+  const after = machine();
+  const report = renderReport({
+    quick: QUICK,
+    results,
+    machine: before,
+    loadAfter: after,
+    git: gitState(),
+    date: new Date(started).toISOString(),
+    wallSeconds: (Date.now() - started) / 1000,
+    runs: { inProcess: IN_PROCESS_RUNS, startup: STARTUP_RUNS, enumerations: ENUMERATIONS, edits: EDITS },
+  });
+  process.stdout.write(`${report.table}\n`);
+  const out = outIndex !== -1 ? path.resolve(argv[outIndex + 1]) : QUICK ? path.join(os.tmpdir(), 'skills-serve-BENCHMARKS.quick.md') : path.join(REPO, 'BENCHMARKS.md');
+  writeFileSync(out, report.markdown);
+  const raw = path.join(os.tmpdir(), `skills-serve-bench-results${QUICK ? '-quick' : ''}.json`);
+  writeFileSync(raw, `${JSON.stringify({ results, before, after }, null, 2)}\n`);
+  log(`report written to ${out}, raw figures to ${raw} (${((Date.now() - started) / 1000).toFixed(0)} s)${KEEP ? `; kept ${work}` : ''}`);
+}
+
+main()
+  .then(() => {
+    finished = true;
+    clearTimeout(watchdog);
+    cleanup();
+  })
+  .catch((error) => {
+    process.stderr.write(`bench: failed: ${error.stack ?? error}\n`);
+    clearTimeout(watchdog);
+    cleanup();
+    process.exitCode = 1;
+  });
