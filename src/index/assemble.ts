@@ -130,6 +130,7 @@ export class SnapshotAssembler {
       const map = this.#children.get(uri);
       if (map === undefined && (this.#ownDirs.get(uri) ?? 0) === 0) dirs.delete(uri);
       else dirs.set(uri, Object.freeze([...(map?.values() ?? [])].map((item) => item.child).sort((a, b) => compareUris(a.uri, b.uri))));
+      await slice();
     }
     const ordered =
       previous !== undefined && removed.length === 0 && added.length === 0

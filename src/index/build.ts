@@ -236,7 +236,8 @@ export class IndexBuilder {
       state.diagnostics.push({ rel: relativeTo(spec.dir, diagnostic.file), diagnostic });
     };
     walk.diagnostics.forEach(note);
-    const targets = linkedTargets(resolved.real, walk.dirs, walk.files);
+    const slice = createSlicer();
+    const targets = await linkedTargets(resolved.real, walk.dirs, walk.files, slice);
     if (targets.length > 0) state.linkTargets.set(region, targets);
 
     const skillDirs = new Set<string>();
@@ -245,9 +246,10 @@ export class IndexBuilder {
     if (skillDirs.size === 0) return;
 
     // Every file and directory at or under a skill directory belongs to that skill and to every enclosing one.
-    const filesOf = groupUnder(skillDirs, walk.files, (file) => parentOf(file.rel));
-    const dirsOf = groupUnder(skillDirs, walk.dirs, (dir) => dir.rel);
+    const filesOf = await groupUnder(skillDirs, walk.files, (file) => parentOf(file.rel), slice);
+    const dirsOf = await groupUnder(skillDirs, walk.dirs, (dir) => dir.rel, slice);
     const owned = [...new Set([...filesOf.values()].flat())];
+    await slice();
     const reportUnhashable = (rel: string, error: NotHashableError): void => {
       const abs = path.join(spec.dir, ...splitRel(rel));
       note(
@@ -261,7 +263,6 @@ export class IndexBuilder {
     // keep being answered; large ones are read asynchronously in chunks.
     const digests = new Map<string, FileDigest>();
     const large: typeof owned = [];
-    const slice = createSlicer();
     for (const file of owned) {
       try {
         const digest = this.#cache.digestSync(file.real, baseName(file.rel) === MANIFEST_NAME);
@@ -357,7 +358,12 @@ export async function buildSnapshot(roots: readonly RootSpec[], generation: numb
  * The real paths that a walk reached through symlinks: directories and files whose real path is not where their
  * root-relative path would put them. Only the topmost such directory is kept (its subtree is implied).
  */
-function linkedTargets(rootReal: string, dirs: readonly { rel: string; real: string }[], files: readonly { rel: string; real: string }[]): string[] {
+async function linkedTargets(
+  rootReal: string,
+  dirs: readonly { rel: string; real: string }[],
+  files: readonly { rel: string; real: string }[],
+  slice: () => Promise<void>,
+): Promise<string[]> {
   const targets: string[] = [];
   const prefix = rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep;
   const viaLink = (item: { rel: string; real: string }): boolean =>
@@ -365,18 +371,22 @@ function linkedTargets(rootReal: string, dirs: readonly { rel: string; real: str
   const linkedDirs = dirs.filter(viaLink).sort((a, b) => a.rel.length - b.rel.length);
   const covered = (rel: string): boolean => linkedDirs.some((dir) => rel.startsWith(`${dir.rel}/`));
   for (const dir of linkedDirs) if (!covered(dir.rel)) targets.push(dir.real);
-  for (const file of files) if (viaLink(file) && !covered(file.rel)) targets.push(file.real);
+  for (const [index, file] of files.entries()) {
+    if (viaLink(file) && !covered(file.rel)) targets.push(file.real);
+    if (index % 4096 === 0) await slice();
+  }
   return targets;
 }
 
 /** Groups items under every skill directory that is their directory or one of its ancestors. */
-function groupUnder<T>(skillDirs: ReadonlySet<string>, items: readonly T[], dirOf: (item: T) => string): Map<string, T[]> {
+async function groupUnder<T>(skillDirs: ReadonlySet<string>, items: readonly T[], dirOf: (item: T) => string, slice: () => Promise<void>): Promise<Map<string, T[]>> {
   const groups = new Map<string, T[]>([...skillDirs].map((dir) => [dir, []]));
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     for (let dir = dirOf(item); ; dir = parentOf(dir)) {
       groups.get(dir)?.push(item);
       if (dir === '') break;
     }
+    if (index % 4096 === 0) await slice();
   }
   return groups;
 }
