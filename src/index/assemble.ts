@@ -5,6 +5,7 @@
  */
 import type { BuiltEntry } from './entry.js';
 import type { Diagnostic, DirectoryChild, FileRecord, SkillRecord, Snapshot } from './types.js';
+import { createSlicer } from './slice.js';
 import { buildSkillUri, compareUris } from './uri.js';
 
 /** MIME type of directory resources (SEP-2640). */
@@ -66,9 +67,6 @@ function contributionOf(skill: PublishedSkill): Contribution {
   return contribution;
 }
 
-/** Longest stretch of synchronous assembly before yielding to the event loop (ms). */
-export const ASSEMBLE_SLICE_MS = 15;
-
 /**
  * Assembles snapshots from published skills, patching the previous one: only the skills that were added or removed
  * since (by object identity: the builder keeps the `PublishedSkill` objects of regions it did not rebuild) touch the
@@ -101,12 +99,7 @@ export class SnapshotAssembler {
     const skills = new Map(previous?.skills ?? []);
     const files = new Map(previous?.files ?? []);
     const touched = new Set<string>();
-    let sliceStart = performance.now();
-    const slice = async (): Promise<void> => {
-      if (performance.now() - sliceStart < ASSEMBLE_SLICE_MS) return;
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    };
+    const slice = createSlicer();
 
     for (const skill of removed) {
       const contribution = contributionOf(skill);

@@ -10,38 +10,13 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { SnapshotAssembler, type PublishedSkill } from './assemble.js';
 import { DigestCache } from './digest-cache.js';
-import { NotHashableError, type FileDigest } from './digest.js';
-import { buildEntry } from './entry.js';
-import { mimeTypeFor } from './mime.js';
-import { findHiddenCharacters, looksLikeSecretName } from './hygiene.js';
-import { IGNORE_FILE, MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
-import type { Diagnostic, FileRecord, RootSpec, Snapshot } from './types.js';
-import { buildSkillUri } from './uri.js';
-import { walkTree, warning } from './walk.js';
+import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
+import { buildRegion } from './region.js';
+import type { Diagnostic, RootSpec, Snapshot } from './types.js';
+import { warning } from './walk.js';
 
 /** The `rel` of diagnostics about a root as a whole (set when the root is resolved, kept by region rebuilds). */
 const ROOT_LEVEL = '/';
-
-/** How many large files are read and hashed at once. */
-export const HASH_CONCURRENCY = 4;
-/** Longest stretch of synchronous work before the builder yields to the event loop (ms). */
-export const SLICE_MS = 15;
-
-/** How many entries (`SKILL.md` parses through the SDK, which awaits a WebCrypto digest each) are built at once. */
-export const ENTRY_CONCURRENCY = 32;
-
-/**
- * Returns a function to call between units of synchronous work: it yields to the event loop (letting pending I/O
- * callbacks and requests run) once {@link SLICE_MS} have passed since the last yield.
- */
-function createSlicer(): () => Promise<void> {
-  let sliceStart = performance.now();
-  return async () => {
-    if (performance.now() - sliceStart < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    sliceStart = performance.now();
-  };
-}
 
 /** How the index treats the trees it walks. */
 export interface IndexOptions {
@@ -226,120 +201,21 @@ export class IndexBuilder {
     for (const rel of [...state.linkTargets.keys()]) if (within(rel)) state.linkTargets.delete(rel);
 
     const allowedRealRoots = this.#states.flatMap((other) => (other.resolved === undefined ? [] : [other.resolved.real]));
-    let walk;
-    try {
-      walk = await walkTree({ root: spec.dir, allowedRealRoots, symlinks: this.#options.symlinks ?? 'within' }, region);
-    } catch {
-      return; // the region is gone: everything that was in it has been withdrawn above
-    }
-    const note = (diagnostic: Diagnostic): void => {
-      state.diagnostics.push({ rel: relativeTo(spec.dir, diagnostic.file), diagnostic });
-    };
-    walk.diagnostics.forEach(note);
-    const slice = createSlicer();
-    const targets = await linkedTargets(resolved.real, walk.dirs, walk.files, slice);
-    if (targets.length > 0) state.linkTargets.set(region, targets);
-
-    const skillDirs = new Set<string>();
-    for (const file of walk.files) if (baseName(file.rel) === MANIFEST_NAME) skillDirs.add(parentOf(file.rel));
-    for (const dir of skillDirs) state.candidates.add(dir);
-    if (skillDirs.size === 0) return;
-
-    // Every file and directory at or under a skill directory belongs to that skill and to every enclosing one.
-    const filesOf = await groupUnder(skillDirs, walk.files, (file) => parentOf(file.rel), slice);
-    const dirsOf = await groupUnder(skillDirs, walk.dirs, (dir) => dir.rel, slice);
-    const owned = [...new Set([...filesOf.values()].flat())];
-    await slice();
-    const reportUnhashable = (rel: string, error: NotHashableError): void => {
-      const abs = path.join(spec.dir, ...splitRel(rel));
-      note(
-        error.reason === 'special'
-          ? warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories')
-          : warning('unreadable-file', abs, `file could not be read (${error.message}) and was skipped`, 'make the file readable by the user running skills-serve'),
-      );
-    };
-
-    // Small files are hashed synchronously (no thread-pool round trips), in slices of at most SLICE_MS so requests
-    // keep being answered; large ones are read asynchronously in chunks.
-    const digests = new Map<string, FileDigest>();
-    const large: typeof owned = [];
-    for (const file of owned) {
-      try {
-        const digest = this.#cache.digestSync(file.real, baseName(file.rel) === MANIFEST_NAME);
-        if (digest === 'large') large.push(file);
-        else digests.set(file.rel, digest);
-      } catch (error) {
-        if (!(error instanceof NotHashableError)) throw error;
-        reportUnhashable(file.rel, error);
-      }
-      await slice();
-    }
-    await forEachLimited(large, HASH_CONCURRENCY, async (file) => {
-      try {
-        digests.set(file.rel, await this.#cache.digest(file.real, false));
-      } catch (error) {
-        if (!(error instanceof NotHashableError)) throw error;
-        reportUnhashable(file.rel, error);
-      }
+    const result = await buildRegion({
+      rootIndex,
+      spec,
+      base: resolved.base,
+      rootReal: resolved.real,
+      region,
+      allowedRealRoots,
+      symlinks: this.#options.symlinks ?? 'within',
+      cache: this.#cache,
     });
-
-    const records = new Map<string, FileRecord>();
-    for (const file of owned) {
-      const digest = digests.get(file.rel);
-      if (digest === undefined) continue;
-      const name = baseName(file.rel);
-      if (digest.privateKey || looksLikeSecretName(name)) {
-        note(warning('secret-file', path.join(spec.dir, ...splitRel(file.rel)), `${digest.privateKey ? 'holds a private key' : 'is named like a secret'} and is served to every host`, `remove it from the skill, or list it in ${IGNORE_FILE} if it is not meant to be published`));
-      }
-      records.set(file.rel, Object.freeze({
-        uri: buildSkillUri([...resolved.base, ...file.rel.split('/')]),
-        path: file.real,
-        name,
-        digest: digest.digest,
-        size: digest.size,
-        mtimeMs: digest.mtimeMs,
-        ctimeMs: digest.ctimeMs,
-        ino: digest.ino,
-        dev: digest.dev,
-        mimeType: mimeTypeFor(name),
-        rootIndex,
-        rel: file.rel,
-      }));
-      await slice();
-    }
-
-    await forEachLimited([...skillDirs].sort(), ENTRY_CONCURRENCY, async (dir) => {
-      const manifestRel = dir === '' ? MANIFEST_NAME : `${dir}/${MANIFEST_NAME}`;
-      const manifest = digests.get(manifestRel);
-      const segments = [...resolved.base, ...splitRel(dir)];
-      if (manifest?.bytes === undefined || segments.length === 0) return; // unreadable SKILL.md: already reported
-      const manifestPath = path.join(spec.dir, ...splitRel(manifestRel));
-      const hidden = findHiddenCharacters(Buffer.from(manifest.bytes).toString('utf8'));
-      if (hidden !== undefined) {
-        note({
-          ...warning('hidden-characters', manifestPath, `SKILL.md holds ${hidden.count} invisible character(s) (${hidden.kinds.join(', ')}) that can hide instructions from a reviewer`, 'remove them, or make the intent visible in plain text'),
-          line: hidden.line,
-          column: hidden.column,
-        });
-      }
-      const files = (filesOf.get(dir) ?? []).flatMap((file) => records.get(file.rel) ?? []);
-      const result = await buildEntry({ segments, manifestPath, manifestBytes: manifest.bytes, files });
-      if ('diagnostic' in result) {
-        note(result.diagnostic);
-        return;
-      }
-      state.skills.set(dir, {
-        rootIndex,
-        rootDir: spec.dir,
-        segments,
-        dir: path.join(spec.dir, ...splitRel(dir)),
-        built: result.built,
-        manifestSize: manifest.size,
-        files,
-        dirUris: (dirsOf.get(dir) ?? []).map((walked) => buildSkillUri([...resolved.base, ...splitRel(walked.rel)])),
-      });
-      await slice();
-    });
+    if (result === undefined) return; // the region is gone: everything that was in it has been withdrawn above
+    state.diagnostics.push(...result.diagnostics);
+    if (result.linkTargets.length > 0) state.linkTargets.set(region, result.linkTargets);
+    for (const dir of result.candidates) state.candidates.add(dir);
+    for (const [dir, skill] of result.skills) state.skills.set(dir, skill);
   }
 }
 
@@ -352,43 +228,6 @@ export class IndexBuilder {
  */
 export async function buildSnapshot(roots: readonly RootSpec[], generation: number, options: IndexOptions = {}): Promise<Snapshot> {
   return new IndexBuilder(roots, generation - 1, options).buildAll();
-}
-
-/**
- * The real paths that a walk reached through symlinks: directories and files whose real path is not where their
- * root-relative path would put them. Only the topmost such directory is kept (its subtree is implied).
- */
-async function linkedTargets(
-  rootReal: string,
-  dirs: readonly { rel: string; real: string }[],
-  files: readonly { rel: string; real: string }[],
-  slice: () => Promise<void>,
-): Promise<string[]> {
-  const targets: string[] = [];
-  const prefix = rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep;
-  const viaLink = (item: { rel: string; real: string }): boolean =>
-    item.rel === '' ? item.real !== rootReal : item.real !== prefix + (path.sep === '/' ? item.rel : item.rel.split('/').join(path.sep));
-  const linkedDirs = dirs.filter(viaLink).sort((a, b) => a.rel.length - b.rel.length);
-  const covered = (rel: string): boolean => linkedDirs.some((dir) => rel.startsWith(`${dir.rel}/`));
-  for (const dir of linkedDirs) if (!covered(dir.rel)) targets.push(dir.real);
-  for (const [index, file] of files.entries()) {
-    if (viaLink(file) && !covered(file.rel)) targets.push(file.real);
-    if (index % 4096 === 0) await slice();
-  }
-  return targets;
-}
-
-/** Groups items under every skill directory that is their directory or one of its ancestors. */
-async function groupUnder<T>(skillDirs: ReadonlySet<string>, items: readonly T[], dirOf: (item: T) => string, slice: () => Promise<void>): Promise<Map<string, T[]>> {
-  const groups = new Map<string, T[]>([...skillDirs].map((dir) => [dir, []]));
-  for (const [index, item] of items.entries()) {
-    for (let dir = dirOf(item); ; dir = parentOf(dir)) {
-      groups.get(dir)?.push(item);
-      if (dir === '') break;
-    }
-    if (index % 4096 === 0) await slice();
-  }
-  return groups;
 }
 
 /** Drops regions that lie inside another region of the list. */
@@ -407,32 +246,5 @@ async function isRegularFile(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Runs `task` over `items` with at most `limit` running at once. */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await task(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-function relativeTo(root: string, file: string): string {
-  const rel = path.relative(root, file);
-  return rel === '' ? '' : rel.split(path.sep).join('/');
-}
-
-function splitRel(rel: string): string[] {
-  return rel === '' ? [] : rel.split('/');
-}
-
-function parentOf(rel: string): string {
-  const slash = rel.lastIndexOf('/');
-  return slash === -1 ? '' : rel.slice(0, slash);
-}
-
-function baseName(rel: string): string {
-  return rel.slice(rel.lastIndexOf('/') + 1);
 }
 

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from '
 import path from 'node:path';
 import { describeIoError } from './digest.js';
 import { IGNORE_FILE, isIgnoredByLayers, isIgnoredName, isInsideRoot, isRepresentableName, parseIgnoreFile, type IgnoreLayer, type SymlinkPolicy } from './policy.js';
+import { createSlicer } from './slice.js';
 import type { Diagnostic } from './types.js';
 
 /** A directory reached by the walk. */
@@ -42,9 +43,6 @@ export interface WalkOptions {
   readonly symlinks?: SymlinkPolicy;
 }
 
-/** Longest stretch of synchronous directory listing before the walk yields to the event loop (ms). */
-export const WALK_SLICE_MS = 15;
-
 /** One directory waiting to be listed. */
 interface PendingDir {
   readonly rel: string;
@@ -59,7 +57,7 @@ interface PendingDir {
  * Walks the directory `start` (root-relative; `''` for the whole root), skipping ignored names, special files,
  * unreadable directories and symlinks that leave the roots, dangle or loop. Never throws for problems inside the
  * tree: each becomes one warning diagnostic. Lists directories with synchronous calls (far cheaper than thread-pool
- * round trips for many small directories), yielding to the event loop every {@link WALK_SLICE_MS}.
+ * round trips for many small directories), yielding to the event loop every `SLICE_MS` (`slice.ts`).
  *
  * @param options the root and the real paths symlinks may resolve into.
  * @param start root-relative directory to walk (`'acme/billing'`), `''` for all of it.
@@ -73,13 +71,10 @@ export async function walkTree(options: WalkOptions, start = ''): Promise<WalkRe
   const startReal = realpathSync(startAbs);
   if (start !== '' && isIgnoredByLayers(layers, start, true)) return result;
   const stack: PendingDir[] = [{ rel: start, abs: startAbs, real: startReal, ancestors, layers }];
-  let sliceStart = performance.now();
+  const slice = createSlicer();
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     listDir(options, result, next, stack);
-    if (performance.now() - sliceStart > WALK_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
+    await slice();
   }
   return result;
 }
