@@ -4,7 +4,10 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { ANY_RESULT, eraClientOptions, ERAS, SAMPLE_SKILLS, startHttpServer, type Era, type HttpServer } from '../helpers/server.js';
 
@@ -57,6 +60,36 @@ describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     expect(uris).toEqual(SAMPLE_SKILL_URIS);
+  });
+});
+
+describe('HTTP live updates', () => {
+  it('a 2026-07-28 client holding a listen stream hears list_changed and updated for subscribed URIs', async () => {
+    const root = await makeTree({ 'a/SKILL.md': skillMd('a', 'Skill a.'), 'a/notes.md': 'v1\n' });
+    try {
+      const server = await start([root]);
+      for (let waited = 0; !server.stderr().includes('watching roots for changes') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      const client = await connectHttp(server.url, ERAS[2]);
+      const heard: string[] = [];
+      client.setNotificationHandler('notifications/resources/list_changed', () => void heard.push('list_changed'));
+      client.setNotificationHandler('notifications/resources/updated', (notification) => void heard.push(`updated ${notification.params.uri}`));
+      const subscription = await client.listen({ resourcesListChanged: true, resourceSubscriptions: ['skill://a/notes.md'] });
+      try {
+        await writeFile(path.join(root, 'a/notes.md'), 'v2, longer\n');
+        await mkdir(path.join(root, 'b'));
+        await writeFile(path.join(root, 'b/SKILL.md'), skillMd('b', 'Skill b.'));
+        for (let waited = 0; !(heard.includes('updated skill://a/notes.md') && heard.includes('list_changed')) && waited < 10_000; waited += 25) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        expect(heard).toContain('updated skill://a/notes.md');
+        expect(heard).toContain('list_changed');
+        expect((await new SkillsClient(client).list()).skills.map((skill) => skill.uri)).toEqual(['skill://a/SKILL.md', 'skill://b/SKILL.md']);
+      } finally {
+        await subscription.close();
+      }
+    } finally {
+      await removeTree(root);
+    }
   });
 });
 
