@@ -41,6 +41,7 @@ export function runStdioServer(config: Config, options: RunOptions): void {
 
   const gate = createJsonRpcGate((verdict, line) => {
     logger.warn({ code: verdict.code, id: verdict.id, line: line.slice(0, 200) }, `rejected a message from the client: ${verdict.message}`);
+    // JSON-RPC 2.0 answers an unidentifiable request with `id: null`, which the SDK's message type does not model.
     void transport.send({ jsonrpc: '2.0', id: verdict.id, error: { code: verdict.code, message: verdict.message } } as never).catch(() => undefined);
   });
   process.stdin.pipe(gate);

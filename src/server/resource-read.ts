@@ -42,6 +42,7 @@ export function serveResourceRead(server: McpServer, source: SkillSource): void 
     if (parseSkillUri(uri) === undefined) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI this server can serve`);
     }
+    // The low-level handler's context is the one McpServer hands its own resource callbacks (typed separately).
     const result = await source.read(uri, ctx as never);
     if (result === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${echo(uri)}`);
     const mimeType = result.mimeType === undefined ? {} : { mimeType: result.mimeType };
