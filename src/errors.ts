@@ -1,19 +1,11 @@
 /**
  * Domain errors with string codes, and the one table that maps them to JSON-RPC error codes and exit codes
- * (DESIGN §6 "Errors"). Messages name `skill://` URIs, never host paths.
+ * (DESIGN §6 "Errors"). Messages name `skill://` URIs, never host paths. Unknown skills, files and directories are
+ * answered where they are looked up (`server/source.ts`, `server/resource-read.ts`) with the SDK's -32602.
  */
 
 /** Every domain error code. */
-export type ErrorCode =
-  | 'SKILL_NOT_FOUND'
-  | 'RESOURCE_NOT_FOUND'
-  | 'NOT_A_DIRECTORY'
-  | 'INVALID_URI'
-  | 'INVALID_CURSOR'
-  | 'RESOURCE_CHANGED'
-  | 'RESOURCE_UNREADABLE'
-  | 'ROOT_UNUSABLE'
-  | 'CONFIG_INVALID';
+export type ErrorCode = 'INVALID_CURSOR' | 'ROOT_UNUSABLE' | 'CONFIG_INVALID';
 
 /** JSON-RPC: Invalid params. */
 export const INVALID_PARAMS = -32602;
@@ -21,13 +13,7 @@ export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 
 const TABLE: Readonly<Record<ErrorCode, { rpc: number; exit: number }>> = {
-  SKILL_NOT_FOUND: { rpc: INVALID_PARAMS, exit: 1 },
-  RESOURCE_NOT_FOUND: { rpc: INVALID_PARAMS, exit: 1 },
-  NOT_A_DIRECTORY: { rpc: INVALID_PARAMS, exit: 1 },
-  INVALID_URI: { rpc: INVALID_PARAMS, exit: 1 },
   INVALID_CURSOR: { rpc: INVALID_PARAMS, exit: 1 },
-  RESOURCE_CHANGED: { rpc: INTERNAL_ERROR, exit: 1 },
-  RESOURCE_UNREADABLE: { rpc: INTERNAL_ERROR, exit: 1 },
   ROOT_UNUSABLE: { rpc: INTERNAL_ERROR, exit: 1 },
   CONFIG_INVALID: { rpc: INTERNAL_ERROR, exit: 2 },
 };

@@ -88,9 +88,12 @@ const MATCHERS: readonly RuleMatcher[] = [
   },
 ];
 
+/** The SDK's complaint about a plain value holding `: `. */
+const UNQUOTED_COLON = /cannot contain ": "/u;
+
 function syntaxHint(detail: string, lineText: string | undefined): string {
   const key = /^\s*["']?([\w-]+)["']?\s*:/u.exec(lineText ?? '')?.[1];
-  if (/cannot contain ": "/u.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in single quotes and double any single quote inside it)`;
+  if (UNQUOTED_COLON.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in single quotes and double any single quote inside it)`;
   if (/duplicate/iu.test(detail)) return 'remove the repeated key';
   if (/indent|tab/iu.test(detail)) return 'indent with spaces, consistently';
   return 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';
@@ -130,7 +133,7 @@ function linesOf(skillMd: string | undefined): string[] {
 function columnOf(rule: string, message: string, lineText: string | undefined): number | undefined {
   if (lineText === undefined) return undefined;
   if (rule !== 'frontmatter-syntax') return 1;
-  if (!/cannot contain ": "/u.test(message)) return undefined;
+  if (!UNQUOTED_COLON.test(message)) return undefined;
   const valueStart = lineText.indexOf(':') + 1;
   const inner = lineText.indexOf(': ', valueStart);
   return inner === -1 ? undefined : inner + 1;
