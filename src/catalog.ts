@@ -133,5 +133,6 @@ export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
   const where = diagnostic.line === undefined ? diagnostic.file : `${diagnostic.file}:${diagnostic.line}`;
   const text = `${where}: ${diagnostic.message} [${diagnostic.rule}]; fix: ${diagnostic.hint}`;
   const fields = { rule: diagnostic.rule, file: diagnostic.file, line: diagnostic.line, hint: diagnostic.hint };
-  logger.warn({ ...fields, skipped: diagnostic.severity === 'error' ? 'skill' : 'file' }, text);
+  // Errors leave a skill out; warnings (a skipped link or file, a hygiene finding, overlapping roots) do not.
+  logger.warn({ ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) }, text);
 }
