@@ -12,7 +12,7 @@ import type { Logger } from './log.js';
 import { CompatSurfaces } from './server/compat.js';
 import { createSkillSource } from './server/source.js';
 import { LiveIndex } from './watch/live-index.js';
-import { RootsWatcher } from './watch/watcher.js';
+import { TreeWatcher } from './watch/watcher.js';
 
 /** What a transport hears after each swap (not after the first build). */
 export interface CatalogChange {
@@ -34,7 +34,7 @@ export class LiveCatalog {
   readonly source;
   readonly compat: CompatSurfaces;
   readonly #live: LiveIndex;
-  readonly #watcher: RootsWatcher | undefined;
+  readonly #watcher: TreeWatcher | undefined;
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   readonly #logger: Logger;
 
@@ -47,29 +47,31 @@ export class LiveCatalog {
   constructor(config: Config, options: CatalogOptions) {
     const { logger } = options;
     this.#logger = logger;
-    this.#live = new LiveIndex(new IndexBuilder(config.roots, 0, { symlinks: config.symlinks }), this.store, (snapshot, elapsedMs, events) =>
-      logBuild(logger, snapshot, elapsedMs, events),
-    );
-    this.source = createSkillSource({
-      store: this.store,
-      pageSize: config.pageSize,
-      reindex: async (file) => {
-        logger.info({ uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
-        await this.#live.reindexFile(file);
-      },
-      warn: (message, path) => logger.warn({ path }, message),
-    });
-    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
-    this.#watcher = config.watch
-      ? new RootsWatcher({
+    let builder: IndexBuilder | undefined;
+    const watcher: TreeWatcher | undefined = config.watch
+      ? new TreeWatcher({
           roots: config.roots,
           pollMs: config.pollMs,
           logger,
+          files: (rootIndex) => builder?.files(rootIndex) ?? [],
           onBatch: (events) => {
             this.#live.apply(events).catch((error: unknown) => logger.error({ err: error }, 'incremental rebuild failed'));
           },
         })
       : undefined;
+    this.#watcher = watcher;
+    builder = new IndexBuilder(config.roots, { symlinks: config.symlinks, ...(watcher === undefined ? {} : { observer: watcher }) });
+    this.#live = new LiveIndex(builder, this.store, (snapshot, elapsedMs, events) => logBuild(logger, snapshot, elapsedMs, events));
+    this.source = createSkillSource({
+      store: this.store,
+      pageSize: config.pageSize,
+      reindex: async (file) => {
+        logger.info({ event: 'reindex', uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
+        await this.#live.reindexFile(file);
+      },
+      warn: (message, path) => logger.warn({ path }, message),
+    });
+    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
     this.store.onSwap((previous, next) => {
       // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
       const known = new Set(previous.diagnostics.map(diagnosticKey));
@@ -93,15 +95,18 @@ export class LiveCatalog {
     this.#listeners.add(listener);
   }
 
-  /** Starts the watcher (so no change made during the first build is missed), then builds. */
+  /** Builds the index; the walk attaches the watches as it lists each directory. */
   async start(): Promise<void> {
-    await this.#watcher?.start();
+    this.#watcher?.start();
     await this.#live.buildAll();
+    if (this.#watcher !== undefined) {
+      this.#logger.info({ event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories }, 'watching roots for changes');
+    }
   }
 
   /** Stops watching. Idempotent. */
   async close(): Promise<void> {
-    await this.#watcher?.close();
+    this.#watcher?.close();
   }
 
   get logger(): Logger {
@@ -112,15 +117,15 @@ export class LiveCatalog {
 function logBuild(logger: Logger, snapshot: Snapshot, elapsedMs: number, events: number): void {
   const fields = {
     skills: snapshot.ordered.length,
-    files: snapshot.files.size,
+    files: snapshot.fileCount,
     diagnostics: snapshot.diagnostics.length,
     generation: snapshot.generation,
     ms: Math.round(elapsedMs),
   };
   if (snapshot.generation === 1) {
-    logger.info(fields, `index built: ${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`);
+    logger.info({ event: 'index-built', ...fields }, `index built: ${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`);
   } else {
-    logger.info({ ...fields, events }, `index updated: ${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`);
+    logger.info({ event: 'index-updated', ...fields, events }, `index updated: ${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`);
   }
 }
 

@@ -108,7 +108,7 @@ export async function runHttpServer(config: Config & { http: HttpEndpoint }, opt
   const address = server.address();
   const actualPort = typeof address === 'object' && address !== null ? address.port : port;
   const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  logger.info({ url: `http://${shownHost}:${actualPort}${MCP_PATH}`, port: actualPort }, `serving on http://${shownHost}:${actualPort}${MCP_PATH}; indexing`);
+  logger.info({ event: 'serving', transport: 'http', url: `http://${shownHost}:${actualPort}${MCP_PATH}`, port: actualPort }, `serving on http://${shownHost}:${actualPort}${MCP_PATH}; indexing`);
 
   let stopping = false;
   const stop = (reason: string): void => {

@@ -71,7 +71,7 @@ export function runStdioServer(config: Config, options: RunOptions): void {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGHUP', () => stop('SIGHUP'));
 
-  logger.info({ roots: config.roots.map((root) => root.dir), watch: config.watch, pollMs: config.pollMs }, 'serving on stdio; indexing');
+  logger.info({ event: 'serving', transport: 'stdio', roots: config.roots.map((root) => root.dir), watch: config.watch, pollMs: config.pollMs }, 'serving on stdio; indexing');
   catalog.start().catch((error: unknown) => {
     logger.fatal({ err: error }, 'index build failed');
     options.exit(1);

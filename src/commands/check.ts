@@ -21,10 +21,7 @@ export interface CheckReport {
  * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
 export function checkReport(snapshot: Snapshot): CheckReport {
-  const skills = snapshot.ordered.map((skill) => {
-    const resources = Array.isArray(skill.entry.resources) ? skill.entry.resources : [];
-    return { uri: skill.entry.uri, name: skill.name, files: resources.length, bytes: resources.reduce((sum, file) => sum + file.size, 0) };
-  });
+  const skills = snapshot.ordered.map((skill) => ({ uri: skill.uri, name: skill.name, files: skill.fileCount, bytes: skill.totalBytes }));
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   return {
     skills,
@@ -67,7 +64,7 @@ export async function runCheck(
   roots: readonly RootSpec[],
   options: { json: boolean; strict?: boolean; symlinks: SymlinkPolicy; write: (text: string) => void; cwd?: string },
 ): Promise<number> {
-  const report = checkReport(await buildSnapshot(roots, 1, { symlinks: options.symlinks }));
+  const report = checkReport(await buildSnapshot(roots, { symlinks: options.symlinks }));
   options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()));
   const failing = options.strict === true ? report.diagnostics.length : report.summary.leftOut;
   return failing > 0 ? 1 : 0;

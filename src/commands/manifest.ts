@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { buildSnapshot } from '../index/build.js';
+import { entryOf } from '../index/entry.js';
 import type { SymlinkPolicy } from '../index/policy.js';
 import { pageOf } from '../index/snapshot.js';
 import type { RootSpec, SkillEntry } from '../index/types.js';
@@ -29,15 +30,15 @@ export interface ManifestOptions {
  * @returns the exit code: 0 printed or matches; 1 the tree differs; 2 the saved file is unreadable or not a manifest.
  */
 export async function runManifest(roots: readonly RootSpec[], options: ManifestOptions): Promise<number> {
-  const snapshot = await buildSnapshot(roots, 1, { symlinks: options.symlinks });
+  const snapshot = await buildSnapshot(roots, { symlinks: options.symlinks });
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   if (leftOut > 0) options.warn(`skills-serve: ${leftOut} skill(s) left out of the manifest; run skills-serve check to see why\n`);
   // Walk the pages exactly as a host would, so the manifest is what skills/list serves.
   const skills: SkillEntry[] = [];
   let cursor: string | undefined;
   do {
-    const page = pageOf(snapshot.ordered, cursor, options.pageSize, (skill) => skill.entry.uri);
-    skills.push(...page.items.map((skill) => skill.entry));
+    const page = pageOf(snapshot.ordered, cursor, options.pageSize, (skill) => skill.uri);
+    skills.push(...page.items.map(entryOf));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
 

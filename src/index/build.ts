@@ -1,105 +1,97 @@
 /**
- * The index builder: roots → walk → hash → entries → one immutable {@link Snapshot}, either for every root or
- * incrementally for *regions* (root-relative directories) whose contents changed. A region is rebuilt from disk;
- * everything outside it is reused, and inside it only files whose identity (device, inode, size, mtime, ctime)
- * changed are hashed again.
+ * The index builder: roots → region walks → records → one immutable {@link Snapshot}, for every root or only for the
+ * regions whose contents changed (docs/ARCHITECTURE.md, "Regions" and "Snapshots"). A region is rebuilt from disk;
+ * everything outside it is reused, and inside it only files whose identity changed are read again.
  *
- * Implements SEP-2640 "Skills and nesting", "The entry"; DESIGN §4 "Data flow", §5 "Policies".
+ * Implements SEP-2640 "Skills and nesting" and "The entry"; the policies of docs/ARCHITECTURE.md.
  */
-import { promises as fsp } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { SnapshotAssembler, type PublishedSkill } from './assemble.js';
-import { DigestCache } from './digest-cache.js';
+import { compareDiagnostics, duplicateRoot, hiddenCharacters, nestedRoot, rootUnusable, skillPathConflict } from './diagnostics.js';
+import { buildRecord, problemsDiagnostic } from './entry.js';
+import { readFrontmatter } from './frontmatter.js';
+import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
+import { findHiddenCharacters } from './hygiene.js';
+import { buildNamespace, findChild, placeSkill, removeSkill } from './namespace.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
-import { buildRegion } from './region.js';
-import type { Diagnostic, RootSpec, Snapshot } from './types.js';
-import { warning } from './walk.js';
+import { outermostRegions, regionContains, type Region } from './region.js';
+import { EMPTY_SNAPSHOT } from './snapshot.js';
+import { DirNode, type Diagnostic, type FileNode, type RootSpec, type SkillRecord, type Snapshot } from './types.js';
+import { compareUris } from './uri.js';
+import { walkRegion, type WalkedRegion, type WalkObserver } from './walk.js';
 
-/** The `rel` of diagnostics about a root as a whole (set when the root is resolved, kept by region rebuilds). */
-const ROOT_LEVEL = '/';
-
-/** How the index treats the trees it walks. */
+/** How the index treats the trees it walks, and who hears about them. */
 export interface IndexOptions {
   /** Symlink policy (`--symlinks`); default `within`. */
   readonly symlinks?: SymlinkPolicy;
+  /** Hashes large files (default: on this thread). */
+  readonly hasher?: LargeFileHasher;
+  /** Told about every directory walked and every region finished (the watcher). */
+  readonly observer?: IndexObserver;
 }
 
-/** One usable root: where it really is and which segments its directories map to. */
-interface ResolvedRoot {
-  readonly real: string;
-  /** Segments prepended to every root-relative path: the prefix, plus the folder name when the root is a skill. */
-  readonly base: readonly string[];
+/** What the watcher needs to hear from the builder. */
+export interface IndexObserver extends WalkObserver {
+  /** A region of a root is about to be walked. */
+  regionStarted(rootIndex: number, rel: string): void;
+  /** It was walked: directories under `rel` not announced since {@link regionStarted} are gone or ignored now. */
+  regionFinished(rootIndex: number, rel: string): void;
+  /** A root was resolved to its real path (`undefined`: it cannot be used now). */
+  rootResolved(rootIndex: number, real: string | undefined): void;
+}
+
+/** A root-relative diagnostic key: `'/'` for diagnostics about the root as a whole (kept by region rebuilds). */
+const ROOT_LEVEL = '/';
+
+/** An outermost skill directory of one root, as built. */
+interface BuiltRegion {
+  readonly rel: string;
+  readonly node: DirNode;
+  /** Valid skills in it, outermost first. */
+  readonly records: readonly SkillRecord[];
+  /** Real paths reached through symlinks inside it (see {@link IndexBuilder.regionsLinkedTo}). */
+  readonly linkTargets: readonly string[];
 }
 
 /** What the builder remembers of one root between rebuilds. */
 interface RootState {
-  resolved: ResolvedRoot | undefined;
-  /** Skill directory (root-relative) → published skill. */
-  readonly skills: Map<string, PublishedSkill>;
+  real: string | undefined;
+  /** Skill-path segments of the root's own directory: the prefix, plus the folder name when the root is a skill. */
+  base: readonly string[];
+  /** Outermost skill directory (root-relative) → its region. */
+  readonly regions: Map<string, BuiltRegion>;
   /** Every directory holding a `SKILL.md`, valid or not: what makes a change "inside a skill". */
   readonly candidates: Set<string>;
+  /** The regions that reach something through a symlink (few: scanned for every event). */
+  readonly linking: Set<BuiltRegion>;
   /** Diagnostics with the root-relative path they concern. */
   diagnostics: { rel: string; diagnostic: Diagnostic }[];
-  /**
-   * Real paths reached through a symlink inside each region (region → targets): a change at such a target, which
-   * the watcher reports at the target's own path, must rebuild the region that links to it.
-   */
-  readonly linkTargets: Map<string, string[]>;
 }
 
 /**
- * Builds and incrementally rebuilds the snapshot of a fixed list of roots. Not re-entrant: callers serialize
- * calls (the live index does).
+ * Builds and incrementally rebuilds the snapshot of a fixed list of roots. Not re-entrant: callers serialize calls
+ * (the live index does).
  */
 export class IndexBuilder {
   readonly #roots: readonly RootSpec[];
   readonly #states: RootState[];
-  readonly #cache = new DigestCache();
-  readonly #assembler = new SnapshotAssembler();
   readonly #options: IndexOptions;
-  #generation: number;
+  readonly #hasher: LargeFileHasher;
+  #last: Snapshot = EMPTY_SNAPSHOT;
+  /** The top skills placed in the last snapshot, each with every record published under it (itself included). */
+  #placed = new Map<SkillRecord, readonly SkillRecord[]>();
+  /** Real paths whose next walk must read them whatever their identity says (a read found them changed). */
+  readonly #distrusted = new Set<string>();
 
   /**
    * @param roots configured roots in command-line order (earlier roots win conflicts).
-   * @param generation the generation number of the last snapshot already built (0 for none).
-   * @param options symlink policy.
+   * @param options symlink policy, hasher, observer.
    */
-  constructor(roots: readonly RootSpec[], generation = 0, options: IndexOptions = {}) {
+  constructor(roots: readonly RootSpec[], options: IndexOptions = {}) {
     this.#roots = roots;
-    this.#generation = generation;
     this.#options = options;
-    this.#states = roots.map(() => ({ resolved: undefined, skills: new Map(), candidates: new Set(), diagnostics: [], linkTargets: new Map() }));
-  }
-
-  /** The configured roots. */
-  get roots(): readonly RootSpec[] {
-    return this.#roots;
-  }
-
-  /** Makes the next rebuild hash the file at `realPath` from its bytes, whatever its metadata says. */
-  forget(realPath: string): void {
-    this.#cache.forget(realPath);
-  }
-
-  /**
-   * Regions that reach the path `rel` of root `rootIndex` through a symlink (in any root), so that a change there is
-   * applied to every skill that serves it under another name.
-   *
-   * @returns `[rootIndex, region]` pairs; empty when nothing links to the path or a directory above it.
-   */
-  regionsLinkedTo(rootIndex: number, rel: string): [number, string][] {
-    const real = this.#states[rootIndex]?.resolved?.real;
-    if (real === undefined) return [];
-    const target = rel === '' ? real : path.join(real, ...rel.split('/'));
-    const found: [number, string][] = [];
-    for (const [index, state] of this.#states.entries()) {
-      for (const [region, targets] of state.linkTargets) {
-        if (targets.some((linked) => target === linked || target.startsWith(`${linked}${path.sep}`) || linked.startsWith(`${target}${path.sep}`))) {
-          found.push([index, region]);
-        }
-      }
-    }
-    return found;
+    this.#hasher = options.hasher ?? new InProcessHasher();
+    this.#states = roots.map((spec) => ({ real: undefined, base: spec.prefix, regions: new Map(), candidates: new Set(), linking: new Set(), diagnostics: [] }));
   }
 
   /** Directories (root-relative) of root `rootIndex` that hold a `SKILL.md`, valid or not. */
@@ -107,61 +99,105 @@ export class IndexBuilder {
     return this.#states[rootIndex]?.candidates ?? new Set();
   }
 
+  /** The real path root `rootIndex` resolved to at its last rebuild (`undefined`: unusable). */
+  rootReal(rootIndex: number): string | undefined {
+    return this.#states[rootIndex]?.real;
+  }
+
+  /** Makes the next rebuild hash the file at `realPath` from its bytes, whatever its metadata says. */
+  distrust(realPath: string): void {
+    this.#distrusted.add(realPath);
+  }
+
   /**
-   * Rebuilds every root from scratch (the digest cache still saves re-hashing unchanged files).
-   *
-   * @returns the new snapshot.
+   * Every file the index holds for root `rootIndex` (published or not), with its root-relative and real path: what
+   * polling compares with the disk.
    */
-  async buildAll(): Promise<Snapshot> {
-    return this.rebuild(new Map(this.#roots.map((_, index) => [index, [''] as const])));
+  *files(rootIndex: number): Generator<{ rel: string; real: string; node: FileNode }> {
+    const state = this.#states[rootIndex];
+    if (state === undefined) return;
+    for (const region of state.regions.values()) {
+      const stack: { node: DirNode; rel: string; real: string }[] = [{ node: region.node, rel: region.rel, real: region.node.real ?? '' }];
+      for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+        for (const child of item.node.children) {
+          const rel = item.rel === '' ? child.name : `${item.rel}/${child.name}`;
+          const real = child.real ?? `${item.real}${path.sep}${child.name}`;
+          if (child instanceof DirNode) stack.push({ node: child, rel, real });
+          else yield { rel, real, node: child };
+        }
+      }
+    }
+  }
+
+  /**
+   * Regions that reach the path `rel` of root `rootIndex` through a symlink (in any root), so that a change there is
+   * applied to every skill that serves it under another name.
+   *
+   * @returns regions (root index and root-relative directory); empty when nothing links to the path.
+   */
+  regionsLinkedTo(rootIndex: number, rel: string): Region[] {
+    const real = this.#states[rootIndex]?.real;
+    if (real === undefined) return [];
+    const target = rel === '' ? real : path.join(real, ...rel.split('/'));
+    const found: Region[] = [];
+    for (const [index, state] of this.#states.entries()) {
+      for (const region of state.linking) {
+        const linked = region.linkTargets.some(
+          (linkedPath) => target === linkedPath || target.startsWith(`${linkedPath}${path.sep}`) || linkedPath.startsWith(`${target}${path.sep}`),
+        );
+        if (linked) found.push({ rootIndex: index, rel: region.rel });
+      }
+    }
+    return found;
+  }
+
+  /** Rebuilds every root from scratch (unchanged files are still not read again). */
+  buildAll(): Promise<Snapshot> {
+    return this.rebuild(this.#roots.map((_, rootIndex) => ({ rootIndex, rel: '' })));
   }
 
   /**
    * Rebuilds the given regions and returns the new snapshot.
    *
-   * @param regions root index → root-relative directories to rebuild (`''` = the whole root, re-resolved).
-   *   Regions must not lie strictly inside a skill directory (use the outermost enclosing skill: see `classify.ts`).
+   * @param regions regions to rebuild (`rel: ''` = the whole root, resolved again). A region must not lie strictly
+   *   inside a skill directory: classification gives the outermost enclosing one (`watch/classify.ts`).
    * @returns the new snapshot; problems on disk become diagnostics, never exceptions.
    */
-  async rebuild(regions: ReadonlyMap<number, readonly string[]>): Promise<Snapshot> {
+  async rebuild(regions: readonly Region[]): Promise<Snapshot> {
+    const todo = outermostRegions(regions);
     // Roots rebuilt whole are resolved first, so links from one root into another are judged against every root.
-    for (const [rootIndex, rels] of regions) {
-      const spec = this.#roots[rootIndex];
-      const state = this.#states[rootIndex];
-      if (spec !== undefined && state !== undefined && rels.includes('')) {
-        await this.#resolveRoot(spec, state);
-        this.#checkOverlap(rootIndex, spec, state);
-      }
+    const fresh = new Set<number>();
+    for (const region of todo) {
+      if (region.rel !== '') continue;
+      if (this.#resolveRoot(region.rootIndex)) fresh.add(region.rootIndex);
     }
-    for (const [rootIndex, rels] of regions) {
-      const spec = this.#roots[rootIndex];
-      const state = this.#states[rootIndex];
-      if (spec === undefined || state === undefined) continue;
-      for (const rel of outermost(rels)) await this.#rebuildRegion(rootIndex, spec, state, rel);
-    }
-    const diagnostics = this.#states.flatMap((state) => state.diagnostics.map((item) => item.diagnostic));
-    const published = this.#states.flatMap((state) => [...state.skills.values()]);
-    this.#cache.prune(published);
-    return this.#assembler.assemble(published, diagnostics, ++this.#generation);
+    for (const region of todo) this.#checkOverlap(region.rootIndex);
+    for (const region of todo) await this.#rebuildRegion(region, fresh.has(region.rootIndex));
+    this.#distrusted.clear();
+    return this.#assemble();
   }
 
-  async #resolveRoot(spec: RootSpec, state: RootState): Promise<void> {
-    state.resolved = undefined;
-    state.skills.clear();
-    state.candidates.clear();
-    state.diagnostics = [];
+  /**
+   * Resolves a root (its real path, and whether it is itself a skill).
+   *
+   * @returns whether its real path or base changed (its previous nodes must not be reused then).
+   */
+  #resolveRoot(rootIndex: number): boolean {
+    const spec = this.#roots[rootIndex] as RootSpec;
+    const state = this.#states[rootIndex] as RootState;
+    const before = { real: state.real, base: state.base.join('/') };
+    state.diagnostics = state.diagnostics.filter((item) => item.rel !== ROOT_LEVEL);
     try {
-      const real = await fsp.realpath(spec.dir);
-      if (!(await fsp.stat(real)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-      const isSkill = await isRegularFile(path.join(real, MANIFEST_NAME));
-      state.resolved = { real, base: isSkill ? [...spec.prefix, path.basename(spec.dir)] : spec.prefix };
+      const real = realpathSync(spec.dir);
+      if (!statSync(real).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      state.real = real;
+      state.base = isRegularFile(path.join(real, MANIFEST_NAME)) ? [...spec.prefix, path.basename(spec.dir)] : spec.prefix;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      state.diagnostics.push({
-        rel: ROOT_LEVEL,
-        diagnostic: warning('root-unusable', spec.dir, `root cannot be read (${code === 'ENOENT' ? 'it does not exist' : code}); its skills are withdrawn`, 'restore the directory; skills-serve picks it up again when it reappears'),
-      });
+      state.real = undefined;
+      state.diagnostics.push({ rel: ROOT_LEVEL, diagnostic: rootUnusable(spec.dir, (error as NodeJS.ErrnoException).code ?? 'error') });
     }
+    this.#options.observer?.rootResolved(rootIndex, state.real);
+    return state.real !== before.real || state.base.join('/') !== before.base;
   }
 
   /**
@@ -169,53 +205,195 @@ export class IndexBuilder {
    * inside another one (without a prefix that sets it apart) is served, and its skills appear twice under two
    * paths; that gets a warning too.
    */
-  #checkOverlap(rootIndex: number, spec: RootSpec, state: RootState): void {
-    const real = state.resolved?.real;
+  #checkOverlap(rootIndex: number): void {
+    const spec = this.#roots[rootIndex] as RootSpec;
+    const state = this.#states[rootIndex] as RootState;
+    const real = state.real;
     if (real === undefined) return;
-    for (const [otherIndex, other] of this.#states.entries()) {
-      const otherReal = other.resolved?.real;
-      const otherSpec = this.#roots[otherIndex];
-      if (otherIndex === rootIndex || otherReal === undefined || otherSpec === undefined) continue;
+    for (let otherIndex = 0; otherIndex < rootIndex; otherIndex++) {
+      const other = this.#states[otherIndex] as RootState;
+      const otherSpec = this.#roots[otherIndex] as RootSpec;
+      if (other.real === undefined) continue;
       const samePrefix = otherSpec.prefix.join('/') === spec.prefix.join('/');
-      if (otherReal === real && samePrefix && otherIndex < rootIndex) {
-        state.resolved = undefined;
-        state.diagnostics.push({ rel: ROOT_LEVEL, diagnostic: warning('duplicate-root', spec.dir, `root is the same folder as root ${otherSpec.dir}, listed earlier; it is served once`, 'list each folder once') });
+      if (other.real === real && samePrefix) {
+        state.real = undefined;
+        this.#replaceRootDiagnostic(state, 'duplicate-root', duplicateRoot(spec.dir, otherSpec.dir));
         return;
       }
-      if (otherIndex < rootIndex && real.startsWith(`${otherReal}${path.sep}`)) {
-        state.diagnostics.push({
-          rel: ROOT_LEVEL,
-          diagnostic: warning('nested-root', spec.dir, `root lies inside root ${otherSpec.dir}; the skills in it are served twice, under two skill paths`, 'list only the outer folder, or give the inner one a prefix (prefix=dir) on purpose'),
-        });
-      }
+      if (real.startsWith(`${other.real}${path.sep}`)) this.#replaceRootDiagnostic(state, 'nested-root', nestedRoot(spec.dir, otherSpec.dir));
     }
   }
 
-  async #rebuildRegion(rootIndex: number, spec: RootSpec, state: RootState, region: string): Promise<void> {
-    const resolved = state.resolved;
-    if (resolved === undefined) return;
-    const within = (rel: string): boolean => region === '' || rel === region || rel.startsWith(`${region}/`);
-    for (const rel of [...state.skills.keys()]) if (within(rel)) state.skills.delete(rel);
-    for (const rel of [...state.candidates]) if (within(rel)) state.candidates.delete(rel);
-    state.diagnostics = state.diagnostics.filter((item) => item.rel === ROOT_LEVEL || !within(item.rel));
-    for (const rel of [...state.linkTargets.keys()]) if (within(rel)) state.linkTargets.delete(rel);
+  #replaceRootDiagnostic(state: RootState, rule: string, diagnostic: Diagnostic): void {
+    state.diagnostics = state.diagnostics.filter((item) => item.rel !== ROOT_LEVEL || item.diagnostic.rule !== rule);
+    state.diagnostics.push({ rel: ROOT_LEVEL, diagnostic });
+  }
 
-    const allowedRealRoots = this.#states.flatMap((other) => (other.resolved === undefined ? [] : [other.resolved.real]));
-    const result = await buildRegion({
-      rootIndex,
-      spec,
-      base: resolved.base,
-      rootReal: resolved.real,
-      region,
-      allowedRealRoots,
-      symlinks: this.#options.symlinks ?? 'within',
-      cache: this.#cache,
+  async #rebuildRegion(region: Region, fresh: boolean): Promise<void> {
+    const { rootIndex, rel } = region;
+    const spec = this.#roots[rootIndex] as RootSpec;
+    const state = this.#states[rootIndex] as RootState;
+    const removed = new Map<string, BuiltRegion>();
+    for (const [key, built] of state.regions) {
+      if (regionContains(rel, key)) {
+        removed.set(key, built);
+        state.regions.delete(key);
+        state.linking.delete(built);
+      }
+    }
+    for (const candidate of [...state.candidates]) if (regionContains(rel, candidate)) state.candidates.delete(candidate);
+    state.diagnostics = state.diagnostics.filter((item) => item.rel === ROOT_LEVEL || !regionContains(rel, item.rel));
+    if (state.real === undefined) {
+      if (rel === '') this.#options.observer?.regionFinished(rootIndex, '');
+      return;
+    }
+    const observer = this.#options.observer;
+    observer?.regionStarted(rootIndex, rel);
+    let walk;
+    try {
+      walk = await walkRegion(
+        {
+          rootIndex,
+          rootDir: spec.dir,
+          allowedRealRoots: this.#states.flatMap((other) => (other.real === undefined ? [] : [other.real])),
+          symlinks: this.#options.symlinks ?? 'within',
+          previous: fresh ? () => undefined : (dir) => previousNode(removed, dir),
+          distrusted: this.#distrusted,
+          hasher: this.#hasher,
+          observer,
+        },
+        rel,
+      );
+    } catch {
+      walk = undefined; // the region is gone: everything that was in it has been withdrawn above
+    }
+    observer?.regionFinished(rootIndex, rel);
+    if (walk === undefined) return;
+    state.diagnostics.push(...walk.diagnostics);
+    for (const walked of walk.regions) {
+      const built = await this.#buildRecords(rootIndex, spec, state, walked);
+      state.regions.set(walked.rel, built);
+      if (built.linkTargets.length > 0) state.linking.add(built);
+    }
+  }
+
+  /** The records of one walked region (reusing the previous record of every unchanged skill directory). */
+  async #buildRecords(rootIndex: number, spec: RootSpec, state: RootState, walked: WalkedRegion): Promise<BuiltRegion> {
+    const records: SkillRecord[] = [];
+    for (const skillDir of walked.skillDirs) {
+      state.candidates.add(skillDir.rel);
+      const segments = [...state.base, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/'))];
+      const manifestPath = skillDir.rel === '' ? path.join(spec.dir, MANIFEST_NAME) : path.join(spec.dir, ...skillDir.rel.split('/'), MANIFEST_NAME);
+      const note = (diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: skillDir.rel, diagnostic });
+      const bytes = skillDir.manifestBytes;
+      if (bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
+      const text = decodeUtf8(bytes);
+      const hidden = text === undefined ? undefined : findHiddenCharacters(text);
+      if (hidden !== undefined) note(hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
+      const reusable = skillDir.previous?.skill;
+      if (skillDir.node === skillDir.previous && reusable !== undefined && reusable.rootIndex === rootIndex) {
+        records.push(reusable);
+        continue;
+      }
+      const frontmatter = await readFrontmatter(segments, bytes);
+      if ('problems' in frontmatter) {
+        note(problemsDiagnostic(manifestPath, frontmatter.problems));
+        continue;
+      }
+      const node = skillDir.node === skillDir.previous ? cloneNode(skillDir.node) : skillDir.node;
+      const record = buildRecord({ segments, node, dirReal: skillDir.real, rootIndex, rel: skillDir.rel, manifestPath, frontmatter });
+      if ('severity' in record) {
+        note(record);
+        continue;
+      }
+      (node as { skill: SkillRecord | undefined }).skill = record;
+      records.push(record);
+    }
+    const expectedReal = walked.rel === '' ? state.real : path.join(state.real ?? '', ...walked.rel.split('/'));
+    const linkTargets = walked.node.real !== expectedReal && walked.node.real !== undefined ? [walked.node.real, ...walked.linkTargets] : walked.linkTargets;
+    return { rel: walked.rel, node: walked.node, records, linkTargets };
+  }
+
+  /** Settles conflicts between roots, then patches the previous snapshot with the skills placed or withdrawn. */
+  #assemble(): Snapshot {
+    const diagnostics = this.#states.flatMap((state) => state.diagnostics.map((item) => item.diagnostic));
+    const placed = this.#settle(diagnostics);
+    const previous = this.#last;
+    const removedTops = [...this.#placed.keys()].filter((top) => !placed.has(top));
+    const addedTops = [...placed.keys()].filter((top) => !this.#placed.has(top));
+    const removedRecords = removedTops.flatMap((top) => this.#placed.get(top) ?? []);
+    const addedRecords = addedTops.flatMap((top) => placed.get(top) ?? []);
+    let root = previous.root;
+    if (removedTops.length + addedTops.length > 256 || previous.generation === 0) {
+      root = buildNamespace([...placed.keys()]);
+    } else {
+      for (const top of removedTops) root = removeSkill(root, top.segments);
+      for (const top of addedTops) root = placeSkill(root, top.segments, top.node);
+    }
+    let skills = previous.skills as Map<string, SkillRecord>;
+    let ordered = previous.ordered;
+    if (removedRecords.length + addedRecords.length > 0) {
+      skills = new Map(previous.skills);
+      for (const record of removedRecords) if (skills.get(record.uri) === record) skills.delete(record.uri);
+      for (const record of addedRecords) skills.set(record.uri, record);
+      ordered = patchOrdered(previous.ordered, skills, removedRecords, addedRecords);
+    }
+    let fileCount = previous.fileCount;
+    for (const top of removedTops) fileCount -= top.fileCount;
+    for (const top of addedTops) fileCount += top.fileCount;
+    this.#placed = placed;
+    this.#last = Object.freeze({
+      skills,
+      ordered,
+      root,
+      fileCount,
+      diagnostics: Object.freeze(diagnostics.sort(compareDiagnostics)),
+      generation: previous.generation + 1,
     });
-    if (result === undefined) return; // the region is gone: everything that was in it has been withdrawn above
-    state.diagnostics.push(...result.diagnostics);
-    if (result.linkTargets.length > 0) state.linkTargets.set(region, result.linkTargets);
-    for (const dir of result.candidates) state.candidates.add(dir);
-    for (const [dir, skill] of result.skills) state.skills.set(dir, skill);
+    return this.#last;
+  }
+
+  /**
+   * The top skills to place: in each region, valid skills not inside another placed one; across roots, the first
+   * root wins: a skill whose path equals, encloses or lies inside a skill of an earlier root is left out with a
+   * diagnostic naming both roots (its nested skills are then considered on their own).
+   *
+   * @param diagnostics conflict diagnostics are appended.
+   * @returns each top skill with every record published under it (itself included).
+   */
+  #settle(diagnostics: Diagnostic[]): Map<SkillRecord, readonly SkillRecord[]> {
+    const placed = new Map<SkillRecord, readonly SkillRecord[]>();
+    const multiRoot = this.#states.filter((state) => state.regions.size > 0).length > 1;
+    const claimed = new Map<string, SkillRecord>();
+    const prefixes = new Map<string, SkillRecord>();
+    for (const [rootIndex, state] of this.#states.entries()) {
+      const accepted: SkillRecord[] = [];
+      for (const region of state.regions.values()) {
+        const tops: SkillRecord[] = [];
+        for (const record of region.records) {
+          if (tops.some((top) => isInside(record, top))) continue;
+          const winner = multiRoot ? conflictWith(record, claimed, prefixes) : undefined;
+          if (winner !== undefined) {
+            const rootDir = (this.#roots[rootIndex] as RootSpec).dir;
+            const winnerRoot = (this.#roots[winner.rootIndex] as RootSpec).dir;
+            const dir = path.join(rootDir, ...splitRel(record.rel));
+            diagnostics.push(skillPathConflict(dir, record.segments.join('/'), rootDir, winner.segments.join('/'), winnerRoot));
+            continue;
+          }
+          tops.push(record);
+        }
+        for (const top of tops) {
+          const under = region.records.filter((record) => record === top || isInside(record, top));
+          placed.set(top, under);
+          if (multiRoot) accepted.push(...under);
+        }
+      }
+      for (const record of accepted) {
+        claimed.set(record.segments.join('/'), record);
+        for (let depth = 1; depth < record.segments.length; depth++) prefixes.set(record.segments.slice(0, depth).join('/'), record);
+      }
+    }
+    return placed;
   }
 }
 
@@ -223,28 +401,110 @@ export class IndexBuilder {
  * Builds a snapshot of every skill under `roots` in one go (no later incremental rebuilds).
  *
  * @param roots the configured roots, in command-line order (earlier roots win conflicts).
- * @param generation the snapshot's build number.
  * @param options symlink policy.
  */
-export async function buildSnapshot(roots: readonly RootSpec[], generation: number, options: IndexOptions = {}): Promise<Snapshot> {
-  return new IndexBuilder(roots, generation - 1, options).buildAll();
+export async function buildSnapshot(roots: readonly RootSpec[], options: IndexOptions = {}): Promise<Snapshot> {
+  return new IndexBuilder(roots, options).buildAll();
 }
 
-/** Drops regions that lie inside another region of the list. */
-function outermost(rels: readonly string[]): string[] {
-  const sorted = [...new Set(rels)].sort();
-  const kept: string[] = [];
-  for (const rel of sorted) {
-    if (!kept.some((outer) => outer === '' || rel.startsWith(`${outer}/`))) kept.push(rel);
+/**
+ * The `skills/list` order after a change: a patched copy of `previous` for a few changes, a full sort otherwise.
+ *
+ * @param skills the skills after the change, by URI.
+ */
+function patchOrdered(
+  previous: readonly SkillRecord[],
+  skills: ReadonlyMap<string, SkillRecord>,
+  removed: readonly SkillRecord[],
+  added: readonly SkillRecord[],
+): readonly SkillRecord[] {
+  if (removed.length + added.length > 64) return [...skills.values()].sort((a, b) => compareUris(a.uri, b.uri));
+  const ordered = [...previous];
+  const indexOf = (uri: string): number => {
+    let low = 0;
+    let high = ordered.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compareUris((ordered[mid] as SkillRecord).uri, uri) < 0) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  };
+  for (const record of removed) {
+    const at = indexOf(record.uri);
+    if (ordered[at] === record) ordered.splice(at, 1);
   }
-  return kept;
+  for (const record of added) {
+    if (skills.get(record.uri) !== record) continue;
+    const at = indexOf(record.uri);
+    if (ordered[at]?.uri === record.uri) ordered[at] = record;
+    else ordered.splice(at, 0, record);
+  }
+  return ordered;
 }
 
-async function isRegularFile(file: string): Promise<boolean> {
+/** The previous node at `rel`: in the removed region whose directory is `rel` or lies above it. */
+function previousNode(removed: ReadonlyMap<string, BuiltRegion>, rel: string): DirNode | undefined {
+  for (let at = rel; ; at = parentOf(at)) {
+    const region = removed.get(at);
+    if (region !== undefined) {
+      let node: DirNode | undefined = region.node;
+      const below = at === '' ? rel : rel.slice(at.length + 1);
+      for (const name of below === '' ? [] : below.split('/')) {
+        const child = findChild(node, name);
+        node = child instanceof DirNode ? child : undefined;
+        if (node === undefined) return undefined;
+      }
+      return node;
+    }
+    if (at === '') return undefined;
+  }
+}
+
+/** A fresh copy of a published node (so that assigning its skill never changes what an older snapshot holds). */
+function cloneNode(node: DirNode): DirNode {
+  return new DirNode(node.name, node.children, node.real, undefined);
+}
+
+/** Whether `record`'s directory lies strictly inside `outer`'s (same root). */
+function isInside(record: SkillRecord, outer: SkillRecord): boolean {
+  return record.rootIndex === outer.rootIndex && record !== outer && (outer.rel === '' || record.rel.startsWith(`${outer.rel}/`));
+}
+
+/** The skill of an earlier root whose path equals, encloses or lies inside `record`'s, if any. */
+function conflictWith(record: SkillRecord, claimed: ReadonlyMap<string, SkillRecord>, prefixes: ReadonlyMap<string, SkillRecord>): SkillRecord | undefined {
+  const key = record.segments.join('/');
+  const inside = prefixes.get(key);
+  if (inside !== undefined) return inside;
+  for (let depth = 1; depth <= record.segments.length; depth++) {
+    const winner = claimed.get(record.segments.slice(0, depth).join('/'));
+    if (winner !== undefined) return winner;
+  }
+  return undefined;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
-    return (await fsp.stat(file)).isFile();
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRegularFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
   } catch {
     return false;
   }
 }
 
+function splitRel(rel: string): string[] {
+  return rel === '' ? [] : rel.split('/');
+}
+
+function parentOf(rel: string): string {
+  const slash = rel.lastIndexOf('/');
+  return slash === -1 ? '' : rel.slice(0, slash);
+}

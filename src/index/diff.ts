@@ -1,8 +1,11 @@
 /**
- * What changed between two snapshots, as hosts need to hear it (pure). Notifications come from this diff, never
- * from raw filesystem events.
+ * What changed between two snapshots, as hosts need to hear it (pure). Notifications come from this diff, never from
+ * raw filesystem events. Nodes that are the same object in both snapshots (everything outside the rebuilt regions,
+ * and unchanged files and directories inside them) are skipped, so a diff costs O(what changed).
  */
-import type { SkillRecord, Snapshot } from './types.js';
+import { sameDigest } from './record.js';
+import { DirNode, FileNode, type Snapshot } from './types.js';
+import { buildSkillUri, encodeSegment } from './uri.js';
 
 /** The notifications one snapshot swap calls for. */
 export interface SnapshotDiff {
@@ -11,59 +14,83 @@ export interface SnapshotDiff {
    * skill's name or description changed.
    */
   readonly listChanged: boolean;
-  /** URIs served before and after whose digest changed: each gets `notifications/resources/updated`. Sorted. */
+  /** URIs served before and after whose digest or size changed: each gets `notifications/resources/updated`. Sorted. */
   readonly updated: readonly string[];
   /** `SKILL.md` URIs of skills added, removed, or whose entry changed in any way. Sorted. */
   readonly skillsChanged: readonly string[];
 }
 
 /**
- * Compares two snapshots. Skills whose record is the very same object in both (the assembler reuses the records of
- * skills outside the rebuilt regions) are skipped, so a change costs O(changed skills + directories).
+ * Compares two snapshots.
  *
  * @param previous the snapshot served until now.
  * @param next the snapshot served from now on.
  */
 export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotDiff {
-  let listChanged = previous.files.size !== next.files.size || previous.skills.size !== next.skills.size || previous.dirs.size !== next.dirs.size;
-  const updated = new Set<string>();
+  let listChanged = false;
   const skillsChanged: string[] = [];
-  for (const [uri, skill] of next.skills) {
-    const before = previous.skills.get(uri);
-    if (before === skill) continue;
-    if (before === undefined) {
-      listChanged = true;
-      skillsChanged.push(uri);
-    } else {
-      if (before.name !== skill.name || before.description !== skill.description) listChanged = true;
-      if (JSON.stringify(before.entry) !== JSON.stringify(skill.entry)) skillsChanged.push(uri);
-    }
-    for (const resource of resourcesOf(skill)) {
-      const was = previous.files.get(resource.uri);
-      if (was === undefined) listChanged = true;
-      else if (was.digest !== resource.digest || was.size !== resource.size) updated.add(resource.uri);
-    }
-  }
-  for (const [uri, before] of previous.skills) {
-    const now = next.skills.get(uri);
-    if (now === before) continue;
-    if (now === undefined) {
-      listChanged = true;
-      skillsChanged.push(uri);
-    }
-    for (const resource of resourcesOf(before)) if (!next.files.has(resource.uri)) listChanged = true;
-  }
-  if (!listChanged) {
-    for (const uri of next.dirs.keys()) {
-      if (!previous.dirs.has(uri)) {
+  if (previous.ordered !== next.ordered || previous.skills !== next.skills) {
+    for (const [uri, skill] of next.skills) {
+      const before = previous.skills.get(uri);
+      if (before === skill) continue;
+      if (before === undefined) {
         listChanged = true;
-        break;
+        skillsChanged.push(uri);
+        continue;
+      }
+      if (before.name !== skill.name || before.description !== skill.description) listChanged = true;
+      if (before.json !== skill.json) skillsChanged.push(uri);
+    }
+    for (const uri of previous.skills.keys()) {
+      if (!next.skills.has(uri)) {
+        listChanged = true;
+        skillsChanged.push(uri);
       }
     }
   }
-  return { listChanged, updated: [...updated].sort(), skillsChanged: skillsChanged.sort() };
+  const updated: string[] = [];
+  if (compareTrees(previous.root, next.root, undefined, updated)) listChanged = true;
+  return { listChanged, updated: updated.sort(), skillsChanged: skillsChanged.sort() };
 }
 
-function resourcesOf(skill: SkillRecord): readonly { uri: string; digest: string; size: number }[] {
-  return Array.isArray(skill.entry.resources) ? skill.entry.resources : [];
+/**
+ * Walks two versions of a directory side by side.
+ *
+ * @param uri the directory's URI (`undefined` for the namespace root, whose children are URI authorities).
+ * @param updated receives the URIs of files whose digest or size changed.
+ * @returns whether a file or directory appeared or disappeared.
+ */
+function compareTrees(before: DirNode, after: DirNode, uri: string | undefined, updated: string[]): boolean {
+  if (before === after) return false;
+  let listChanged = false;
+  const a = before.children;
+  const b = after.children;
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const left = a[i];
+    const right = b[j];
+    if (right === undefined || (left !== undefined && left.name < right.name)) {
+      listChanged = true;
+      i++;
+      continue;
+    }
+    if (left === undefined || right.name < left.name) {
+      listChanged = true;
+      j++;
+      continue;
+    }
+    i++;
+    j++;
+    if (left === right) continue;
+    const childUri = uri === undefined ? buildSkillUri([left.name]) : `${uri}/${encodeSegment(left.name)}`;
+    if (left instanceof FileNode && right instanceof FileNode) {
+      if (left.size !== right.size || !sameDigest(left, right)) updated.push(childUri);
+    } else if (left instanceof DirNode && right instanceof DirNode) {
+      if (compareTrees(left, right, childUri, updated)) listChanged = true;
+    } else {
+      listChanged = true;
+    }
+  }
+  return listChanged;
 }

@@ -1,110 +1,116 @@
 /**
- * One skill's entry: `SKILL.md` bytes plus its file records → the wire entry, or one diagnostic saying why the
- * skill is not published (SEP-2640 "The entry", "Limits per skill"; Agent Skills frontmatter rules).
- *
- * Frontmatter is read by the SDK's `skillEntry()`: the parser and rules v2 hosts verify with, so a skill we publish
- * is a skill they accept, field for field.
+ * One skill's entry: its directory node plus its frontmatter → a {@link SkillRecord} whose entry is validated and
+ * serialized once, or one diagnostic saying why the skill is not published (SEP-2640 "The entry", "Limits per
+ * skill"; Agent Skills frontmatter rules).
  */
-import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
-import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from './policy.js';
-import { classifyProblem, type RuleProblem } from './rules.js';
-import type { Diagnostic, FileRecord, SkillEntry } from './types.js';
-import { buildSkillUri, compareUris } from './uri.js';
+import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
+import type { ReadFrontmatter } from './frontmatter.js';
+import { digestOf } from './record.js';
+import type { RuleProblem } from './rules.js';
+import { DirNode, FileNode, type Diagnostic, type SkillEntry, type SkillRecord } from './types.js';
+import { buildSkillUri, compareUris, encodeSegment } from './uri.js';
 
-/** A built entry with the frontmatter fields the server also needs. */
-export interface BuiltEntry {
-  readonly entry: SkillEntry;
-  readonly name: string;
-  readonly description: string;
-}
-
-/** What {@link buildEntry} needs for one skill. */
-export interface EntryInput {
-  /** Skill path segments (`['acme', 'billing', 'refunds']`); the last must equal the frontmatter name. */
+/** What {@link buildRecord} needs for one skill. */
+export interface RecordInput {
+  /** Skill path segments (`['acme', 'billing', 'refunds']`); the last equals the frontmatter name. */
   readonly segments: readonly string[];
-  /** Absolute host path of `SKILL.md`, for the diagnostic. */
+  /** The skill's directory, complete (every file hashed). */
+  readonly node: DirNode;
+  /** Absolute real path of that directory. */
+  readonly dirReal: string;
+  readonly rootIndex: number;
+  /** Root-relative path of the skill's directory. */
+  readonly rel: string;
+  /** Absolute host path of `SKILL.md`, for diagnostics. */
   readonly manifestPath: string;
-  /** Raw bytes of `SKILL.md`. */
-  readonly manifestBytes: Uint8Array;
-  /** Every file of the skill, `SKILL.md` and nested skills' files included, in any order. */
-  readonly files: readonly FileRecord[];
+  readonly frontmatter: ReadFrontmatter;
 }
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Builds the entry of one skill: verbatim frontmatter (via `skillEntry()`), every file once with digest and size,
- * sorted by URI, deeply frozen. Checks the Agent Skills rules and the 512-file / 16 MiB limits.
+ * Builds the record of one valid skill: every file of its subtree once (nested skills' files included) with digest
+ * and size, sorted by URI, serialized with the frontmatter as the entry JSON. Checks the per-skill limits.
  *
- * @returns `{ entry }` when the skill can be published, otherwise `{ diagnostic }`: exactly one error diagnostic
- *   naming `SKILL.md`, every rule broken, the line when known and how to fix it.
- * @throws only on a bug (an SDK failure that is not a rule problem).
+ * @returns the record, or an error diagnostic naming `SKILL.md` when the skill is over 512 files or 16 MiB.
  */
-export async function buildEntry(input: EntryInput): Promise<{ built: BuiltEntry } | { diagnostic: Diagnostic }> {
+export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
+  const rootUri = buildSkillUri(input.segments);
+  const rows: { uri: string; node: FileNode }[] = [];
+  collectFiles(input.node, rootUri, rows);
+  let totalBytes = 0;
+  for (const row of rows) totalBytes += row.node.size;
   const problems: RuleProblem[] = [];
-  let frontmatter: SkillEntry['frontmatter'] | undefined;
-  try {
-    const parsed = await skillEntry(input.segments.join('/'), { 'SKILL.md': input.manifestBytes });
-    frontmatter = parsed.frontmatter;
-  } catch (error) {
-    if (!SkillCatalogError.isInstance(error)) throw error;
-    const text = decodeOrUndefined(input.manifestBytes);
-    for (const problem of error.problems) problems.push(classifyProblem(problem.message, text));
-  }
-  const totalBytes = input.files.reduce((sum, file) => sum + file.size, 0);
-  if (input.files.length > MAX_SKILL_FILES) {
+  if (rows.length > SKILL_LIMITS.files) {
     problems.push({
       rule: 'skill-too-many-files',
-      message: `the skill has ${input.files.length} files; the limit is ${MAX_SKILL_FILES}`,
+      message: `the skill has ${rows.length} files; the limit is ${SKILL_LIMITS.files}`,
       hint: 'move large collections out of the skill, or split it into several skills',
     });
   }
-  if (totalBytes > MAX_SKILL_BYTES) {
+  if (totalBytes > SKILL_LIMITS.bytes) {
     problems.push({
       rule: 'skill-too-large',
-      message: `the skill holds ${totalBytes} bytes; the limit is ${MAX_SKILL_BYTES} (16 MiB)`,
+      message: `the skill holds ${totalBytes} bytes; the limit is ${SKILL_LIMITS.bytes} (16 MiB)`,
       hint: 'move large assets out of the skill, or split it into several skills',
     });
   }
-  if (frontmatter === undefined || problems.length > 0) return { diagnostic: toDiagnostic(input.manifestPath, problems) };
+  if (problems.length > 0) return problemsDiagnostic(input.manifestPath, problems);
 
-  const uri = buildSkillUri([...input.segments, 'SKILL.md']);
-  const resources = input.files
-    .map((file) => Object.freeze({ uri: file.uri, digest: file.digest, size: file.size }))
-    .sort((a, b) => compareUris(a.uri, b.uri));
-  const entry: SkillEntry = deepFreeze({ uri, frontmatter, resources: Object.freeze(resources) as SkillEntry['resources'] });
-  return { built: { entry, name: String(frontmatter['name']), description: String(frontmatter['description']) } };
+  rows.sort((a, b) => compareUris(a.uri, b.uri));
+  const uri = `${rootUri}/SKILL.md`;
+  let resources = '';
+  for (const row of rows) {
+    resources += `${resources === '' ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`;
+  }
+  const json = `{"uri":${JSON.stringify(uri)},"frontmatter":${JSON.stringify(input.frontmatter.frontmatter)},"resources":[${resources}]}`;
+  const manifest = input.node.children.find((child) => child.name === 'SKILL.md');
+  return {
+    uri,
+    rootUri,
+    segments: input.segments,
+    name: input.frontmatter.name,
+    description: input.frontmatter.description,
+    json,
+    node: input.node,
+    dirReal: input.dirReal,
+    rootIndex: input.rootIndex,
+    rel: input.rel,
+    manifestSize: manifest instanceof FileNode ? manifest.size : 0,
+    fileCount: rows.length,
+    totalBytes,
+    headings: input.frontmatter.headings,
+  };
 }
 
-/** Several problems of one skill make one diagnostic: rules joined with `,`, messages with `; `. */
-function toDiagnostic(file: string, problems: readonly RuleProblem[]): Diagnostic {
-  const first = problems[0] ?? { rule: 'entry-invalid', message: 'the skill entry could not be built', hint: 'check SKILL.md' };
+/** Every file under `node` with its URI (`dirUri` is the node's own URI). */
+function collectFiles(node: DirNode, dirUri: string, rows: { uri: string; node: FileNode }[]): void {
+  for (const child of node.children) {
+    const uri = `${dirUri}/${encodeSegment(child.name)}`;
+    if (child instanceof DirNode) collectFiles(child, uri, rows);
+    else rows.push({ uri, node: child });
+  }
+}
+
+/**
+ * One error diagnostic for every rule a skill breaks: the rules joined with `,`, the messages and hints with `; `, and
+ * the first known line and column.
+ *
+ * @param file absolute host path of `SKILL.md`.
+ * @param problems at least one.
+ */
+export function problemsDiagnostic(file: string, problems: readonly RuleProblem[]): Diagnostic {
   const located = problems.find((problem) => problem.line !== undefined);
-  const line = located?.line;
-  const column = located?.column;
   return {
     severity: 'error',
     rule: [...new Set(problems.map((problem) => problem.rule))].join(','),
     file,
     message: problems.map((problem) => problem.message).join('; '),
-    hint: problems.map((problem) => problem.hint).join('; ') || first.hint,
-    ...(line === undefined ? {} : { line }),
-    ...(column === undefined ? {} : { column }),
+    hint: problems.map((problem) => problem.hint).join('; '),
+    ...(located?.line === undefined ? {} : { line: located.line }),
+    ...(located?.column === undefined ? {} : { column: located.column }),
   };
 }
 
-function decodeOrUndefined(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
+/** The entry of a record as an object (for `manifest` and tests; the server sends {@link SkillRecord.json}). */
+export function entryOf(record: SkillRecord): SkillEntry {
+  return JSON.parse(record.json) as SkillEntry;
 }

@@ -60,13 +60,24 @@ export function looksLikeSecretName(name: string): boolean {
   return SECRET_NAMES.some((pattern) => pattern.test(name));
 }
 
-const PRIVATE_KEY_MARKER = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/u;
+/** How much of each file's start is scanned for private key blocks (bytes). */
+export const SECRET_SCAN_BYTES = 64 * 1024;
+
+const BEGIN_MARKER = Buffer.from('-----BEGIN ', 'latin1');
+const PRIVATE_KEY_LINE = /^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/u;
+/** Longest `-----BEGIN … PRIVATE KEY-----` line looked at (characters). */
+const MARKER_WINDOW = 96;
 
 /**
- * Whether bytes hold a PEM private key block (`-----BEGIN … PRIVATE KEY-----`).
+ * Whether bytes hold a PEM private key block (`-----BEGIN … PRIVATE KEY-----`). Searches for the `-----BEGIN ` prefix
+ * with `Buffer#indexOf` (no string is made of files without one), then checks the line there.
  *
- * @param bytes file content (only the first 1 MiB needs to be passed).
+ * @param bytes file content (only the first {@link SECRET_SCAN_BYTES} need to be passed).
  */
 export function containsPrivateKey(bytes: Uint8Array): boolean {
-  return PRIVATE_KEY_MARKER.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'));
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = buffer.indexOf(BEGIN_MARKER); at !== -1; at = buffer.indexOf(BEGIN_MARKER, at + 1)) {
+    if (PRIVATE_KEY_LINE.test(buffer.toString('latin1', at, Math.min(buffer.length, at + MARKER_WINDOW)))) return true;
+  }
+  return false;
 }

@@ -49,11 +49,6 @@ export function isIgnoredByLayers(layers: readonly IgnoreLayer[], rel: string, i
 /** The file that makes a directory a skill (case-sensitive). */
 export const MANIFEST_NAME = 'SKILL.md';
 
-/** SEP-2640 per-skill limits: at most this many resources… */
-export const MAX_SKILL_FILES = 512;
-/** …and at most this many bytes in total (16 MiB). */
-export const MAX_SKILL_BYTES = 16 * 1024 * 1024;
-
 /**
  * Whether a directory entry is never served, listed, digested or read: names starting with `.` (dotfiles,
  * `.git`, editor temp files) and `node_modules`.

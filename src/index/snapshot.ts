@@ -3,19 +3,43 @@
  * canonical spelling and looked up, never joined onto a host path.
  * Implements SEP-2640 "skills/list" and "resources/directory/read" pagination, and "skills/get" lookups.
  */
+import { DIRECTORY_MIME_TYPE } from '@modelcontextprotocol/server/ext/skills';
 import { SkillsServeError } from '../errors.js';
-import type { DirectoryChild, FileRecord, SkillRecord, Snapshot } from './types.js';
-import { canonicalSkillUri, compareUris, MAX_URI_LENGTH } from './uri.js';
+import { mimeTypeFor } from './mime.js';
+import { EMPTY_NAMESPACE, locate } from './namespace.js';
+import { DirNode, FileNode, type DirectoryChild, type SkillRecord, type Snapshot } from './types.js';
+import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, MAX_URI_LENGTH, parseSkillUri } from './uri.js';
 
 /** An empty snapshot (generation 0): what a store holds before its first build. */
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
   skills: new Map(),
   ordered: Object.freeze([]),
-  files: new Map(),
-  dirs: new Map(),
+  root: EMPTY_NAMESPACE,
+  fileCount: 0,
   diagnostics: Object.freeze([]),
   generation: 0,
 });
+
+/** A served file, as a lookup finds it. */
+export interface ServedFile {
+  /** Canonical URI. */
+  readonly uri: string;
+  readonly node: FileNode;
+  /** Absolute real host path: what a read opens. */
+  readonly path: string;
+  readonly mimeType: string;
+  /** The top skill it lies in: whose region a re-index rebuilds. */
+  readonly top: SkillRecord;
+  /** Root-relative path of the file in that skill's root. */
+  readonly rel: string;
+}
+
+/** A directory resource, as a lookup finds it. */
+export interface ServedDirectory {
+  /** Canonical URI. */
+  readonly uri: string;
+  readonly node: DirNode;
+}
 
 /** The skill whose `SKILL.md` is at `uri` (any spelling of it), or `undefined`. */
 export function findSkill(snapshot: Snapshot, uri: string): SkillRecord | undefined {
@@ -24,20 +48,40 @@ export function findSkill(snapshot: Snapshot, uri: string): SkillRecord | undefi
 }
 
 /** The served file at `uri` (any spelling), or `undefined`. */
-export function findFile(snapshot: Snapshot, uri: string): FileRecord | undefined {
-  const key = canonicalSkillUri(uri);
-  return key === undefined ? undefined : snapshot.files.get(key);
+export function findFile(snapshot: Snapshot, uri: string): ServedFile | undefined {
+  const segments = parseSkillUri(uri);
+  const found = segments === undefined ? undefined : locate(snapshot.root, segments);
+  if (found === undefined || !(found.node instanceof FileNode) || found.real === undefined || found.top === undefined) return undefined;
+  return {
+    uri: buildSkillUri(segments as string[]),
+    node: found.node,
+    path: found.real,
+    mimeType: mimeTypeFor(found.node.name),
+    top: found.top,
+    rel: found.rel ?? '',
+  };
 }
 
-/** The sorted children of the directory resource at `uri` (any spelling), or `undefined` when it is not one. */
-export function findDirectory(snapshot: Snapshot, uri: string): readonly DirectoryChild[] | undefined {
-  const key = canonicalSkillUri(uri);
-  return key === undefined ? undefined : snapshot.dirs.get(key);
+/** The directory resource at `uri` (any spelling), or `undefined` when it is not one. */
+export function findDirectory(snapshot: Snapshot, uri: string): ServedDirectory | undefined {
+  const segments = parseSkillUri(uri);
+  const found = segments === undefined ? undefined : locate(snapshot.root, segments);
+  if (found === undefined || !(found.node instanceof DirNode)) return undefined;
+  return { uri: buildSkillUri(segments as string[]), node: found.node };
 }
 
-/** Which skills contain the file at canonical `uri` (the nearest skill and every enclosing one). */
-export function skillsContaining(snapshot: Snapshot, uri: string): SkillRecord[] {
-  return snapshot.ordered.filter((skill) => uri.startsWith(`${skill.rootUri}/`));
+/**
+ * The children of a directory resource as `resources/directory/read` lists them: files with their MIME type and
+ * size, subdirectories as `inode/directory`, sorted by URI (code-unit order). Derived when asked, never stored.
+ */
+export function listDirectory(directory: ServedDirectory): DirectoryChild[] {
+  const children = directory.node.children.map((child): DirectoryChild => {
+    const uri = `${directory.uri}/${encodeSegment(child.name)}`;
+    return child instanceof FileNode
+      ? { uri, name: child.name, mimeType: mimeTypeFor(child.name), size: child.size }
+      : { uri, name: child.name, mimeType: DIRECTORY_MIME_TYPE };
+  });
+  return children.sort((a, b) => compareUris(a.uri, b.uri));
 }
 
 const CURSOR_PREFIX = 'after:';

@@ -1,65 +1,97 @@
 /**
- * Data shapes of the skill index (data only, no behaviour).
+ * Data shapes of the skill index (data only, no behaviour). See docs/ARCHITECTURE.md, "The index".
  *
- * Vocabulary follows the Skills extension (SEP-2640, stable text): a *skill path* is the `/`-separated
- * directory path that names a skill under `skill://`; an *entry* is the `Skill` object served by
- * `skills/list` and `skills/get`; *resources* are the entry's `{ uri, digest, size }` file list.
+ * Vocabulary follows the Skills extension (SEP-2640, stable text): a *skill path* is the `/`-separated directory path
+ * that names a skill under `skill://`; an *entry* is the object `skills/list` and `skills/get` serve; *resources* are
+ * the entry's `{ uri, digest, size }` file list; a *directory resource* is any directory inside the served namespace.
+ *
+ * Memory is paid per file, so a file is one small {@link FileNode} whose `key` string holds its digest and the
+ * identity it had when hashed (the node is also the digest cache), and path segments are stored once, as node names.
  */
 import type { Skill as WireSkill } from '@modelcontextprotocol/server/ext/skills';
 
-/** The entry exactly as sent on the wire (`uri`, `frontmatter`, `resources`), deeply frozen. */
-export type SkillEntry = WireSkill;
+/** A served entry with `resources` always an array (this server never serves `"dynamic"` skills). */
+export interface SkillEntry {
+  readonly uri: string;
+  readonly frontmatter: WireSkill['frontmatter'];
+  readonly resources: readonly { readonly uri: string; readonly digest: string; readonly size: number }[];
+}
 
 /** One directory given on the command line. `prefix` are skill-path segments it is mounted under (may be empty). */
 export interface RootSpec {
-  /** Absolute path as resolved from the command line (may contain symlinks). */
+  /** Absolute path as resolved from the command line (may be, or contain, symlinks). */
   readonly dir: string;
   /** Organizational prefix segments (`acme/billing=./dir` gives `['acme', 'billing']`). */
   readonly prefix: readonly string[];
 }
 
-/** A file the index serves, shared by every skill that contains it (nested skills share files). */
-export interface FileRecord {
-  /** Canonical `skill://` URI of the file. */
-  readonly uri: string;
-  /** Absolute host path through which the file is read (its real path, inside a root). */
-  readonly path: string;
-  /** File name (last segment), for directory listings. */
-  readonly name: string;
-  /** `sha256:` + 64 lowercase hex digits of the bytes. */
-  readonly digest: string;
-  /** Byte length. */
-  readonly size: number;
-  /** Modification time in ms since the epoch, as seen when hashed. */
-  readonly mtimeMs: number;
-  /** Change time in ms since the epoch, as seen when hashed. */
-  readonly ctimeMs: number;
-  /** Inode and device numbers, as seen when hashed. */
-  readonly ino: number;
-  readonly dev: number;
-  /** MIME type from the file extension. */
-  readonly mimeType: string;
-  /** Index of the root (in `Config.roots`) and root-relative path (`/`-separated) the file was found at. */
-  readonly rootIndex: number;
-  readonly rel: string;
+/**
+ * A served file. Immutable once published; shared by every skill that contains it (nested skills share files) and by
+ * every snapshot until the file changes.
+ */
+export class FileNode {
+  /**
+   * @param name the file name (one path segment, decoded).
+   * @param size bytes that were hashed.
+   * @param key digest, identity and flags as one latin1 string: 32 digest bytes, then size, mtimeMs, ctimeMs, ino, dev as
+   *   float64, then a flags byte (see `record.ts`).
+   * @param real absolute real path, only when it is not the parent directory's real path + `/` + `name` (the file was
+   *   reached through a symlink); otherwise `undefined`.
+   */
+  constructor(
+    readonly name: string,
+    readonly size: number,
+    readonly key: string,
+    readonly real: string | undefined,
+  ) {}
 }
 
-/** A served skill: its wire entry plus what the server needs to answer about it. */
+/**
+ * A directory inside the served namespace: a skill directory, a directory inside one, or a grouping directory above
+ * skills (`skill://acme` for `acme/billing/refunds`). Immutable once published.
+ */
+export class DirNode {
+  /**
+   * @param name the directory name (one path segment, decoded); `''` for the namespace root.
+   * @param children files and subdirectories sorted by name (code-unit order).
+   * @param real absolute real path when it is not the parent's real path + `/` + `name` (a root, a skill reached
+   *   through a link, a followed link); grouping directories have none.
+   * @param skill the skill whose directory this is, if any (nested skills' directories have theirs too).
+   */
+  constructor(
+    readonly name: string,
+    readonly children: readonly (DirNode | FileNode)[],
+    readonly real: string | undefined,
+    readonly skill: SkillRecord | undefined,
+  ) {}
+}
+
+/** A served skill: its serialized entry plus what the server needs to answer about it. Immutable. */
 export interface SkillRecord {
-  /** The wire entry (frozen). `entry.uri` is the `SKILL.md` URI and the map key everywhere. */
-  readonly entry: SkillEntry;
-  /** Skill path segments, decoded (`['acme', 'billing', 'refunds']`). */
-  readonly segments: readonly string[];
+  /** The `SKILL.md` URI: the entry's `uri` and the key everywhere. */
+  readonly uri: string;
   /** Directory URI (`skill://acme/billing/refunds`, no trailing slash). */
   readonly rootUri: string;
-  /** Absolute host directory of the skill. */
-  readonly dir: string;
-  /** Index of the root (in `Config.roots`) that published it. */
-  readonly rootIndex: number;
+  /** Skill path segments, decoded (`['acme', 'billing', 'refunds']`). */
+  readonly segments: readonly string[];
+  /** Frontmatter `name` and `description`. */
   readonly name: string;
   readonly description: string;
-  /** Byte size of `SKILL.md`. */
+  /** `JSON.stringify` of the entry `{ uri, frontmatter, resources }`: built, validated and serialized once. */
+  readonly json: string;
+  /** The skill's directory (its files are the subtree). */
+  readonly node: DirNode;
+  /** Absolute real path of the skill's directory. */
+  readonly dirReal: string;
+  /** Index of the root (in `Config.roots`) that published it, and the directory's root-relative path. */
+  readonly rootIndex: number;
+  readonly rel: string;
+  /** Byte size of `SKILL.md`, its number of resources and their total bytes. */
   readonly manifestSize: number;
+  readonly fileCount: number;
+  readonly totalBytes: number;
+  /** The `# …` headings of `SKILL.md`'s body, one per line, for search. */
+  readonly headings: string;
 }
 
 /** A child in a directory resource listing (`resources/directory/read`). */
@@ -71,15 +103,15 @@ export interface DirectoryChild {
   readonly size?: number;
 }
 
-/** Severity: `error` means a skill was left out; `warning` means one file or link was skipped. */
+/** Severity: `error` means a skill was left out; `warning` means one file or link was skipped, or a finding. */
 export type DiagnosticSeverity = 'error' | 'warning';
 
 /** One problem found while indexing, reported once on stderr (and by `check`). */
 export interface Diagnostic {
   readonly severity: DiagnosticSeverity;
-  /** Stable rule id (`description-length`, `symlink-outside-root`, …). */
+  /** Stable rule id (see `diagnostics.ts`; a skill breaking several rules joins them with `,`). */
   readonly rule: string;
-  /** Absolute host path of the file or directory concerned. Never sent on the wire. */
+  /** Absolute host path of the file or directory concerned. Never sent on the wire as is. */
   readonly file: string;
   /** 1-based line in `file`, when known. */
   readonly line?: number;
@@ -97,12 +129,12 @@ export interface Snapshot {
   readonly skills: ReadonlyMap<string, SkillRecord>;
   /** Served skills sorted by `SKILL.md` URI (code-unit order): the `skills/list` order. */
   readonly ordered: readonly SkillRecord[];
-  /** Every served file by URI. */
-  readonly files: ReadonlyMap<string, FileRecord>;
-  /** Every directory resource (skill roots, their subdirectories, grouping directories) → sorted children. */
-  readonly dirs: ReadonlyMap<string, readonly DirectoryChild[]>;
-  /** Diagnostics of the build that produced this snapshot. */
+  /** The namespace: its children are the first segments of every skill path. */
+  readonly root: DirNode;
+  /** Number of distinct served files. */
+  readonly fileCount: number;
+  /** Diagnostics of the build that produced this snapshot, in a stable order. */
   readonly diagnostics: readonly Diagnostic[];
-  /** Monotonic build number (1 for the first build). */
+  /** Monotonic build number (1 for the first build, 0 for the empty snapshot before it). */
   readonly generation: number;
 }

@@ -1,219 +1,491 @@
 /**
- * Directory walk of one root: which files and directories exist, under the ignore rules and the symlink policy.
- * Filesystem only; no hashing, no parsing (DESIGN §3 `walk.ts`, §5 "Ignored", "Symlinks", "Special files").
+ * The index walk: one pass over one region of one root (docs/ARCHITECTURE.md, "The walk"). Outside skills it only
+ * lists directories, looking for `SKILL.md`; from a skill's directory down it hashes every file and builds the
+ * skill's {@link DirNode} tree. Each directory is announced to the {@link WalkObserver} *before* it is listed, so the
+ * watcher's watch on it exists before the listing and no change made after the listing is missed.
+ *
+ * Files whose identity (device, inode, size, mtime, ctime) matches the node published at the same place are not
+ * read again: the previous node is the digest cache. Unchanged directories keep their previous node objects, so
+ * diffs and entries of unchanged skills are skipped by identity.
+ *
+ * Problems inside the tree never throw: each becomes one warning diagnostic (special files, unreadable files and
+ * directories, links not followed, names that are not UTF-8). The walk yields to the event loop every `SLICE_MS`.
  */
 import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { describeIoError } from './digest.js';
-import { IGNORE_FILE, isIgnoredByLayers, isIgnoredName, isInsideRoot, isRepresentableName, parseIgnoreFile, type IgnoreLayer, type SymlinkPolicy } from './policy.js';
+import { describeIoError, hashFileSync, NotHashableError, type Hashed } from './digest.js';
+import {
+  secretFile,
+  specialFile,
+  unreadableDirectory,
+  unreadableFile,
+  unreadableIgnoreFile,
+  unrepresentableName,
+} from './diagnostics.js';
+import type { LargeFileHasher } from './hash-pool.js';
+import { looksLikeSecretName } from './hygiene.js';
+import { isDiagnostic, resolveLink, type LinkTarget } from './links.js';
+import {
+  IGNORE_FILE,
+  isIgnoredByLayers,
+  isIgnoredName,
+  isRepresentableName,
+  MANIFEST_NAME,
+  parseIgnoreFile,
+  type IgnoreLayer,
+  type SymlinkPolicy,
+} from './policy.js';
+import { findChild } from './namespace.js';
+import { holdsPrivateKey, makeKey, sameIdentity } from './record.js';
 import { createSlicer } from './slice.js';
-import type { Diagnostic } from './types.js';
+import { DirNode, FileNode, type Diagnostic } from './types.js';
 
-/** A directory reached by the walk. */
-export interface WalkedDir {
-  /** Root-relative path, `/`-separated; `''` for the root itself. */
-  readonly rel: string;
-  /** Real path on disk (symlinked directories resolved). */
-  readonly real: string;
+/** Told about every directory the walk is about to list. */
+export interface WalkObserver {
+  /**
+   * @param rootIndex the root.
+   * @param rel the directory, root-relative and `/`-separated (`''` for the root).
+   * @param real its real path (a followed link's target).
+   */
+  directory(rootIndex: number, rel: string, real: string): void;
 }
 
-/** A file reached by the walk: a regular file, or a symlink to one inside a root. */
-export interface WalkedFile {
-  /** Root-relative path, `/`-separated. */
-  readonly rel: string;
-  /** Real path on disk: what reads open. */
-  readonly real: string;
-}
-
-/** Everything under one directory that may be served. */
-export interface WalkResult {
-  readonly dirs: WalkedDir[];
-  readonly files: WalkedFile[];
-  /** One warning per skipped link, special file, unreadable directory or unrepresentable name. */
-  readonly diagnostics: Diagnostic[];
-}
-
-/** Where a walk starts and what it may follow. */
-export interface WalkOptions {
-  /** Absolute path of the root as given (used in diagnostics). */
-  readonly root: string;
-  /** Real paths of every served root: under `within`, symlinks are followed only when their target stays inside one. */
+/** Everything one region walk needs. */
+export interface WalkContext {
+  readonly rootIndex: number;
+  /** The root as given on the command line (diagnostics name paths under it). */
+  readonly rootDir: string;
+  /** Real paths of every served root. */
   readonly allowedRealRoots: readonly string[];
-  /** `within` (default): follow links whose real path stays inside a root; `skip`: never; `follow`: always. */
-  readonly symlinks?: SymlinkPolicy;
+  readonly symlinks: SymlinkPolicy;
+  /** The node published at a root-relative directory, if any: the cache for that directory's files. */
+  readonly previous: (rel: string) => DirNode | undefined;
+  /** Real paths to read whatever their identity says (a read found them changed). */
+  readonly distrusted: ReadonlySet<string>;
+  readonly hasher: LargeFileHasher;
+  readonly observer: WalkObserver | undefined;
 }
 
-/** One directory waiting to be listed. */
-interface PendingDir {
+/** A directory holding `SKILL.md` met by the walk, valid or not, with what is needed to build its record. */
+export interface WalkedSkillDir {
+  /** Root-relative directory. */
   readonly rel: string;
+  /** Its final node. */
+  readonly node: DirNode;
+  /** The node published there before, if any. */
+  readonly previous: DirNode | undefined;
+  /** Absolute real path of the directory. */
+  readonly real: string;
+  /** Raw `SKILL.md`, or `undefined` when it could not be read (already reported). */
+  readonly manifestBytes: Buffer | undefined;
+}
+
+/** An outermost skill directory found by the walk: its tree and every skill directory in it (outermost first). */
+export interface WalkedRegion {
+  readonly rel: string;
+  readonly node: DirNode;
+  readonly skillDirs: readonly WalkedSkillDir[];
+  /** Real paths reached through symlinks inside it (the topmost of each linked subtree). */
+  readonly linkTargets: readonly string[];
+}
+
+/** What one region walk found. */
+export interface RegionWalk {
+  /** Outermost skill directories, in walk order. */
+  readonly regions: WalkedRegion[];
+  /** Diagnostics, each with the root-relative path it concerns. */
+  readonly diagnostics: { readonly rel: string; readonly diagnostic: Diagnostic }[];
+}
+
+/** A directory waiting to be listed. */
+interface Dir {
+  readonly rel: string;
+  /** Path through the root as given (for diagnostics). */
   readonly abs: string;
   readonly real: string;
-  /** Real paths of the directories above it (a link back up to one of them is a loop). */
-  readonly ancestors: ReadonlySet<string>;
+  /** Reached through a symlink: its real path is not its parent's + `/` + its name. */
+  readonly linked: boolean;
+  readonly layers: readonly IgnoreLayer[];
+  /** Real path of the linked skill folder it lies in, if any (see `links.ts`). */
+  readonly anchor: string | undefined;
+}
+
+/** A listed directory: entries sorted by name, and the ignore layers that apply to them. */
+interface Listing {
+  readonly entries: readonly Dirent[];
   readonly layers: readonly IgnoreLayer[];
 }
 
+type Slot = DirNode | FileNode | undefined;
+
+/** A large file being hashed by the hasher, and where its node goes. */
+interface PendingFile {
+  readonly children: Slot[];
+  readonly index: number;
+  readonly name: string;
+  readonly rel: string;
+  readonly abs: string;
+  readonly realOverride: string | undefined;
+  readonly hashed: Promise<Hashed>;
+}
+
+/** A directory node built in this walk, in its parent's children array (or the region holder). */
+interface Built {
+  readonly node: DirNode;
+  readonly previous: DirNode | undefined;
+  readonly holder: Slot[];
+  readonly index: number;
+  /** Set when the directory holds `SKILL.md`. */
+  readonly skill?: { readonly manifestBytes: Buffer | undefined };
+  readonly rel: string;
+  readonly real: string;
+}
+
+/** What one outermost skill directory's build collects. */
+interface RegionBuild {
+  readonly built: Built[];
+  readonly linkTargets: string[];
+}
+
+/** An entry of a directory, as the walk goes on with it. */
+type Resolved =
+  | { readonly kind: 'dir'; readonly dir: Dir }
+  | { readonly kind: 'file'; readonly name: string; readonly real: string; readonly realOverride: string | undefined };
+
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
- * Walks the directory `start` (root-relative; `''` for the whole root), skipping ignored names, special files,
- * unreadable directories and symlinks that leave the roots, dangle or loop. Never throws for problems inside the
- * tree: each becomes one warning diagnostic. Lists directories with synchronous calls (far cheaper than thread-pool
- * round trips for many small directories), yielding to the event loop every `SLICE_MS` (`slice.ts`).
+ * Walks region `start` of a root: finds the outermost skill directories in it and builds each one's tree.
  *
- * @param options the root and the real paths symlinks may resolve into.
- * @param start root-relative directory to walk (`'acme/billing'`), `''` for all of it.
- * @returns directories (including `start`), files and diagnostics, in listing order.
- * @throws Error (with `code`) only when `start` itself cannot be resolved.
+ * @param context the root, policies, cache, hasher and observer.
+ * @param start root-relative directory (`''` for the whole root).
+ * @returns the regions and diagnostics found; nothing when `start` is ignored or cannot be listed.
+ * @throws Error (with `code`) only when `start` itself cannot be resolved (it no longer exists).
  */
-export async function walkTree(options: WalkOptions, start = ''): Promise<WalkResult> {
-  const result: WalkResult = { dirs: [], files: [], diagnostics: [] };
-  const startAbs = start === '' ? options.root : path.join(options.root, ...start.split('/'));
-  const { ancestors, layers } = aboveStart(options.root, start, result.diagnostics);
-  const startReal = realpathSync(startAbs);
-  if (start !== '' && isIgnoredByLayers(layers, start, true)) return result;
-  const stack: PendingDir[] = [{ rel: start, abs: startAbs, real: startReal, ancestors, layers }];
-  const slice = createSlicer();
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    listDir(options, result, next, stack);
-    await slice();
-  }
-  return result;
+export async function walkRegion(context: WalkContext, start: string): Promise<RegionWalk> {
+  return new RegionWalker(context).walk(start);
 }
 
-/**
- * What the directories above `start` contribute: their real paths (so a link back up is seen as a loop) and their
- * `.skillsignore` rules (so a partial walk ignores exactly what a full walk does).
- */
-function aboveStart(root: string, start: string, diagnostics: Diagnostic[]): { ancestors: Set<string>; layers: IgnoreLayer[] } {
-  const ancestors = new Set<string>();
-  const layers: IgnoreLayer[] = [];
-  if (start === '') return { ancestors, layers };
-  const segments = start.split('/');
-  for (let depth = 0; depth < segments.length; depth++) {
-    const abs = path.join(root, ...segments.slice(0, depth));
-    let real = abs;
-    try {
-      real = realpathSync(abs);
-    } catch {
-      // keep the unresolved path: the walk of `start` reports what is wrong
-    }
-    ancestors.add(real);
-    const layer = readIgnoreLayer(segments.slice(0, depth).join('/'), abs, real, diagnostics);
-    if (layer !== undefined) layers.push(layer);
-  }
-  return { ancestors, layers };
-}
+class RegionWalker {
+  readonly #context: WalkContext;
+  readonly #result: RegionWalk = { regions: [], diagnostics: [] };
+  readonly #ancestors = new Set<string>();
+  readonly #pending: PendingFile[] = [];
+  readonly #slice = createSlicer();
 
-/** Reads `<dir>/.skillsignore` if it exists; an unreadable one is reported and treated as absent. */
-function readIgnoreLayer(rel: string, abs: string, real: string, diagnostics: Diagnostic[]): IgnoreLayer | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path.join(real, IGNORE_FILE), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      diagnostics.push(warning('unreadable-ignore-file', path.join(abs, IGNORE_FILE), `${IGNORE_FILE} could not be read (${describeIoError(error)}); its rules are not applied`, 'make it readable'));
-    }
-    return undefined;
+  constructor(context: WalkContext) {
+    this.#context = context;
   }
-  return { base: rel, matcher: parseIgnoreFile(text) };
-}
 
-/** Lists one directory: files go to the result, subdirectories (and followed links to directories) onto the stack. */
-function listDir(options: WalkOptions, result: WalkResult, dir: PendingDir, stack: PendingDir[]): void {
-  const { rel, abs, real } = dir;
-  result.dirs.push({ rel, real });
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(real, { withFileTypes: true });
-  } catch (error) {
-    result.diagnostics.push(warning('unreadable-directory', abs, `directory could not be listed (${describeIoError(error)})`, 'make the directory readable by the user running skills-serve'));
-    return;
-  }
-  const ancestors = new Set(dir.ancestors).add(real);
-  let layers = dir.layers;
-  if (entries.some((entry) => entry.name === IGNORE_FILE)) {
-    const layer = readIgnoreLayer(rel, abs, real, result.diagnostics);
-    if (layer !== undefined) layers = [...layers, layer];
-  }
-  for (const entry of entries) {
-    const name = entry.name;
-    if (isIgnoredName(name)) continue;
-    // Plain concatenation: `abs` and `real` are already normalized, and path.join costs more than the listing.
-    const childAbs = joinName(abs, name);
-    if (!isRepresentableName(name)) {
-      result.diagnostics.push(warning('unrepresentable-name', childAbs, 'name is not valid UTF-8 and cannot be served as a URI', 'rename it using UTF-8'));
-      continue;
+  async walk(start: string): Promise<RegionWalk> {
+    const { rootDir } = this.#context;
+    const segments = start === '' ? [] : start.split('/');
+    const layers: IgnoreLayer[] = [];
+    // What the directories above `start` contribute: their real paths (a link back up is a loop) and their
+    // `.skillsignore` rules (so a partial walk ignores exactly what a full walk does).
+    for (let depth = 0; depth < segments.length; depth++) {
+      const aboveAbs = path.join(rootDir, ...segments.slice(0, depth));
+      const aboveReal = realOrSelf(aboveAbs);
+      this.#ancestors.add(aboveReal);
+      const layer = this.#readIgnoreLayer(segments.slice(0, depth).join('/'), aboveAbs, aboveReal);
+      if (layer !== undefined) layers.push(layer);
     }
-    const childRel = rel === '' ? name : `${rel}/${name}`;
-    const childReal = joinName(real, name);
-    // A link is judged by what it points to; until then, by its own name as a file.
-    if (layers.length > 0 && isIgnoredByLayers(layers, childRel, entry.isDirectory())) continue;
-    if (entry.isDirectory()) stack.push({ rel: childRel, abs: childAbs, real: childReal, ancestors, layers });
-    else if (entry.isFile()) result.files.push({ rel: childRel, real: childReal });
-    else if (entry.isSymbolicLink()) followLink(options, result, { rel: childRel, abs: childAbs, real: childReal, ancestors, layers }, stack);
-    else result.diagnostics.push(specialFile(childAbs));
+    if (start !== '' && isIgnoredByLayers(layers, start, true)) return this.#result;
+    const abs = segments.length === 0 ? rootDir : path.join(rootDir, ...segments);
+    const real = realpathSync(abs);
+    await this.#search({ rel: start, abs, real, linked: true, layers, anchor: undefined });
+    return this.#result;
   }
-}
 
-/** Follows one symlink under the policy: inside a root (for `within`), not dangling, not a loop. */
-function followLink(options: WalkOptions, result: WalkResult, link: PendingDir, stack: PendingDir[]): void {
-  const { rel, abs, ancestors, layers } = link;
-  const policy = options.symlinks ?? 'within';
-  if (policy === 'skip') {
-    result.diagnostics.push(warning('symlink-skipped', abs, 'symlink was not followed (--symlinks skip)', 'copy the target into the skill, or serve with --symlinks within'));
-    return;
-  }
-  let target: string;
-  try {
-    target = realpathSync(link.real);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') {
-      result.diagnostics.push(warning('symlink-loop', abs, 'symlink loops back on itself and was skipped', 'point the link at a real file or directory, or remove it'));
-    } else {
-      result.diagnostics.push(warning('symlink-dangling', abs, `symlink target does not exist (${describeIoError(error)}) and was skipped`, 'fix or remove the link'));
-    }
-    return;
-  }
-  if (policy === 'within' && !options.allowedRealRoots.some((root) => isInsideRoot(target, root))) {
-    result.diagnostics.push(warning('symlink-outside-root', abs, 'symlink points outside the served roots and was not followed', 'copy the target into the skill, serve its folder as another root, or run with --symlinks follow'));
-    return;
-  }
-  let stat;
-  try {
-    stat = statSync(target);
-  } catch (error) {
-    result.diagnostics.push(warning('symlink-dangling', abs, `symlink target cannot be read (${describeIoError(error)}) and was skipped`, 'fix or remove the link'));
-    return;
-  }
-  if (stat.isDirectory()) {
-    if (layers.length > 0 && isIgnoredByLayers(layers, rel, true)) return;
-    if (ancestors.has(target)) {
-      result.diagnostics.push(warning('symlink-loop', abs, 'symlink points to a directory that contains it and was not followed', 'link to a sibling directory or copy the files instead'));
+  /** Outside skills: lists `dir` looking for `SKILL.md`; a skill directory is built, any other one searched. */
+  async #search(dir: Dir): Promise<void> {
+    const listing = this.#list(dir);
+    if (listing === undefined) return;
+    if (this.#holdsManifest(dir, listing.entries)) {
+      await this.#buildRegion(dir, listing);
       return;
     }
-    stack.push({ rel, abs, real: target, ancestors, layers });
-  } else if (stat.isFile()) {
-    result.files.push({ rel, real: target });
-  } else {
-    result.diagnostics.push(specialFile(abs));
+    this.#ancestors.add(dir.real);
+    for (const entry of listing.entries) {
+      const resolved = this.#resolve(dir, entry, listing.layers, false);
+      if (resolved?.kind === 'dir') await this.#search(resolved.dir);
+    }
+    this.#ancestors.delete(dir.real);
+    await this.#slice();
   }
+
+  /** Whether the listing has a regular `SKILL.md`, or a link to one that may be followed (checked quietly). */
+  #holdsManifest(dir: Dir, entries: readonly Dirent[]): boolean {
+    const entry = entries.find((candidate) => candidate.name === MANIFEST_NAME);
+    if (entry === undefined) return false;
+    if (entry.isFile()) return true;
+    if (!entry.isSymbolicLink()) return false;
+    const target = resolveLink(joinPath(dir.abs, MANIFEST_NAME), joinPath(dir.real, MANIFEST_NAME), this.#linkContext(dir, true));
+    return !isDiagnostic(target) && target.kind === 'file';
+  }
+
+  /**
+   * What the walk does with one entry: a directory to go into, a file to hash, or nothing (ignored, or skipped with a
+   * warning: a name that is not UTF-8, a special file, a link not followed).
+   *
+   * @param insideSkill files matter (outside skills only directories and `SKILL.md` do).
+   */
+  #resolve(dir: Dir, entry: Dirent, layers: readonly IgnoreLayer[], insideSkill: boolean): Resolved | undefined {
+    const { name } = entry;
+    if (isIgnoredName(name)) return undefined;
+    const rel = joinRel(dir.rel, name);
+    const abs = joinPath(dir.abs, name);
+    if (!isRepresentableName(name)) {
+      this.#note(rel, unrepresentableName(abs));
+      return undefined;
+    }
+    const isDirectory = entry.isDirectory();
+    // A link is judged by its own name as a file first, then, if it leads to a directory, as a directory.
+    if (layers.length > 0 && isIgnoredByLayers(layers, rel, isDirectory)) return undefined;
+    const real = joinPath(dir.real, name);
+    if (isDirectory) return { kind: 'dir', dir: { rel, abs, real, linked: false, layers, anchor: dir.anchor } };
+    if (entry.isFile()) return { kind: 'file', name, real, realOverride: undefined };
+    if (!entry.isSymbolicLink()) {
+      this.#note(rel, specialFile(abs));
+      return undefined;
+    }
+    const target: LinkTarget | Diagnostic = resolveLink(abs, real, this.#linkContext(dir, insideSkill));
+    if (isDiagnostic(target)) {
+      this.#note(rel, target);
+      return undefined;
+    }
+    if (target.kind === 'file') return { kind: 'file', name, real: target.real, realOverride: target.real };
+    if (layers.length > 0 && isIgnoredByLayers(layers, rel, true)) return undefined;
+    return { kind: 'dir', dir: { rel, abs, real: target.real, linked: true, layers, anchor: target.anchor } };
+  }
+
+  #linkContext(dir: Dir, insideSkill: boolean): Parameters<typeof resolveLink>[2] {
+    const { symlinks, allowedRealRoots } = this.#context;
+    return { policy: symlinks, allowedRealRoots, anchor: dir.anchor, insideSkill, ancestors: this.#ancestors };
+  }
+
+  /** Builds the outermost skill directory `dir` (already listed) and everything under it; records it as a region. */
+  async #buildRegion(dir: Dir, listing: Listing): Promise<void> {
+    const build: RegionBuild = { built: [], linkTargets: [] };
+    const holder: Slot[] = [undefined];
+    await this.#buildDir(dir, listing, this.#context.previous(dir.rel), build, holder, 0, true);
+    await this.#settlePending(build);
+    // Unchanged directories keep their previous node: children first, so each parent compares its final children.
+    const finalNode = new Map<DirNode, DirNode>();
+    for (const item of build.built) {
+      const { node, previous } = item;
+      const kept = previous !== undefined && previous.real === node.real && sameChildren(node.children, previous.children);
+      item.holder[item.index] = kept ? previous : node;
+      finalNode.set(node, kept ? previous : node);
+    }
+    const skillDirs: WalkedSkillDir[] = [];
+    for (const item of build.built) {
+      if (item.skill === undefined) continue;
+      const node = finalNode.get(item.node) ?? item.node;
+      skillDirs.push({ rel: item.rel, node, previous: item.previous, real: item.real, manifestBytes: item.skill.manifestBytes });
+    }
+    skillDirs.reverse(); // built children first: the outermost skill directory comes last
+    this.#result.regions.push({ rel: dir.rel, node: holder[0] as DirNode, skillDirs, linkTargets: topmost(build.linkTargets, dir.real) });
+  }
+
+  /** Builds the node of one directory inside a skill (children first), into `holder[index]`. */
+  async #buildDir(
+    dir: Dir,
+    listed: Listing | undefined,
+    previous: DirNode | undefined,
+    build: RegionBuild,
+    holder: Slot[],
+    index: number,
+    isRegionTop: boolean,
+  ): Promise<void> {
+    const listing = listed ?? this.#list(dir);
+    const children: Slot[] = [];
+    let manifest: { manifestBytes: Buffer | undefined } | undefined;
+    this.#ancestors.add(dir.real);
+    for (const entry of listing?.entries ?? []) {
+      const resolved = this.#resolve(dir, entry, listing?.layers ?? dir.layers, true);
+      if (resolved === undefined) continue;
+      if (resolved.kind === 'dir') {
+        if (resolved.dir.linked) build.linkTargets.push(resolved.dir.real);
+        children.push(undefined);
+        await this.#buildDir(resolved.dir, undefined, childDir(previous, entry.name), build, children, children.length - 1, false);
+        continue;
+      }
+      if (resolved.realOverride !== undefined) build.linkTargets.push(resolved.realOverride);
+      const isManifest = resolved.name === MANIFEST_NAME;
+      const bytes = this.#addFile(dir, resolved, previous, children, isManifest);
+      if (isManifest) manifest = { manifestBytes: bytes };
+    }
+    this.#ancestors.delete(dir.real);
+    const name = dir.rel === '' ? path.basename(this.#context.rootDir) : baseName(dir.rel);
+    // Skill directories, region tops and followed links carry their real path; others derive it from their parent's.
+    const real = isRegionTop || dir.linked || manifest !== undefined ? dir.real : undefined;
+    const node = new DirNode(name, children as (DirNode | FileNode)[], real, undefined);
+    holder[index] = node;
+    build.built.push({ node, previous, holder, index, rel: dir.rel, real: dir.real, ...(manifest === undefined ? {} : { skill: manifest }) });
+    await this.#slice();
+  }
+
+  /**
+   * Adds one file to `children`: the previous node when its identity is unchanged, otherwise a new node from its
+   * bytes (a large file is hashed by the hasher and its node put in place by `#settlePending`).
+   *
+   * @param keepBytes `SKILL.md`: always read (its bytes are parsed), and returned.
+   * @returns the bytes when `keepBytes` and the file could be read, else `undefined`.
+   */
+  #addFile(dir: Dir, file: Extract<Resolved, { kind: 'file' }>, previous: DirNode | undefined, children: Slot[], keepBytes: boolean): Buffer | undefined {
+    const { name, real, realOverride } = file;
+    const rel = joinRel(dir.rel, name);
+    const abs = joinPath(dir.abs, name);
+    const before = fileChild(previous, name);
+    if (!keepBytes && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
+      try {
+        const stat = statSync(real);
+        if (stat.isFile() && sameIdentity(before, stat)) {
+          children.push(before);
+          this.#checkSecret(rel, abs, name, holdsPrivateKey(before));
+          return undefined;
+        }
+      } catch {
+        // gone or unreadable since it was listed: hashing below reports it
+      }
+    }
+    let hashed: Hashed | 'large';
+    try {
+      hashed = hashFileSync(real, keepBytes);
+    } catch (error) {
+      if (!(error instanceof NotHashableError)) throw error;
+      this.#note(rel, error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message));
+      return undefined;
+    }
+    if (hashed === 'large') {
+      children.push(undefined);
+      const pending = { children, index: children.length - 1, name, rel, abs, realOverride, hashed: this.#context.hasher.hash(real) };
+      pending.hashed.catch(() => undefined); // settled (and reported) by #settlePending
+      this.#pending.push(pending);
+      return undefined;
+    }
+    children.push(this.#fileNode(name, rel, abs, realOverride, hashed, before));
+    return hashed.bytes;
+  }
+
+  #fileNode(name: string, rel: string, abs: string, realOverride: string | undefined, hashed: Hashed, before: FileNode | undefined): FileNode {
+    this.#checkSecret(rel, abs, name, hashed.privateKey);
+    const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey);
+    // Same bytes and identity as before (a SKILL.md read again): keep the published node.
+    if (before !== undefined && before.key === key && before.real === realOverride) return before;
+    return new FileNode(name, hashed.size, key, realOverride);
+  }
+
+  #checkSecret(rel: string, abs: string, name: string, privateKey: boolean): void {
+    if (privateKey || looksLikeSecretName(name)) this.#note(rel, secretFile(abs, privateKey, IGNORE_FILE));
+  }
+
+  /** Waits for the region's large files and puts their nodes in place; drops (and reports) the ones that failed. */
+  async #settlePending(build: RegionBuild): Promise<void> {
+    const failed = new Set<Slot[]>();
+    for (const file of this.#pending.splice(0)) {
+      try {
+        const hashed = await file.hashed;
+        file.children[file.index] = this.#fileNode(file.name, file.rel, file.abs, file.realOverride, hashed, undefined);
+      } catch (error) {
+        if (!(error instanceof NotHashableError)) throw error;
+        this.#note(file.rel, error.reason === 'special' ? specialFile(file.abs) : unreadableFile(file.abs, error.message));
+        failed.add(file.children);
+      }
+    }
+    for (const item of build.built) {
+      const children = item.node.children as Slot[];
+      if (!failed.has(children)) continue;
+      const kept = children.filter((child) => child !== undefined);
+      children.length = 0;
+      children.push(...kept);
+    }
+  }
+
+  /**
+   * Announces `dir` to the observer, then lists it and reads its `.skillsignore`.
+   *
+   * @returns the entries sorted by name and the ignore layers for them, or `undefined` (reported) when it cannot be
+   *   listed.
+   */
+  #list(dir: Dir): Listing | undefined {
+    this.#context.observer?.directory(this.#context.rootIndex, dir.rel, dir.real);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir.real, { withFileTypes: true });
+    } catch (error) {
+      this.#note(dir.rel, unreadableDirectory(dir.abs, describeIoError(error)));
+      return undefined;
+    }
+    entries.sort(byName);
+    let layers = dir.layers;
+    if (entries.some((entry) => entry.name === IGNORE_FILE)) {
+      const layer = this.#readIgnoreLayer(dir.rel, dir.abs, dir.real);
+      if (layer !== undefined) layers = [...layers, layer];
+    }
+    return { entries, layers };
+  }
+
+  /** Reads `<dir>/.skillsignore` if it exists; an unreadable one is reported and treated as absent. */
+  #readIgnoreLayer(rel: string, abs: string, real: string): IgnoreLayer | undefined {
+    let text: string;
+    try {
+      text = readFileSync(path.join(real, IGNORE_FILE), 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#note(rel, unreadableIgnoreFile(path.join(abs, IGNORE_FILE), describeIoError(error)));
+      return undefined;
+    }
+    return { base: rel, matcher: parseIgnoreFile(text) };
+  }
+
+  #note(rel: string, diagnostic: Diagnostic): void {
+    this.#result.diagnostics.push({ rel, diagnostic });
+  }
+}
+
+function childDir(previous: DirNode | undefined, name: string): DirNode | undefined {
+  const child = findChild(previous, name);
+  return child instanceof DirNode ? child : undefined;
+}
+
+function fileChild(previous: DirNode | undefined, name: string): FileNode | undefined {
+  const child = findChild(previous, name);
+  return child instanceof FileNode ? child : undefined;
+}
+
+function sameChildren(a: readonly Slot[], b: readonly Slot[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+/** Keeps only targets that are not inside another target (a linked subtree implies everything under it). */
+function topmost(targets: readonly string[], regionReal: string): string[] {
+  const sorted = [...new Set(targets)].filter((target) => target !== regionReal).sort();
+  const kept: string[] = [];
+  for (const target of sorted) if (!kept.some((outer) => target.startsWith(`${outer}${path.sep}`))) kept.push(target);
+  return kept;
+}
+
+function realOrSelf(abs: string): string {
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+function joinRel(rel: string, name: string): string {
+  return rel === '' ? name : `${rel}/${name}`;
 }
 
 /** `dir` + separator + `name`, for a normalized absolute `dir` (the root `/` included). */
-function joinName(dir: string, name: string): string {
+function joinPath(dir: string, name: string): string {
   return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
 }
 
-function specialFile(abs: string): Diagnostic {
-  return warning('special-file', abs, 'not a regular file (FIFO, socket or device) and was skipped', 'skills may only contain regular files and directories');
-}
-
-/**
- * A warning diagnostic (one file or link skipped; the skill is still served).
- *
- * @param rule stable rule id; @param file absolute host path; @param message what is wrong; @param hint how to fix it.
- */
-export function warning(rule: string, file: string, message: string, hint: string): Diagnostic {
-  return { severity: 'warning', rule, file, message, hint };
+function baseName(rel: string): string {
+  return rel.slice(rel.lastIndexOf('/') + 1);
 }

@@ -4,8 +4,9 @@
  * Nothing here reads the disk or knows the SDK's server classes.
  */
 import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
-import type { DirectoryChild, FileRecord, SkillRecord, Snapshot } from '../index/types.js';
-import { buildSkillUri, canonicalSkillUri, parseSkillUri } from '../index/uri.js';
+import { findDirectory, findFile, listDirectory, type ServedFile } from '../index/snapshot.js';
+import { DirNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../index/types.js';
+import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment } from '../index/uri.js';
 
 /** Upper bound of the `instructions` text, in UTF-16 code units (the catalog is cut to fit, whole lines only). */
 export const INSTRUCTIONS_MAX_CHARS = 8000;
@@ -14,7 +15,7 @@ export const INSTRUCTIONS_MAX_CHARS = 8000;
 export interface NamedSkill {
   readonly name: string;
   readonly description: string;
-  readonly entry: { readonly uri: string };
+  readonly uri: string;
 }
 
 const INTRO =
@@ -39,7 +40,7 @@ export function instructionsCutLine(leftOut: number): string {
 
 /** One catalog line: `- refunds (skill://acme/billing/refunds/SKILL.md): Process refunds …` (whitespace collapsed). */
 export function instructionsLine(skill: NamedSkill): string {
-  return `- ${skill.name} (${skill.entry.uri}): ${collapseWhitespace(skill.description)}`;
+  return `- ${skill.name} (${skill.uri}): ${collapseWhitespace(skill.description)}`;
 }
 
 /**
@@ -137,13 +138,13 @@ export function resolveSkill(snapshot: Snapshot, ref: { readonly name?: string; 
   const [first] = matches;
   if (first === undefined) return { kind: 'error', message: `No served skill is named "${ref.name}". ${SEE_LIST}` };
   if (matches.length === 1) return { kind: 'found', skill: first };
-  const uris = matches.map((skill) => `- ${skill.entry.uri}`).join('\n');
+  const uris = matches.map((skill) => `- ${skill.uri}`).join('\n');
   return { kind: 'error', message: `${matches.length} skills are named "${ref.name}"; call again with the uri of the one you mean:\n${uris}` };
 }
 
 /** Which file a call names: a served file, a directory (with its children), or a message saying why none. */
 export type FileLookup =
-  | { readonly kind: 'file'; readonly file: FileRecord }
+  | { readonly kind: 'file'; readonly file: ServedFile }
   | { readonly kind: 'directory'; readonly uri: string; readonly children: readonly DirectoryChild[] }
   | { readonly kind: 'error'; readonly message: string };
 
@@ -176,19 +177,19 @@ export function resolveFile(
   } catch {
     canonical = undefined;
   }
-  if (canonical === undefined || (!snapshot.files.has(canonical) && !snapshot.dirs.has(canonical))) {
+  if (canonical === undefined || (findFile(snapshot, canonical) === undefined && findDirectory(snapshot, canonical) === undefined)) {
     canonical = canonicalSkillUri(`${skill.rootUri}/${segments.join('/')}`) ?? canonical; // a percent-encoded path
   }
   const lookup = lookupUri(snapshot, canonical, `${skill.rootUri}/${segments.join('/')}`);
   if (lookup.kind !== 'error') return lookup;
-  return { kind: 'error', message: `The skill at ${skill.entry.uri} has no file "${ref.path}". ${filesHint(skill)}` };
+  return { kind: 'error', message: `The skill at ${skill.uri} has no file "${ref.path}". ${filesHint(skill)}` };
 }
 
 function lookupUri(snapshot: Snapshot, canonical: string | undefined, asGiven: string): FileLookup {
-  const file = canonical === undefined ? undefined : snapshot.files.get(canonical);
+  const file = canonical === undefined ? undefined : findFile(snapshot, canonical);
   if (file !== undefined) return { kind: 'file', file };
-  const children = canonical === undefined ? undefined : snapshot.dirs.get(canonical);
-  if (canonical !== undefined && children !== undefined) return { kind: 'directory', uri: canonical, children };
+  const directory = canonical === undefined ? undefined : findDirectory(snapshot, canonical);
+  if (directory !== undefined) return { kind: 'directory', uri: directory.uri, children: listDirectory(directory) };
   return { kind: 'error', message: `No served file has the URI ${asGiven}. Call read_skill to see a skill's files.` };
 }
 
@@ -197,15 +198,17 @@ export const MAX_LISTED_FILES = 100;
 
 /** The paths of a skill's files relative to its directory, decoded (`references/policy.md`), `SKILL.md` left out. */
 export function relativeFilePaths(skill: SkillRecord): string[] {
-  const paths: string[] = [];
-  const resources = skill.entry.resources;
-  for (const resource of typeof resources === 'string' ? [] : resources) {
-    const segments = typeof resource === 'string' ? undefined : parseSkillUri(resource.uri)?.slice(skill.segments.length);
-    if (segments === undefined || segments.length === 0) continue;
-    const rel = segments.join('/');
-    if (rel !== 'SKILL.md') paths.push(rel);
-  }
-  return paths;
+  const paths: { rel: string; uri: string }[] = [];
+  const visit = (node: DirNode, rel: string, uri: string): void => {
+    for (const child of node.children) {
+      const childRel = rel === '' ? child.name : `${rel}/${child.name}`;
+      const childUri = `${uri}/${encodeSegment(child.name)}`;
+      if (child instanceof DirNode) visit(child, childRel, childUri);
+      else if (childRel !== 'SKILL.md') paths.push({ rel: childRel, uri: childUri });
+    }
+  };
+  visit(skill.node, '', skill.rootUri);
+  return paths.sort((a, b) => compareUris(a.uri, b.uri)).map((item) => item.rel);
 }
 
 /**
@@ -214,7 +217,7 @@ export function relativeFilePaths(skill: SkillRecord): string[] {
  */
 export function skillFilesText(skill: SkillRecord): string {
   const paths = relativeFilePaths(skill);
-  const head = `Skill "${skill.name}" at ${skill.entry.uri}.`;
+  const head = `Skill "${skill.name}" at ${skill.uri}.`;
   if (paths.length === 0) return `${head} It has no other files.`;
   const shown = paths.slice(0, MAX_LISTED_FILES).map((rel) => `- ${rel}`);
   if (paths.length > MAX_LISTED_FILES) shown.push(`- … ${paths.length - MAX_LISTED_FILES} more (read_skill_file on a directory lists it)`);

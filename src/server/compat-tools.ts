@@ -109,7 +109,7 @@ export async function callCompatTool(name: string, args: unknown, deps: ToolDeps
   if (name === 'read_skill') {
     const found = resolveSkill(snapshot, { ...pick(params, 'name'), ...pick(params, 'uri') });
     if (found.kind === 'error') return textResult(found.message, true);
-    const result = await readFile(found.skill.entry.uri, deps);
+    const result = await readFile(found.skill.uri, deps);
     return result.isError === true ? result : { content: [...result.content, { type: 'text', text: skillFilesText(found.skill) }] };
   }
   const found = resolveFile(snapshot, { ...pick(params, 'uri'), ...pick(params, 'skill'), ...pick(params, 'path') });
@@ -121,12 +121,12 @@ export async function callCompatTool(name: string, args: unknown, deps: ToolDeps
 function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: number): CallToolResult {
   let page;
   try {
-    page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.entry.uri);
+    page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri);
   } catch (error) {
     if (error instanceof SkillsServeError) return textResult(`${error.message}; call list_skills without a cursor to start over.`, true);
     throw error;
   }
-  const skills = page.items.map((skill) => ({ name: skill.name, description: skill.description, uri: skill.entry.uri }));
+  const skills = page.items.map((skill) => ({ name: skill.name, description: skill.description, uri: skill.uri }));
   const structured = page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor };
   return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
 }

@@ -100,7 +100,7 @@ export class CompatSurfaces {
       const { slots } = this.#promptsOf(await this.#context.store.ready());
       let page;
       try {
-        page = pageOf(slots, request.params?.cursor, this.#context.pageSize, (slot) => slot.skill.entry.uri);
+        page = pageOf(slots, request.params?.cursor, this.#context.pageSize, (slot) => slot.skill.uri);
       } catch (error) {
         if (error instanceof SkillsServeError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
         throw error;
@@ -142,7 +142,7 @@ export class CompatSurfaces {
       before.length !== after.length ||
       before.some((slot, index) => {
         const other = after[index];
-        return other === undefined || other.name !== slot.name || other.skill.entry.uri !== slot.skill.entry.uri || other.skill.description !== slot.skill.description;
+        return other === undefined || other.name !== slot.name || other.skill.uri !== slot.skill.uri || other.skill.description !== slot.skill.description;
       })
     );
   }
@@ -158,7 +158,7 @@ export class CompatSurfaces {
   }
 
   async #promptResult({ skill }: PromptSlot, ctx: RequestContext): Promise<GetPromptResult> {
-    const uri = skill.entry.uri;
+    const uri = skill.uri;
     const read = await this.#context.source.read(uri, ctx);
     if (read === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is no longer served`);
     const resource =

@@ -2,9 +2,10 @@
  * Reading one served file for `resources/read`, checked against its entry before anything is sent
  * (SEP-2640 "resources/read"; DESIGN §1.4 "Never serve bytes that contradict the published entry").
  */
+import { createHash } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
-import { digestOf } from '../index/digest.js';
-import type { FileRecord } from '../index/types.js';
+import { identityOf } from '../index/record.js';
+import type { ServedFile } from '../index/snapshot.js';
 
 /** What a read found on disk. */
 export type ReadOutcome =
@@ -21,7 +22,9 @@ export type ReadOutcome =
  * @param file the published record.
  * @returns `ok` with exactly the bytes the digest covers, `stale` when the file changed, or `error`.
  */
-export async function readVerified(file: FileRecord): Promise<ReadOutcome> {
+export async function readVerified(file: ServedFile): Promise<ReadOutcome> {
+  const { ino, dev } = identityOf(file.node);
+  const size = file.node.size;
   let handle: fsp.FileHandle;
   try {
     // `file.path` is a real path: a symlink in its place now was swapped in after indexing, and is not followed.
@@ -34,9 +37,9 @@ export async function readVerified(file: FileRecord): Promise<ReadOutcome> {
     const stat = await handle.stat();
     // Not the file that was indexed (a directory above it was swapped for a link, or the file was replaced):
     // nothing is read from it; the skill is re-indexed instead.
-    if (!stat.isFile() || stat.size !== file.size || stat.ino !== file.ino || stat.dev !== file.dev) return { kind: 'stale' };
+    if (!stat.isFile() || stat.size !== size || stat.ino !== ino || stat.dev !== dev) return { kind: 'stale' };
     // One byte more than expected: a file that grew shows up as a short-read mismatch, not a silent truncation.
-    const buffer = Buffer.allocUnsafe(file.size + 1);
+    const buffer = Buffer.allocUnsafe(size + 1);
     let filled = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
@@ -45,7 +48,7 @@ export async function readVerified(file: FileRecord): Promise<ReadOutcome> {
       if (filled === buffer.length) return { kind: 'stale' };
     }
     const bytes = buffer.subarray(0, filled);
-    if (filled !== file.size || digestOf(bytes) !== file.digest) return { kind: 'stale' };
+    if (filled !== size || createHash('sha256').update(bytes).digest('binary') !== file.node.key.slice(0, 32)) return { kind: 'stale' };
     return { kind: 'ok', bytes };
   } catch (error) {
     return { kind: 'error', reason: (error as NodeJS.ErrnoException).code ?? String(error) };

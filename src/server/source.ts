@@ -3,11 +3,12 @@
  * (SEP-2640 "skills/list", "skills/get", "resources/read", "resources/directory/read"; DESIGN §3 `source.ts`).
  */
 import { ProtocolError, ProtocolErrorCode, type Resource } from '@modelcontextprotocol/server';
-import type { SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { rpcCodeOf, SkillsServeError } from '../errors.js';
-import { findDirectory, findFile, findSkill, pageOf } from '../index/snapshot.js';
+import { entryOf } from '../index/entry.js';
+import { findDirectory, findFile, findSkill, listDirectory, pageOf, type ServedFile } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
-import type { FileRecord, Snapshot } from '../index/types.js';
+import type { Snapshot } from '../index/types.js';
 import { decodeLossless, readVerified } from './read.js';
 
 /** What the source needs from the rest of the server. */
@@ -18,7 +19,7 @@ export interface SourceContext {
    * Re-indexes after a read found a file that no longer matches its entry; resolves once the new snapshot is
    * current (and hosts have been notified).
    */
-  readonly reindex: (file: FileRecord) => Promise<void>;
+  readonly reindex: (file: ServedFile) => Promise<void>;
   /** Logs a read failure (message without host paths; `path` for the log only). */
   readonly warn: (message: string, path: string) => void;
 }
@@ -37,12 +38,13 @@ export function createSkillSource(context: SourceContext): SkillSource {
   return {
     async list({ cursor }) {
       const snapshot = await store.ready();
-      const page = mapDomainErrors(() => pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.entry.uri));
-      const skills = page.items.map((skill) => skill.entry);
+      const page = mapDomainErrors(() => pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri));
+      const skills = page.items.map((skill) => entryOf(skill) as Skill);
       return page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor };
     },
     async get(uri) {
-      return findSkill(await store.ready(), uri)?.entry;
+      const skill = findSkill(await store.ready(), uri);
+      return skill === undefined ? undefined : (entryOf(skill) as Skill);
     },
     async read(uri) {
       let snapshot = await store.ready();
@@ -69,13 +71,14 @@ export function createSkillSource(context: SourceContext): SkillSource {
     },
     async readDirectory(uri, { cursor }) {
       const snapshot = await store.ready();
-      const children = findDirectory(snapshot, uri);
-      if (children === undefined) {
+      const directory = findDirectory(snapshot, uri);
+      if (directory === undefined) {
         if (findFile(snapshot, uri) !== undefined) {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is a file, not a directory; use resources/read`);
         }
         return undefined;
       }
+      const children = listDirectory(directory);
       const page = mapDomainErrors(() => pageOf(children, cursor, pageSize, (child) => child.uri));
       const resources = page.items.map((child) => ({ ...child }) as Resource);
       return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
@@ -89,7 +92,7 @@ export function createSkillSource(context: SourceContext): SkillSource {
 /** `resources/list`: one resource per served `SKILL.md`, with name and description from the frontmatter. */
 function listManifests(snapshot: Snapshot): Resource[] {
   return snapshot.ordered.map((skill) => ({
-    uri: skill.entry.uri,
+    uri: skill.uri,
     name: skill.name,
     description: skill.description,
     mimeType: 'text/markdown',

@@ -1,73 +1,83 @@
 /**
- * Which part of a root a filesystem event invalidates (pure). Implements the live-update rule "a change affects the
- * nearest skill and every enclosing skill": the region rebuilt is the *outermost* skill directory containing the
- * path, which covers all of them, or, for changes outside every skill, the smallest directory that can hold new
- * skills.
+ * Which region a filesystem event invalidates (pure; docs/ARCHITECTURE.md, "Regions"). A change affects the nearest
+ * skill and every enclosing skill, so the region rebuilt is the *outermost* skill directory containing the path, which
+ * covers all of them; a change outside every skill rebuilds the smallest directory that can hold new skills.
+ *
+ * Events are named the way `fs.watch` names them: `rename` (an entry appeared, disappeared or moved: it may be a
+ * directory) and `change` (an entry's content or attributes changed). `rescan` asks for the whole root.
  */
 import { IGNORE_FILE, isIgnoredName, MANIFEST_NAME } from '../index/policy.js';
+import { outermostRegions, type Region } from '../index/region.js';
 
 /** A filesystem event, relative to its root. */
 export interface WatchEvent {
   readonly rootIndex: number;
-  /** What happened, as chokidar names it. */
-  readonly kind: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
+  readonly kind: 'change' | 'rename' | 'rescan';
   /** Root-relative, `/`-separated path; `''` for the root itself. */
   readonly rel: string;
 }
 
 /**
- * The region (root-relative directory) to rebuild for one event, or `undefined` when the event cannot change
- * what is served.
+ * The region (root-relative directory) to rebuild for one event, or `undefined` when it cannot change what is served.
  *
- * - A `.skillsignore` (outside ignored directories): the region of its directory, whose subtree it governs.
- * - Any name under an ignored segment (`.git/…`, `node_modules/…`, `.swp` files): ignored.
- * - The root itself appearing or vanishing, or its own `SKILL.md` (which changes every URI): `''`, the whole root.
+ * - `rescan`, the root itself, its own `SKILL.md` (which changes every URI) or its `.skillsignore`: `''`.
+ * - A `.skillsignore` elsewhere (outside ignored directories): the region of its directory, whose subtree it governs.
+ * - Any path under an ignored segment (`.git/…`, `node_modules/…`, `.swp` files): nothing.
  * - Inside a skill (a directory holding `SKILL.md`, valid or not): the outermost such directory.
- * - Outside every skill: a `SKILL.md` → its directory; a directory added or removed → that directory (it may hold
- *   skills); any other file → ignored (files outside skills are never served).
+ * - Outside every skill: a `SKILL.md` → its directory; another entry that appeared or disappeared → that entry (it may
+ *   be a directory holding skills; walking a file finds nothing); a content change → nothing (files outside skills
+ *   are never served).
  *
  * @param event the event.
  * @param candidates directories of the root that currently hold a `SKILL.md`.
  */
 export function regionOf(event: WatchEvent, candidates: ReadonlySet<string>): string | undefined {
   const { rel, kind } = event;
-  if (rel === '' || rel === MANIFEST_NAME || rel === IGNORE_FILE) return '';
+  if (kind === 'rescan' || rel === '' || rel === MANIFEST_NAME || rel === IGNORE_FILE) return '';
   const segments = rel.split('/');
-  if (segments.at(-1) === IGNORE_FILE && !segments.slice(0, -1).some((segment) => isIgnoredName(segment))) {
-    return regionOf({ ...event, kind: 'addDir', rel: segments.slice(0, -1).join('/') }, candidates);
+  const last = segments.length - 1;
+  if (segments[last] === IGNORE_FILE && !segments.slice(0, last).some(isIgnoredName)) {
+    return regionOf({ ...event, kind: 'rename', rel: segments.slice(0, last).join('/') }, candidates);
   }
-  if (segments.some((segment) => isIgnoredName(segment))) return undefined;
+  if (segments.some(isIgnoredName)) return undefined;
   if (candidates.has('')) return '';
-  for (let depth = 1; depth <= segments.length; depth++) {
-    const dir = segments.slice(0, depth).join('/');
+  let dir = '';
+  for (let depth = 0; depth < segments.length; depth++) {
+    dir = depth === 0 ? (segments[0] as string) : `${dir}/${segments[depth] as string}`;
     if (candidates.has(dir)) return dir;
   }
-  const isDir = kind === 'addDir' || kind === 'unlinkDir';
-  if (isDir) return rel;
-  if (segments.at(-1) === MANIFEST_NAME) return segments.slice(0, -1).join('/');
-  return undefined;
+  if (segments[last] === MANIFEST_NAME) return segments.slice(0, last).join('/');
+  return kind === 'rename' ? rel : undefined;
 }
 
 /**
- * Regions to rebuild for a batch of events, per root, with regions inside other regions dropped.
+ * The regions to rebuild for a batch of events, outermost only.
  *
  * @param events the batch.
  * @param candidatesOf the candidate skill directories of a root.
- * @returns root index → regions (empty map when nothing served can have changed).
  */
-export function regionsOf(events: readonly WatchEvent[], candidatesOf: (rootIndex: number) => ReadonlySet<string>): Map<number, string[]> {
-  const byRoot = new Map<number, Set<string>>();
+export function regionsOf(events: readonly WatchEvent[], candidatesOf: (rootIndex: number) => ReadonlySet<string>): Region[] {
+  const regions: Region[] = [];
   for (const event of events) {
-    const region = regionOf(event, candidatesOf(event.rootIndex));
-    if (region === undefined) continue;
-    let set = byRoot.get(event.rootIndex);
-    if (set === undefined) byRoot.set(event.rootIndex, (set = new Set()));
-    set.add(region);
+    const rel = regionOf(event, candidatesOf(event.rootIndex));
+    if (rel !== undefined) regions.push({ rootIndex: event.rootIndex, rel });
   }
-  const result = new Map<number, string[]>();
-  for (const [rootIndex, set] of byRoot) {
-    const sorted = [...set].sort();
-    result.set(rootIndex, sorted.filter((rel) => !sorted.some((outer) => outer !== rel && (outer === '' || rel.startsWith(`${outer}/`)))));
-  }
-  return result;
+  return outermostRegions(regions);
+}
+
+/**
+ * Splits a path relative to a watched directory into root-relative form (pure; `\` is a separator too, for hosts
+ * whose `fs.watch` reports Windows paths).
+ *
+ * @param dirRel the watched directory, root-relative (`''` for the root).
+ * @param name what the watch reported (a name, or a relative path), or `null` when it did not say.
+ * @returns the root-relative path of the entry (`dirRel` itself when no name was given).
+ */
+export function eventPath(dirRel: string, name: string | null): string {
+  if (name === null || name === '') return dirRel;
+  const parts = name.split(/[\\/]/u).filter((part) => part !== '' && part !== '.');
+  if (parts.some((part) => part === '..')) return dirRel;
+  const tail = parts.join('/');
+  if (tail === '') return dirRel;
+  return dirRel === '' ? tail : `${dirRel}/${tail}`;
 }

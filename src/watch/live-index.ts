@@ -1,14 +1,16 @@
 /**
  * The live index: one serialized queue of rebuilds over an {@link IndexBuilder}, each swapped into the
- * {@link SnapshotStore} atomically. Filesystem events are classified at rebuild time, against the builder's state
- * as it is then, so an event is never judged by a state that a running rebuild is about to change.
+ * {@link SnapshotStore} atomically. Filesystem events are classified when their rebuild runs, against the builder's
+ * state as it is then, so an event is never judged by a state that a running rebuild is about to change.
  */
 import type { IndexBuilder } from '../index/build.js';
+import type { Region } from '../index/region.js';
+import type { ServedFile } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
-import type { FileRecord, Snapshot } from '../index/types.js';
+import type { Snapshot } from '../index/types.js';
 import { regionsOf, type WatchEvent } from './classify.js';
 
-/** Called after each rebuild with the new snapshot and how long the rebuild took (ms). */
+/** Called after each rebuild with the new snapshot, how long the rebuild took (ms) and how many events it applied. */
 export type RebuildListener = (snapshot: Snapshot, elapsedMs: number, events: number) => void;
 
 export class LiveIndex {
@@ -43,12 +45,12 @@ export class LiveIndex {
   }
 
   /**
-   * Re-indexes the skills holding `file` after a read found its bytes no longer match the published digest;
-   * the file is re-hashed whatever its metadata says. Resolves once the new snapshot is current.
+   * Re-indexes the skill holding `file` after a read found its bytes no longer match the published digest; the file
+   * is hashed again whatever its metadata says. Resolves once the new snapshot is current.
    */
-  reindexFile(file: FileRecord): Promise<void> {
-    this.#builder.forget(file.path);
-    return this.apply([{ rootIndex: file.rootIndex, kind: 'change', rel: file.rel }]);
+  reindexFile(file: ServedFile): Promise<void> {
+    this.#builder.distrust(file.path);
+    return this.apply([{ rootIndex: file.top.rootIndex, kind: 'change', rel: file.rel }]);
   }
 
   #schedule(): Promise<void> {
@@ -70,14 +72,10 @@ export class LiveIndex {
     if (full) {
       snapshot = await this.#builder.buildAll();
     } else {
-      const regions = regionsOf(events, (rootIndex) => this.#builder.candidates(rootIndex));
+      const regions: Region[] = regionsOf(events, (rootIndex) => this.#builder.candidates(rootIndex));
       // A change behind a symlink is reported at the link target's own path: rebuild the regions that link to it.
-      for (const event of events) {
-        for (const [rootIndex, region] of this.#builder.regionsLinkedTo(event.rootIndex, event.rel)) {
-          regions.set(rootIndex, [...(regions.get(rootIndex) ?? []), region]);
-        }
-      }
-      if (regions.size === 0) return;
+      for (const event of events) regions.push(...this.#builder.regionsLinkedTo(event.rootIndex, event.rel));
+      if (regions.length === 0) return;
       snapshot = await this.#builder.rebuild(regions);
     }
     this.#store.swap(snapshot);

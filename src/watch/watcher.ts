@@ -1,41 +1,54 @@
 /**
- * Watches every root with chokidar and hands batches of root-relative events to a callback
- * (live updates; DESIGN §3 `watcher.ts`). Same ignore rules as the index; symlinks are not followed by the
- * watcher (a link's own changes are seen, changes behind a link to elsewhere in the roots are seen at their real
- * path). Falls back to polling when the OS refuses watches, and re-attaches to a root that was removed and
- * comes back.
+ * The watcher: one `fs.watch` per directory, attached by the index walk as it lists each directory (the builder's
+ * {@link IndexObserver}), so watching costs no second walk and no change after a listing is missed
+ * (docs/ARCHITECTURE.md, "Watching"). Events are batched (debounced) and handed on as root-relative
+ * {@link WatchEvent}s.
+ *
+ * - **Polling** (`--poll`, and the fallback when the OS refuses more watches: ENOSPC, EMFILE): every interval, each
+ *   directory the walk listed and each file the index holds is `stat`ed and compared with what was recorded.
+ * - **Roots**: every `ROOT_CHECK_MS` (and at once when the root's parent directory reports a change to its name), each
+ *   root's real path and identity are compared with those it was indexed under: a root replaced at once, removed,
+ *   back, or a root link re-pointed (`ln -s new tmp && mv -T tmp current`) asks for a rescan of that root.
+ * - **Queue overflow**: the kernel drops events when its queue fills, and `fs.watch` does not say so; a batch of more
+ *   than {@link OVERFLOW_SUSPECT_EVENTS} events asks for a rescan of the roots it touched.
  */
-import { watch, type FSWatcher } from 'chokidar';
-import { promises as fsp, type Stats } from 'node:fs';
+import { realpathSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import path from 'node:path';
+import type { IndexObserver } from '../index/build.js';
 import { IGNORE_FILE, isIgnoredName } from '../index/policy.js';
-import type { RootSpec } from '../index/types.js';
+import { sameIdentity } from '../index/record.js';
+import { regionContains } from '../index/region.js';
+import { createSlicer } from '../index/slice.js';
+import type { FileNode, RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
-import type { WatchEvent } from './classify.js';
+import { eventPath, type WatchEvent } from './classify.js';
 
 /** Quiet time after the last event before a batch is handed over (ms). */
 export const DEBOUNCE_MS = 40;
 /** Longest a batch waits while events keep arriving (ms). */
 export const MAX_BATCH_WAIT_MS = 400;
-/** Polling interval when polling is forced by an OS limit and `--poll` gave none (ms). */
+/** Polling interval when the OS refused watches and `--poll` gave none (ms). */
 export const FALLBACK_POLL_MS = 1000;
-/**
- * chokidar drops a file's `change` event that follows the previous one within 50 ms (its throttle), so the last
- * write of a quick series (an editor saving twice, a slow write's final chunk) can go unreported. Every added or
- * changed file is therefore looked at once more this long after its batch; an unchanged file costs one `stat`.
- */
-export const RECHECK_MS = 120;
-/** How often each root's identity (device, inode) is compared with the watched directory's (ms). */
-export const ROOT_IDENTITY_CHECK_MS = 500;
-/** How often a removed root is checked for coming back (ms). */
-export const ROOT_RETURN_CHECK_MS = 250;
+/** How often each root's real path and identity are checked (ms). */
+export const ROOT_CHECK_MS = 500;
+/** A batch this large may hide dropped events: its roots are rescanned. */
+export const OVERFLOW_SUSPECT_EVENTS = 8192;
+
+/** A file the index holds, for polling. */
+export interface IndexedFile {
+  readonly rel: string;
+  readonly real: string;
+  readonly node: FileNode;
+}
 
 export interface WatcherOptions {
   readonly roots: readonly RootSpec[];
   /** Polling interval in ms; `undefined` uses native file events. */
   readonly pollMs: number | undefined;
-  /** Receives each debounced batch, in arrival order. */
+  /** Receives each batch, in arrival order. */
   readonly onBatch: (events: WatchEvent[]) => void;
+  /** The files the index holds for a root (what polling compares). */
+  readonly files: (rootIndex: number) => Iterable<IndexedFile>;
   readonly logger: Logger;
 }
 
@@ -44,197 +57,304 @@ const LIMIT_HINTS: Readonly<Record<string, string>> = {
   EMFILE: 'the open-file or inotify-instance limit was reached; raise `ulimit -n` or fs.inotify.max_user_instances',
 };
 
+/** One directory the walk listed. */
+interface WatchedDir {
+  real: string;
+  /** The native watch (`undefined` when polling). */
+  watcher: FSWatcher | undefined;
+  /** The region walk that last listed it. */
+  mark: number;
+  /** When its watch was attached (a sequence number; see `#died`). */
+  seq: number;
+  /** Polling: modification time and inode when it was listed. */
+  mtimeMs: number;
+  ino: number;
+}
+
 interface RootWatch {
   readonly index: number;
   readonly spec: RootSpec;
-  watcher: FSWatcher | undefined;
   polling: boolean;
-  returnTimer: NodeJS.Timeout | undefined;
-  /** Device and inode of the root directory the watcher is attached to (`undefined` while detached). */
-  identity: string | undefined;
-  /** A re-attach is under way: identity checks wait for it. */
-  busy: boolean;
+  readonly dirs: Map<string, WatchedDir>;
+  /** Real path and identity the root was indexed under (`undefined`: unusable then). */
+  expected: string | undefined;
+  /** A rescan was asked for and has not been resolved yet. */
+  rescanPending: boolean;
+  parentWatcher: FSWatcher | undefined;
 }
 
-/** `dev:ino:birthtime` of a directory (inode numbers are reused at once), or `undefined` when it is missing or not a directory. */
-async function identityOf(dir: string): Promise<string | undefined> {
+/** `real` + device, inode and birth time of a directory (inode numbers are reused at once), or `undefined`. */
+function rootIdentity(dir: string): string | undefined {
   try {
-    const stat = await fsp.stat(dir);
-    return stat.isDirectory() ? `${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
+    const real = realpathSync(dir);
+    const stat = statSync(real);
+    return stat.isDirectory() ? `${real}\0${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
   } catch {
     return undefined;
   }
 }
 
-/**
- * Watches roots until {@link RootsWatcher.close}.
- */
-export class RootsWatcher {
+/** Watches the roots until {@link TreeWatcher.close}; attach it to the builder as its observer. */
+export class TreeWatcher implements IndexObserver {
   readonly #options: WatcherOptions;
   readonly #roots: RootWatch[];
   #batch: WatchEvent[] = [];
-  /** Files to look at again after {@link RECHECK_MS}, keyed by root and path. */
-  #recheck = new Map<string, WatchEvent>();
-  #recheckTimer: NodeJS.Timeout | undefined;
   #quietTimer: NodeJS.Timeout | undefined;
   #maxTimer: NodeJS.Timeout | undefined;
+  #rootTimer: NodeJS.Timeout | undefined;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #polling = false;
+  #mark = 0;
+  #seq = 0;
+  readonly #regionMarks = new Map<string, number>();
+  readonly #regionSeqs = new Map<string, number>();
+  /**
+   * Directories whose own watch reported that they moved or were deleted (root index + `\0` + rel → when): their watch,
+   * and those of everything under them, follow the old inode, so the walk attaches fresh ones where they are listed
+   * again. Entries are dropped once a walk over them has started after they were recorded.
+   */
+  readonly #died = new Map<string, number>();
   #closed = false;
-  #identityTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WatcherOptions) {
     this.#options = options;
     this.#roots = options.roots.map((spec, index) => ({
       index,
       spec,
-      watcher: undefined,
       polling: options.pollMs !== undefined,
-      returnTimer: undefined,
-      identity: undefined,
-      busy: false,
+      dirs: new Map(),
+      expected: undefined,
+      rescanPending: false,
+      parentWatcher: undefined,
     }));
   }
 
-  /** Starts watching every root; resolves when each watcher has finished its initial scan. */
-  async start(): Promise<void> {
-    await Promise.all(this.#roots.map((root) => this.#attach(root)));
-    this.#identityTimer = setInterval(() => this.#checkIdentities(), ROOT_IDENTITY_CHECK_MS);
-    this.#identityTimer.unref();
-    this.#options.logger.info(
-      { roots: this.#roots.length, mode: this.#roots.some((root) => root.polling) ? 'polling' : 'native' },
-      'watching roots for changes',
-    );
+  /** Starts the root checks (and the poll timer, when polling). Directory watches come from the walk. */
+  start(): void {
+    this.#rootTimer = setInterval(() => this.#checkRoots(), ROOT_CHECK_MS);
+    this.#rootTimer.unref();
+    for (const root of this.#roots) if (!root.polling) this.#watchParent(root);
+    if (this.#roots.some((root) => root.polling)) this.#startPolling();
   }
 
-  /** Stops every watcher and timer. Idempotent. */
-  async close(): Promise<void> {
+  /** How roots are watched now (`native`, `polling`, or `mixed` after a fallback). */
+  get mode(): 'native' | 'polling' | 'mixed' {
+    const polling = this.#roots.filter((root) => root.polling).length;
+    return polling === 0 ? 'native' : polling === this.#roots.length ? 'polling' : 'mixed';
+  }
+
+  /** Number of directories watched (or polled). */
+  get directories(): number {
+    return this.#roots.reduce((sum, root) => sum + root.dirs.size, 0);
+  }
+
+  /** Stops every watch and timer. Idempotent. */
+  close(): void {
     this.#closed = true;
     clearTimeout(this.#quietTimer);
     clearTimeout(this.#maxTimer);
-    clearTimeout(this.#recheckTimer);
-    clearInterval(this.#identityTimer);
-    await Promise.all(this.#roots.map((root) => this.#detach(root)));
-  }
-
-  async #attach(root: RootWatch): Promise<void> {
-    const interval = this.#options.pollMs ?? FALLBACK_POLL_MS;
-    const watcher = watch(root.spec.dir, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      ignorePermissionErrors: true,
-      usePolling: root.polling,
-      interval,
-      binaryInterval: interval,
-      ignored: (candidate: string, stats?: Stats) => {
-        if (candidate === root.spec.dir) return false;
-        const name = path.basename(candidate);
-        if (name !== IGNORE_FILE && isIgnoredName(name)) return true;
-        // With native events, only directories are watched: a directory's watch reports changes to the files in
-        // it (see the 'raw' listener), and one watch per file cost ~10 KB each (1.1 GB at 100,000 files).
-        return directoriesOnly && stats !== undefined && !stats.isDirectory();
-      },
-    });
-    const directoriesOnly = !root.polling;
-    root.watcher = watcher;
-    root.identity = await identityOf(root.spec.dir);
-    watcher.on('all', (kind, changed) => this.#onEvent(root, kind, changed));
-    if (directoriesOnly) {
-      watcher.on('raw', (_event, name, details) => {
-        const watchedPath = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-        if (typeof name !== 'string' || name === '' || typeof watchedPath !== 'string') return;
-        // Events of a directory's own watch name an entry in it; a deleted directory's watch may name itself.
-        const changed = path.isAbsolute(name) ? name : path.join(watchedPath, name);
-        if (!isIgnoredName(path.basename(changed)) || path.basename(changed) === IGNORE_FILE) this.#onEvent(root, 'change', changed);
-      });
-    }
-    watcher.on('error', (error) => this.#onError(root, error as NodeJS.ErrnoException));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-  }
-
-  /**
-   * A root replaced faster than the watcher notices (`rm -rf root && cp -r new root`, `mv new root`) leaves the
-   * watcher on the old directory, without any event for the root itself: compare the root's device and inode with
-   * those seen when attaching, and re-attach and rescan when they differ.
-   */
-  #checkIdentities(): void {
+    clearInterval(this.#rootTimer);
+    clearTimeout(this.#pollTimer);
     for (const root of this.#roots) {
-      if (this.#closed || root.busy || root.watcher === undefined || root.returnTimer !== undefined) continue;
-      void identityOf(root.spec.dir).then((identity) => {
-        if (this.#closed || root.busy || root.watcher === undefined || identity === root.identity) return;
-        if (identity === undefined) {
-          this.#push({ rootIndex: root.index, kind: 'unlinkDir', rel: '' });
-          this.#rootRemoved(root);
-          return;
+      for (const dir of root.dirs.values()) dir.watcher?.close();
+      root.dirs.clear();
+      root.parentWatcher?.close();
+    }
+  }
+
+  /** {@link IndexObserver}: the walk is about to list `rel` (at `real`): watch it first. */
+  directory(rootIndex: number, rel: string, real: string): void {
+    const root = this.#roots[rootIndex];
+    if (root === undefined || this.#closed) return;
+    let dir = root.dirs.get(rel);
+    if (dir !== undefined && (dir.real !== real || this.#diedSince(rootIndex, rel, dir.seq))) {
+      dir.watcher?.close();
+      dir = undefined;
+    }
+    if (dir === undefined) {
+      dir = { real, watcher: undefined, mark: this.#mark, seq: ++this.#seq, mtimeMs: 0, ino: 0 };
+      root.dirs.set(rel, dir);
+    }
+    dir.mark = this.#mark;
+    if (root.polling) {
+      const stat = statOrUndefined(real);
+      dir.mtimeMs = stat?.mtimeMs ?? 0;
+      dir.ino = stat?.ino ?? 0;
+    } else if (dir.watcher === undefined) {
+      dir.watcher = this.#watchDir(root, rel, real);
+    }
+  }
+
+  /** Whether `rel` or a directory above it moved or was deleted after sequence number `seq`. */
+  #diedSince(rootIndex: number, rel: string, seq: number): boolean {
+    if (this.#died.size === 0) return false;
+    for (let at = rel; ; at = at.slice(0, Math.max(0, at.lastIndexOf('/')))) {
+      if ((this.#died.get(`${rootIndex}\0${at}`) ?? -1) > seq) return true;
+      if (at === '') return false;
+    }
+  }
+
+  /** {@link IndexObserver}: a region walk starts (directories it lists get its mark). */
+  regionStarted(rootIndex: number, rel: string): void {
+    this.#mark++;
+    this.#regionMarks.set(`${rootIndex}:${rel}`, this.#mark);
+    this.#regionSeqs.set(`${rootIndex}:${rel}`, this.#seq);
+  }
+
+  /** {@link IndexObserver}: a region walk ended: directories under it that it did not list are let go. */
+  regionFinished(rootIndex: number, rel: string): void {
+    const root = this.#roots[rootIndex];
+    const key = `${rootIndex}:${rel}`;
+    const mark = this.#regionMarks.get(key) ?? Number.POSITIVE_INFINITY;
+    const startSeq = this.#regionSeqs.get(key) ?? -1;
+    this.#regionMarks.delete(key);
+    this.#regionSeqs.delete(key);
+    if (root === undefined) return;
+    for (const [diedKey, seq] of this.#died) {
+      const [diedRoot, diedRel] = diedKey.split('\0') as [string, string];
+      if (Number(diedRoot) === rootIndex && seq <= startSeq && regionContains(rel, diedRel)) this.#died.delete(diedKey);
+    }
+    for (const [dirRel, dir] of root.dirs) {
+      if (dir.mark >= mark || !regionContains(rel, dirRel)) continue;
+      dir.watcher?.close();
+      root.dirs.delete(dirRel);
+    }
+  }
+
+  /** {@link IndexObserver}: the builder resolved a root (again). */
+  rootResolved(rootIndex: number, real: string | undefined): void {
+    const root = this.#roots[rootIndex];
+    if (root === undefined) return;
+    root.expected = real === undefined ? undefined : rootIdentity(root.spec.dir);
+    root.rescanPending = false;
+  }
+
+  #watchDir(root: RootWatch, rel: string, real: string): FSWatcher | undefined {
+    try {
+      const own = path.basename(real);
+      const watcher = watch(real, { persistent: false }, (kind, name) => {
+        if (name !== null && name !== IGNORE_FILE && isIgnoredName(path.basename(name))) return;
+        if (kind === 'rename' && name === own) {
+          // The directory itself moved or was deleted (or a child has its name): its watch, and the watches below it,
+          // may follow the old inode; the walk attaches fresh ones, and the region around it is rebuilt.
+          this.#died.set(`${root.index}\0${rel}`, ++this.#seq);
+          this.#push({ rootIndex: root.index, kind: 'rename', rel });
         }
-        root.busy = true;
-        this.#options.logger.warn({ root: root.spec.dir }, 'root was replaced by another directory; re-attaching and rescanning it');
-        void this.#detach(root)
-          .then(() => this.#attach(root))
-          .then(() => this.#push({ rootIndex: root.index, kind: 'addDir', rel: '' }))
-          .finally(() => {
-            root.busy = false;
-          });
+        this.#push({ rootIndex: root.index, kind: kind === 'change' ? 'change' : 'rename', rel: eventPath(rel, name) });
       });
+      // A watch that fails later (its directory went away, for instance): the parent's watch reports the removal.
+      watcher.on('error', () => {
+        watcher.close();
+        const dir = root.dirs.get(rel);
+        if (dir?.watcher === watcher) dir.watcher = undefined;
+        this.#push({ rootIndex: root.index, kind: 'rename', rel });
+      });
+      return watcher;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined && LIMIT_HINTS[code] !== undefined) this.#fallBackToPolling(root, code);
+      return undefined;
     }
   }
 
-  async #detach(root: RootWatch): Promise<void> {
-    clearInterval(root.returnTimer);
-    root.returnTimer = undefined;
-    const watcher = root.watcher;
-    root.watcher = undefined;
-    await watcher?.close().catch(() => undefined);
-  }
-
-  #onEvent(root: RootWatch, kind: string, changed: string): void {
-    if (this.#closed || (kind !== 'add' && kind !== 'change' && kind !== 'unlink' && kind !== 'addDir' && kind !== 'unlinkDir')) return;
-    const relative = path.relative(root.spec.dir, changed);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) return;
-    const rel = relative.split(path.sep).join('/');
-    const event: WatchEvent = { rootIndex: root.index, kind, rel };
-    this.#push(event);
-    if (kind === 'add' || kind === 'change') this.#recheck.set(`${root.index}:${rel}`, { ...event, kind: 'change' });
-    if (kind === 'unlinkDir' && rel === '') this.#rootRemoved(root);
-  }
-
-  #onError(root: RootWatch, error: NodeJS.ErrnoException): void {
-    const hint = error.code === undefined ? undefined : LIMIT_HINTS[error.code];
-    if (hint === undefined || root.polling) {
-      this.#options.logger.warn({ root: root.spec.dir, err: error }, 'file watcher error');
-      return;
-    }
+  /** The OS refused another watch: poll this root from now on, starting with a rescan (so nothing is missed). */
+  #fallBackToPolling(root: RootWatch, code: string): void {
+    if (root.polling) return;
     root.polling = true;
+    for (const dir of root.dirs.values()) {
+      dir.watcher?.close();
+      dir.watcher = undefined;
+    }
+    root.parentWatcher?.close();
+    root.parentWatcher = undefined;
+    const pollMs = this.#options.pollMs ?? FALLBACK_POLL_MS;
     this.#options.logger.warn(
-      { root: root.spec.dir, code: error.code, pollMs: this.#options.pollMs ?? FALLBACK_POLL_MS },
-      `the OS refused more file watches (${error.code}): ${hint}. Falling back to polling for this root; changes are still followed.`,
+      { event: 'watch-fallback', root: root.spec.dir, code, pollMs },
+      `the OS refused more file watches (${code}): ${LIMIT_HINTS[code] ?? code}. Polling this root every ${pollMs} ms instead; changes are still followed.`,
     );
-    void this.#detach(root)
-      .then(() => this.#attach(root))
-      .then(() => this.#push({ rootIndex: root.index, kind: 'addDir', rel: '' }));
+    this.#push({ rootIndex: root.index, kind: 'rescan', rel: '' });
+    this.#startPolling();
   }
 
-  /** The root directory itself disappeared: withdraw its skills and wait for it to come back. */
-  #rootRemoved(root: RootWatch): void {
-    if (root.returnTimer !== undefined) return;
-    this.#options.logger.warn({ root: root.spec.dir }, 'root was removed; its skills are withdrawn until it comes back');
-    void root.watcher?.close().catch(() => undefined);
-    root.watcher = undefined;
-    root.identity = undefined;
-    root.returnTimer = setInterval(() => {
-      fsp.stat(root.spec.dir).then(
-        async (stat) => {
-          if (!stat.isDirectory() || this.#closed || root.returnTimer === undefined) return;
-          clearInterval(root.returnTimer);
-          root.returnTimer = undefined;
-          await this.#attach(root);
-          this.#options.logger.info({ root: root.spec.dir }, 'root is back; rescanning it');
-          this.#push({ rootIndex: root.index, kind: 'addDir', rel: '' });
-        },
-        () => undefined,
-      );
-    }, ROOT_RETURN_CHECK_MS);
+  /** Watches a root's parent directory for the root's own name (a root link re-pointed, a root replaced). */
+  #watchParent(root: RootWatch): void {
+    const parent = path.dirname(root.spec.dir);
+    const name = path.basename(root.spec.dir);
+    if (parent === root.spec.dir) return;
+    try {
+      root.parentWatcher = watch(parent, { persistent: false }, (_kind, changed) => {
+        if (changed === null || changed === name) this.#checkRoot(root);
+      });
+      root.parentWatcher.on('error', () => {
+        root.parentWatcher?.close();
+        root.parentWatcher = undefined;
+      });
+    } catch {
+      // the periodic root check still runs
+    }
+  }
+
+  #checkRoots(): void {
+    for (const root of this.#roots) this.#checkRoot(root);
+  }
+
+  #checkRoot(root: RootWatch): void {
+    if (this.#closed || root.rescanPending || rootIdentity(root.spec.dir) === root.expected) return;
+    root.rescanPending = true;
+    const now = rootIdentity(root.spec.dir);
+    const { logger } = this.#options;
+    if (now === undefined) logger.warn({ event: 'root-removed', root: root.spec.dir }, 'root was removed; its skills are withdrawn until it comes back');
+    else if (root.expected === undefined) logger.info({ event: 'root-back', root: root.spec.dir }, 'root is back; rescanning it');
+    else logger.info({ event: 'root-replaced', root: root.spec.dir }, 'root was replaced (or a root link re-pointed); rescanning it');
+    this.#push({ rootIndex: root.index, kind: 'rescan', rel: '' });
+  }
+
+  #startPolling(): void {
+    if (this.#pollTimer !== undefined || this.#closed) return;
+    const interval = this.#options.pollMs ?? FALLBACK_POLL_MS;
+    const tick = (): void => {
+      this.#pollTimer = setTimeout(() => {
+        void this.#poll().finally(() => {
+          if (!this.#closed) tick();
+        });
+      }, interval);
+      this.#pollTimer.unref();
+    };
+    tick();
+  }
+
+  /** One polling pass over every polled root: directories whose listing may have changed, files whose identity did. */
+  async #poll(): Promise<void> {
+    if (this.#polling) return;
+    this.#polling = true;
+    const slice = createSlicer();
+    try {
+      for (const root of this.#roots) {
+        if (!root.polling || this.#closed) continue;
+        for (const [rel, dir] of root.dirs) {
+          const stat = statOrUndefined(dir.real);
+          if (stat === undefined || stat.mtimeMs !== dir.mtimeMs || stat.ino !== dir.ino) {
+            dir.mtimeMs = stat?.mtimeMs ?? 0;
+            dir.ino = stat?.ino ?? 0;
+            this.#push({ rootIndex: root.index, kind: 'rename', rel });
+          }
+          await slice();
+        }
+        for (const file of this.#options.files(root.index)) {
+          const stat = statOrUndefined(file.real);
+          if (stat === undefined || !stat.isFile() || !sameIdentity(file.node, stat)) {
+            this.#push({ rootIndex: root.index, kind: 'change', rel: file.rel });
+          }
+          await slice();
+        }
+      }
+    } finally {
+      this.#polling = false;
+    }
   }
 
   #push(event: WatchEvent): void {
+    if (this.#closed) return;
     this.#batch.push(event);
     clearTimeout(this.#quietTimer);
     this.#quietTimer = setTimeout(() => this.#flush(), DEBOUNCE_MS);
@@ -248,14 +368,20 @@ export class RootsWatcher {
     this.#maxTimer = undefined;
     const batch = this.#batch;
     this.#batch = [];
-    if (batch.length > 0 && !this.#closed) this.#options.onBatch(batch);
-    if (this.#recheck.size > 0) {
-      clearTimeout(this.#recheckTimer);
-      this.#recheckTimer = setTimeout(() => {
-        const again = [...this.#recheck.values()];
-        this.#recheck.clear();
-        for (const event of again) this.#push(event);
-      }, RECHECK_MS);
+    if (batch.length === 0 || this.#closed) return;
+    if (batch.length >= OVERFLOW_SUSPECT_EVENTS) {
+      const roots = new Set(batch.map((event) => event.rootIndex));
+      this.#options.logger.info({ event: 'watch-overflow', events: batch.length }, 'a burst of changes may have overflowed the event queue; rescanning');
+      for (const rootIndex of roots) batch.push({ rootIndex, kind: 'rescan', rel: '' });
     }
+    this.#options.onBatch(batch);
+  }
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
   }
 }

@@ -17,7 +17,6 @@ const MTIME_S = 1_700_000_000;
 const GUIDE_URI = 'skill://alpha/references/guide.md';
 const OLD_GUIDE = '# Guide\n\nFirst version.\n';
 const NEW_GUIDE = '# Guide\n\nFirst VERSION.\n';
-const REINDEX_LOG = 'file changed on disk since it was indexed; re-indexing its skill before serving it';
 
 /** Rewrites `file` with `contents` (same length as before) and puts its mtime back; returns size and mtime after. */
 async function rewriteKeepingSizeAndMtime(file: string, contents: string): Promise<{ size: number; mtimeMs: number }> {
@@ -66,7 +65,7 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     expect(verified).toMatchObject({ verified: true, text: NEW_GUIDE });
     await waitFor(() => live.heardSince(mark).updated.includes(GUIDE_URI));
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: [GUIDE_URI] });
-    expect((await live.waitForLog(REINDEX_LOG))['uri']).toBe(GUIDE_URI);
+    expect((await live.waitForEvent('reindex'))['uri']).toBe(GUIDE_URI);
 
     // The same for SKILL.md, whose new description (same length) also changes the listing.
     const manifestPath = path.join(tree!.alpha.dir, 'SKILL.md');

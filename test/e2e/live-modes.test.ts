@@ -20,8 +20,8 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
     tree = await makeBaseTree();
     server = await startOnBaseTree(tree, era, ['--no-watch']);
     const live = server;
-    expect(await live.waitForLog('serving on stdio; indexing')).toMatchObject({ watch: false });
-    await live.waitForLog('index built');
+    expect(await live.waitForEvent('serving')).toMatchObject({ watch: false });
+    await live.waitForEvent('index-built');
     expect(live.logs().some((line) => line.msg?.includes('watching roots for changes') === true)).toBe(false);
     const before = await live.list();
     const mark = live.mark();
@@ -44,8 +44,8 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
     tree = await makeBaseTree();
     server = await startOnBaseTree(tree, era, ['--poll', '100']);
     const live = server;
-    expect(await live.waitForLog('watching roots for changes')).toMatchObject({ mode: 'polling' });
-    expect(await live.waitForLog('serving on stdio; indexing')).toMatchObject({ watch: true, pollMs: 100 });
+    expect(await live.waitForEvent('watching')).toMatchObject({ mode: 'polling' });
+    expect(await live.waitForEvent('serving')).toMatchObject({ watch: true, pollMs: 100 });
 
     const guide = '# Guide\n\nEdited under polling, with other length.\n';
     const gamma = { uri: 'skill://gamma/SKILL.md', dir: path.join(tree.root, 'gamma') };

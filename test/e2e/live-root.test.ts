@@ -9,8 +9,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BASE_SUBSCRIBED, LIVE_ERAS, makeBaseTree, startLive, stopLive, writeFilesAtomically, type LiveServer } from '../helpers/live.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 
-const REMOVED = 'root was removed; its skills are withdrawn until it comes back';
-const BACK = 'root is back; rescanning it';
 
 describe.each(LIVE_ERAS)('live root, era $label', (era) => {
   let server: LiveServer | undefined;
@@ -29,7 +27,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
 
     let mark = live.mark();
     await fsp.rm(tree.root, { recursive: true, force: true });
-    const removed = await live.waitForLog(REMOVED);
+    const removed = await live.waitForEvent('root-removed');
     expect(removed).toMatchObject({ level: 40, root: tree.root });
     await live.converge([]);
     await live.settle();
@@ -37,7 +35,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     const unusable = live.logs().filter((line) => line['rule'] === 'root-unusable' && line['file'] === tree.root);
     expect(unusable).toHaveLength(1);
     expect(unusable[0]?.msg).toContain('does not exist');
-    expect(live.logs().some((line) => line.msg?.includes(BACK) === true)).toBe(false);
+    expect(live.logs().some((line) => line['event'] === 'root-back')).toBe(false);
 
     // Recreated the way a clone or a copy does it: the directory first, then its contents.
     mark = live.mark();
@@ -48,7 +46,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
       'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, new with the root.'),
     });
     const gamma = { uri: 'skill://gamma/SKILL.md', dir: path.join(tree.root, 'gamma') };
-    const back = await live.waitForLog(BACK);
+    const back = await live.waitForEvent('root-back');
     expect(back).toMatchObject({ level: 30, root: tree.root });
     await live.converge([tree.alpha, gamma]);
     await live.settle();

@@ -95,7 +95,7 @@ export interface LiveServer {
   /** Parsed stderr lines so far. */
   logs(): LogLine[];
   /** Resolves once a stderr line's `msg` contains `text`. */
-  waitForLog(text: string, timeoutMs?: number): Promise<LogLine>;
+  waitForEvent(event: string, timeoutMs?: number): Promise<LogLine>;
   /** The whole listing (every page, the sentinel left out), verified by the SDK's `SkillsClient`. */
   list(): Promise<Skill[]>;
   /**
@@ -161,11 +161,11 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
           return [];
         }
       });
-  const waitForLog = async (text: string, timeoutMs = WAIT_MS): Promise<LogLine> => {
+  const waitForEvent = async (event: string, timeoutMs = WAIT_MS): Promise<LogLine> => {
     let found: LogLine | undefined;
-    await waitFor(() => (found = logs().find((line) => line.msg?.includes(text) === true)) !== undefined, {
+    await waitFor(() => (found = logs().find((line) => line['event'] === event)) !== undefined, {
       timeoutMs,
-      describe: () => `no stderr line containing ${JSON.stringify(text)}; stderr:\n${connection.stderr()}`,
+      describe: () => `no stderr line with event ${JSON.stringify(event)}; stderr:\n${connection.stderr()}`,
     });
     return found as LogLine;
   };
@@ -173,7 +173,7 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
   const list = async (): Promise<Skill[]> => (await listAll()).filter((skill) => skill.uri !== SENTINEL_SKILL);
   const sentinel: ExpectedSkill = { uri: SENTINEL_SKILL, dir: path.join(sentinelRoot, 'sentinel') };
 
-  if (watching) await waitForLog('watching roots for changes');
+  if (watching) await waitForEvent('watching');
   await listAll();
 
   let ticks = 0;
@@ -184,7 +184,7 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
     mark: () => heard.length,
     heardSince: (mark) => summarize(heard.slice(mark)),
     logs,
-    waitForLog,
+    waitForEvent,
     list,
     async converge(expected, timeoutMs = WAIT_MS) {
       const wanted = [...expected, sentinel];
