@@ -5,8 +5,6 @@
  */
 import { statSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { runCheck } from './commands/check.js';
-import { runManifest } from './commands/manifest.js';
 import {
   COMPAT_MODES,
   DEFAULT_PAGE_SIZE,
@@ -22,8 +20,6 @@ import {
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
-import { runHttpServer } from './http.js';
-import { runStdioServer } from './lifecycle.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
 
 declare const SKILLS_SERVE_VERSION: string | undefined;
@@ -174,18 +170,14 @@ function buildProgram(): Command {
         process.exit(1);
       });
       process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled promise rejection'));
-      const run = { logger, version: VERSION, exit: (code: number) => process.exit(code) };
-      if (config.http === undefined) {
-        runStdioServer(config, run);
-        return;
-      }
-      try {
-        await runHttpServer({ ...config, http: config.http }, run);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        logger.fatal({ code }, `cannot serve HTTP on ${config.http.host}:${config.http.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (error as Error).message}`);
-        process.exit(1);
-      }
+      const runOptions = { logger, version: VERSION, exit: (code: number) => process.exit(code) };
+      const [{ run }, adapter] = await Promise.all([
+        import('./runtime.js'),
+        config.http === undefined
+          ? import('./transports/stdio.js').then(({ StdioAdapter }) => new StdioAdapter())
+          : import('./transports/http.js').then(({ HttpAdapter }) => new HttpAdapter(config.http as HttpEndpoint, config.httpToken)),
+      ]);
+      await run(config, runOptions, adapter);
     });
 
   addCommonOptions(program.command('check').description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'))
@@ -193,6 +185,7 @@ function buildProgram(): Command {
     .addOption(strictOption())
     .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
       const roots = rootsOrExit(args);
+      const { runCheck } = await import('./commands/check.js');
       process.exitCode = await runCheck(roots, {
         json: options.json === true,
         strict: options.strict,
@@ -205,6 +198,7 @@ function buildProgram(): Command {
     .addOption(new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'))
     .action(async (args: string[], options: CommonOptions & { check?: string }) => {
       const roots = rootsOrExit(args);
+      const { runManifest } = await import('./commands/manifest.js');
       process.exitCode = await runManifest(roots, {
         pageSize: options.pageSize,
         symlinks: options.symlinks,

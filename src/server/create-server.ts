@@ -6,23 +6,30 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
-import { serveResourceRead } from './resource-read.js';
 import type { Logger } from '../log.js';
 import type { CompatSurfaces } from './compat.js';
+import { installSkillsHandlers, type SkillsHandlerContext } from './skills-handlers.js';
 import type { ConnectionRegistry } from './subscriptions.js';
 
 /** Server name announced in `initialize` / `server/discover`. */
 export const SERVER_NAME = 'skills-serve';
 
-/** What every connection's server is built from. */
-export interface ServerContext {
+/** What every connection's server is built from (the runtime is one). */
+export interface ServingContext {
+  /** What the SDK's `SkillsExtension` is built over (capability, template, `resources/list`). */
   readonly source: SkillSource;
+  /** What `skills/list`, `skills/get`, `resources/read` and `resources/directory/read` are answered from. */
+  readonly handlers: SkillsHandlerContext;
   readonly version: string;
   readonly logger: Logger;
-  /** Tracks connections for change notifications and serves `resources/subscribe` on 2025-era ones. */
-  readonly connections: ConnectionRegistry;
   /** Instructions, tools and prompts for hosts without the extension (nothing in `--compat off`). */
   readonly compat: CompatSurfaces;
+}
+
+/** How a transport serves its connections. */
+export interface FactoryOptions {
+  /** Tracks connections for change notifications and serves `resources/subscribe` on 2025-era ones. */
+  readonly connections?: ConnectionRegistry;
   /**
    * Stateless HTTP: a 2025-era exchange has no channel for server notifications, so those servers declare neither
    * `resources.subscribe` nor `resources.listChanged`.
@@ -31,21 +38,21 @@ export interface ServerContext {
 }
 
 /**
- * Returns the factory `serveStdio` calls for each connection.
+ * Returns the factory the serving entries (`serveStdio`, `createMcpHandler`) call for each connection or request.
  *
- * @param context the shared source, the version string, the logger, the connection registry and the compat surfaces.
+ * @param context the shared source, handlers, version, logger and compat surfaces.
  * @returns an async factory producing a fresh, unconnected `McpServer` with the extension (and the compat surfaces)
  *   attached, for the era the serving entry asks for. It resolves within `COMPAT_CATALOG_WAIT_MS` (waiting for the
  *   first index build only for the instructions catalog; at once in `--compat off`).
  */
-export function createServerFactory(context: ServerContext): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
+export function createServerFactory(context: ServingContext, options: FactoryOptions = {}): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
   const extension = new SkillsExtension({
     source: context.source,
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
   });
   return async ({ era }) => {
     const instructions = await context.compat.instructions();
-    const notifies = !(context.stateless === true && era === 'legacy');
+    const notifies = !(options.stateless === true && era === 'legacy');
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
       {
@@ -54,9 +61,9 @@ export function createServerFactory(context: ServerContext): (request: { era: 'l
       },
     );
     extension.attach(server);
-    serveResourceRead(server, context.source);
+    installSkillsHandlers(server, era, context.handlers);
     context.compat.attach(server, era);
-    if (notifies) context.connections.register(server, era);
+    if (notifies) options.connections?.register(server, era);
     return server;
   };
 }

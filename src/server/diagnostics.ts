@@ -4,6 +4,7 @@
  * layout (pure).
  */
 import type { Diagnostic, RootSpec } from '../index/types.js';
+import type { Logger } from '../log.js';
 
 /**
  * The `data` of a diagnostic's `notifications/message`: a {@link Diagnostic} whose `file`, `message` and `hint` name
@@ -32,4 +33,15 @@ export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpe
     message: scrub(diagnostic.message),
     hint: scrub(diagnostic.hint),
   };
+}
+
+/**
+ * One stderr line per diagnostic: file[:line], what is wrong, the rule and the fix; structured fields for filters
+ * (`event: "diagnostic"`, `rule`, `severity`, and `skipped: "skill"` for errors, which leave a skill out).
+ */
+export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
+  const where = diagnostic.line === undefined ? diagnostic.file : `${diagnostic.file}:${diagnostic.line}`;
+  const text = `${where}: ${diagnostic.message} [${diagnostic.rule}]; fix: ${diagnostic.hint}`;
+  const fields = { event: 'diagnostic', rule: diagnostic.rule, file: diagnostic.file, line: diagnostic.line, hint: diagnostic.hint };
+  logger.warn({ ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) }, text);
 }

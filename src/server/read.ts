@@ -4,8 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { identityOf } from '../index/record.js';
-import type { ServedFile } from '../index/snapshot.js';
+import { findDirectory, findFile, type ServedFile } from '../index/snapshot.js';
+import type { SnapshotStore } from '../index/store.js';
 
 /** What a read found on disk. */
 export type ReadOutcome =
@@ -71,4 +73,55 @@ export function decodeLossless(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What a verified read of a URI found. */
+export type ReadResult =
+  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly text: string | undefined; readonly mimeType: string }
+  | { readonly kind: 'directory' }
+  | { readonly kind: 'missing' };
+
+/** Reads served files, verified against the current snapshot. */
+export interface FileReader {
+  /**
+   * @param uri any spelling of a served file's URI.
+   * @returns the bytes (and their text when they are lossless UTF-8), or what the URI is instead.
+   * @throws ProtocolError -32603 when the file cannot be read, or keeps changing while it is re-indexed.
+   */
+  read(uri: string): Promise<ReadResult>;
+}
+
+/** How many times a read re-indexes and retries a file that keeps changing before giving up. */
+const MAX_STALE_RETRIES = 3;
+
+/**
+ * A reader over `store`: a file whose bytes no longer match its entry is re-indexed first (the new snapshot is
+ * current, and hosts notified, before the read answers), so what is served always matches what is published.
+ *
+ * @param reindex re-indexes the skill holding a stale file; resolves once the new snapshot is current.
+ * @param warn logs a read failure (message without host paths; `path` for the log only).
+ */
+export function createFileReader(
+  store: SnapshotStore,
+  reindex: (file: ServedFile) => Promise<void>,
+  warn: (message: string, path: string) => void,
+): FileReader {
+  return {
+    async read(uri) {
+      let snapshot = await store.ready();
+      for (let attempt = 0; ; attempt++) {
+        const file = findFile(snapshot, uri);
+        if (file === undefined) return findDirectory(snapshot, uri) === undefined ? { kind: 'missing' } : { kind: 'directory' };
+        const outcome = await readVerified(file);
+        if (outcome.kind === 'ok') return { kind: 'file', bytes: outcome.bytes, text: decodeLossless(outcome.bytes), mimeType: file.mimeType };
+        if (outcome.kind === 'error') {
+          warn(`read failed: ${outcome.reason}`, file.path);
+          throw new ProtocolError(ProtocolErrorCode.InternalError, `${file.uri} could not be read`);
+        }
+        if (attempt >= MAX_STALE_RETRIES) throw new ProtocolError(ProtocolErrorCode.InternalError, `${file.uri} keeps changing on disk; try again`);
+        await reindex(file);
+        snapshot = store.current;
+      }
+    },
+  };
 }

@@ -109,6 +109,8 @@ export interface RawServer {
   /** Complete stdout lines so far. */
   readonly lines: string[];
   stderr(): string;
+  /** The stderr lines that are JSON log records (pino), parsed. */
+  logs(): Record<string, unknown>[];
   send(message: unknown): void;
   /** Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects after `timeoutMs`. */
   waitFor(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
@@ -167,6 +169,15 @@ export function spawnRaw(args: readonly string[], env: Record<string, string> = 
     child,
     lines,
     stderr: () => stderr,
+    logs: () =>
+      stderr.split('\n').flatMap((line) => {
+        try {
+          const record: unknown = JSON.parse(line);
+          return typeof record === 'object' && record !== null ? [record as Record<string, unknown>] : [];
+        } catch {
+          return [];
+        }
+      }),
     send: (message) => child.stdin?.write(`${JSON.stringify(message)}\n`),
     waitFor: (predicate, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {

@@ -1,0 +1,224 @@
+/**
+ * The serving runtime: the one place that owns the catalog (snapshot store, builder, live index, watcher, reads,
+ * compat surfaces), its start and graceful stop, the signals, and the reporting every transport shares (each
+ * diagnostic logged once, `--strict`). Transports are thin adapters (`transports/stdio.ts`, `transports/http.ts`)
+ * that announce the runtime's typed events to their clients (docs/ARCHITECTURE.md, "Runtime").
+ */
+import type { Config } from './config.js';
+import { IndexBuilder } from './index/build.js';
+import { diffSnapshots, type SnapshotDiff } from './index/diff.js';
+import type { ServedFile } from './index/snapshot.js';
+import { SnapshotStore } from './index/store.js';
+import type { Diagnostic, Snapshot } from './index/types.js';
+import type { Logger } from './log.js';
+import { CompatSurfaces } from './server/compat.js';
+import { logDiagnostic } from './server/diagnostics.js';
+import { createFileReader, type FileReader } from './server/read.js';
+import type { CacheHint, SkillsHandlerContext } from './server/skills-handlers.js';
+import { createSkillSource } from './server/source.js';
+import { LiveIndex } from './watch/live-index.js';
+import { TreeWatcher } from './watch/watcher.js';
+import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
+
+/** What adapters hear after every swap but the first. */
+export interface RuntimeChange {
+  readonly previous: Snapshot;
+  readonly next: Snapshot;
+  readonly diff: SnapshotDiff;
+  /** Diagnostics that appeared with this swap. */
+  readonly newDiagnostics: readonly Diagnostic[];
+  /** Whether the compat prompts clients list differ. */
+  readonly promptsChanged: boolean;
+}
+
+/** The runtime's events, typed. */
+export interface RuntimeEvents {
+  /** The first index build is served (with its diagnostics). */
+  ready: (snapshot: Snapshot) => void;
+  /** A later swap. */
+  changed: (change: RuntimeChange) => void;
+}
+
+/** A transport serving the runtime. */
+export interface Adapter {
+  /** Starts serving (answers `initialize` at once; the first build runs meanwhile). */
+  start(runtime: Runtime): Promise<void>;
+  /**
+   * Stops: answers what was read before, finishes requests in flight, closes open streams, within `timeoutMs`.
+   * Idempotent.
+   */
+  stop(timeoutMs: number): Promise<void>;
+  /** Resolves (with a reason) when the transport ended by itself: stdin closed, the host went away. */
+  readonly ended: Promise<string>;
+}
+
+/** What running needs besides the config. */
+export interface RunOptions {
+  readonly logger: Logger;
+  readonly version: string;
+  /** Ends the process (`process.exit` in the CLI). */
+  readonly exit: (code: number) => void;
+}
+
+/** Longest a graceful stop waits for requests in flight and open streams (ms). */
+export const STOP_TIMEOUT_MS = 5000;
+
+/** The catalog and its life. */
+export class Runtime {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly store = new SnapshotStore();
+  readonly reader: FileReader;
+  readonly source: SkillSource;
+  readonly compat: CompatSurfaces;
+  readonly handlers: SkillsHandlerContext;
+  readonly #live: LiveIndex;
+  readonly #watcher: TreeWatcher | undefined;
+  readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = { ready: new Set(), changed: new Set() };
+  readonly #exit: (code: number) => void;
+
+  constructor(config: Config, options: RunOptions) {
+    this.config = config;
+    this.logger = options.logger;
+    this.version = options.version;
+    this.#exit = options.exit;
+    const { logger } = options;
+    let builder: IndexBuilder | undefined;
+    this.#watcher = config.watch
+      ? new TreeWatcher({
+          roots: config.roots,
+          pollMs: config.pollMs,
+          logger,
+          files: (rootIndex) => builder?.files(rootIndex) ?? [],
+          onBatch: (events) => {
+            this.#live.apply(events).catch((error: unknown) => logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'));
+          },
+        })
+      : undefined;
+    builder = new IndexBuilder(config.roots, { symlinks: config.symlinks, ...(this.#watcher === undefined ? {} : { observer: this.#watcher }) });
+    this.#live = new LiveIndex(builder, this.store, (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events));
+    this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
+    this.source = createSkillSource(this.store, config.pageSize, this.reader);
+    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
+    const cacheHint: CacheHint = { ttlMs: 0, cacheScope: 'private' };
+    this.handlers = { store: this.store, pageSize: config.pageSize, reader: this.reader, cacheHint: () => cacheHint };
+    this.store.onSwap((previous, next) => this.#announce(previous, next));
+  }
+
+  /** Registers a listener for one of the runtime's events. */
+  on<K extends keyof RuntimeEvents>(event: K, listener: RuntimeEvents[K]): void {
+    (this.#listeners[event] as Set<RuntimeEvents[K]>).add(listener);
+  }
+
+  /** Builds the index (the walk attaches the watches as it lists each directory). Resolves when it is served. */
+  async start(): Promise<void> {
+    this.#watcher?.start();
+    await this.#live.buildAll();
+    if (this.#watcher !== undefined) {
+      this.logger.info({ event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories }, 'watching roots for changes');
+    }
+  }
+
+  /** Stops watching. Idempotent. */
+  close(): void {
+    this.#watcher?.close();
+  }
+
+  async #reindex(file: ServedFile): Promise<void> {
+    this.logger.info({ event: 'reindex', uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
+    await this.#live.reindexFile(file);
+  }
+
+  /** After each swap: logs new diagnostics, enforces `--strict` on the first build, tells the adapters. */
+  #announce(previous: Snapshot, next: Snapshot): void {
+    // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
+    const known = new Set(previous.diagnostics.map(diagnosticKey));
+    const newDiagnostics = next.diagnostics.filter((diagnostic) => !known.has(diagnosticKey(diagnostic)));
+    for (const diagnostic of newDiagnostics) logDiagnostic(this.logger, diagnostic);
+    if (previous.generation === 0) {
+      if (this.config.strict && next.diagnostics.length > 0) {
+        this.logger.fatal(
+          { event: 'strict-failed', diagnostics: next.diagnostics.length },
+          `--strict: the index has ${next.diagnostics.length} diagnostic(s) (listed above); not serving`,
+        );
+        this.#exit(1);
+        return;
+      }
+      this.#emit('ready', next);
+      return;
+    }
+    const diff = diffSnapshots(previous, next);
+    this.logger.debug({ event: 'swapped', listChanged: diff.listChanged, updated: diff.updated.length, skillsChanged: diff.skillsChanged }, 'snapshot swapped');
+    this.#emit('changed', { previous, next, diff, newDiagnostics, promptsChanged: this.compat.promptsChanged(previous, next) });
+  }
+
+  #emit<K extends keyof RuntimeEvents>(event: K, ...args: Parameters<RuntimeEvents[K]>): void {
+    for (const listener of this.#listeners[event]) {
+      try {
+        (listener as (...values: Parameters<RuntimeEvents[K]>) => void)(...args);
+      } catch (error) {
+        // No error vanishes: an adapter failing to announce a change is logged, and serving goes on.
+        this.logger.error({ event: 'listener-failed', err: error, on: event }, `announcing "${event}" failed; serving goes on`);
+      }
+    }
+  }
+
+  #logBuild(snapshot: Snapshot, elapsedMs: number, events: number): void {
+    const fields = {
+      skills: snapshot.ordered.length,
+      files: snapshot.fileCount,
+      diagnostics: snapshot.diagnostics.length,
+      generation: snapshot.generation,
+      ms: Math.round(elapsedMs),
+    };
+    const summary = `${snapshot.ordered.length} skills, ${snapshot.diagnostics.length} diagnostics`;
+    if (snapshot.generation === 1) this.logger.info({ event: 'index-built', ...fields }, `index built: ${summary}`);
+    else this.logger.info({ event: 'index-updated', ...fields, events }, `index updated: ${summary}`);
+  }
+}
+
+function diagnosticKey(diagnostic: Diagnostic): string {
+  return `${diagnostic.rule}\0${diagnostic.file}\0${diagnostic.message}`;
+}
+
+/**
+ * Serves `config` through `adapter` until a signal arrives or the transport ends, then stops gracefully and exits 0.
+ * SIGINT, SIGTERM and SIGHUP are handled (Node as PID 1 in a container has no default SIGTERM handler); a second
+ * signal during the stop exits at once.
+ *
+ * @throws nothing: a failed start (the port is in use, the first build failed) is logged and exits 1.
+ */
+export async function run(config: Config, options: RunOptions, adapter: Adapter): Promise<void> {
+  const { logger } = options;
+  const runtime = new Runtime(config, options);
+  let stopping = false;
+  const stop = (reason: string): void => {
+    if (stopping) {
+      if (reason.startsWith('SIG')) options.exit(0);
+      return;
+    }
+    stopping = true;
+    logger.info({ event: 'stopping', reason }, 'shutting down');
+    adapter
+      .stop(STOP_TIMEOUT_MS)
+      .catch((error: unknown) => logger.warn({ event: 'stop-failed', err: error }, 'the transport did not stop cleanly'))
+      .finally(() => {
+        runtime.close();
+        options.exit(0);
+      });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  try {
+    await adapter.start(runtime);
+  } catch (error) {
+    logger.fatal({ event: 'start-failed', err: error }, (error as Error).message);
+    options.exit(1);
+    return;
+  }
+  void adapter.ended.then(stop);
+  runtime.start().catch((error: unknown) => {
+    logger.fatal({ event: 'build-failed', err: error }, 'index build failed');
+    options.exit(1);
+  });
+}

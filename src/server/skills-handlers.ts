@@ -1,0 +1,129 @@
+/**
+ * The Skills extension's methods, answered from the current snapshot with entries serialized once at build time
+ * (SEP-2640 "skills/list", "skills/get", "resources/read", "resources/directory/read"; docs/ARCHITECTURE.md,
+ * "Serving"). Installed on each connection's server after the SDK's `SkillsExtension.attach` (which declares the
+ * capability and the `skill://{+path}` template): the results are those the extension would send, field for field
+ * and in the same order, without re-validating every entry on every page.
+ *
+ * `resources/read` checks the URI exactly as the client sent it (the SDK's handler parses it with WHATWG `URL` first,
+ * which resolves dot segments: `skill://s/references/../SKILL.md` would read `skill://s/SKILL.md`).
+ */
+import { ProtocolError, ProtocolErrorCode, type McpServer, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, RESOURCES_DIRECTORY_READ_METHOD } from '@modelcontextprotocol/server/ext/skills';
+import { SkillsServeError, rpcCodeOf } from '../errors.js';
+import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
+import { parseSkillUri } from '../index/uri.js';
+import { Base64Blob, RawJson } from './raw-json.js';
+import type { FileReader } from './read.js';
+import type { Era } from './subscriptions.js';
+import type { SnapshotStore } from '../index/store.js';
+
+/** Longest part of a client's URI echoed back in an error message (characters). */
+export const ECHO_MAX_CHARS = 200;
+
+/** A client-sent value, shortened for an error message. */
+export function echo(text: string): string {
+  return text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}… (${text.length} characters)`;
+}
+
+/** Builds a Standard Schema for params with the given string fields (`?` marks optional ones). */
+function stringParams<T extends Record<string, string | undefined>>(fields: readonly string[]): StandardSchemaV1<unknown, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'skills-serve',
+      validate: (value: unknown) => {
+        const params = (value ?? {}) as Record<string, unknown>;
+        if (typeof params !== 'object' || Array.isArray(params)) return { issues: [{ message: 'params must be an object' }] };
+        const result: Record<string, string> = {};
+        for (const field of fields) {
+          const optional = field.endsWith('?');
+          const name = optional ? field.slice(0, -1) : field;
+          const given = params[name];
+          if (given === undefined && optional) continue;
+          if (typeof given !== 'string') return { issues: [{ message: `params.${name} must be a string`, path: [name] }] };
+          result[name] = given;
+        }
+        return { value: result as T };
+      },
+    },
+  };
+}
+
+/** `{ uri: string }`. */
+export const URI_PARAMS = stringParams<{ uri: string }>(['uri']);
+const LIST_PARAMS = stringParams<{ cursor?: string }>(['cursor?']);
+const DIRECTORY_PARAMS = stringParams<{ uri: string; cursor?: string }>(['uri', 'cursor?']);
+
+/** Cache hints of 2026-07-28 results (SEP-2640: `ttlMs` and `cacheScope` on `skills/list` and `skills/get`). */
+export interface CacheHint {
+  readonly ttlMs: number;
+  readonly cacheScope: 'public' | 'private';
+}
+
+/** What the handlers serve from. */
+export interface SkillsHandlerContext {
+  readonly store: SnapshotStore;
+  readonly pageSize: number;
+  /** Verified reads (`read.ts`). */
+  readonly reader: FileReader;
+  /** The cache hint of 2026-07-28 results. */
+  readonly cacheHint: () => CacheHint;
+}
+
+/**
+ * Installs `skills/list`, `skills/get`, `resources/directory/read` and `resources/read` on `server`.
+ *
+ * @param server a server the SDK's `SkillsExtension` is attached to, not yet connected.
+ * @param era the era it serves: 2026-07-28 results carry the cache hint.
+ */
+export function installSkillsHandlers(server: McpServer, era: Era, context: SkillsHandlerContext): void {
+  const low = server.server;
+  const { store, pageSize } = context;
+  const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
+
+  low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, async ({ cursor }) => {
+    const snapshot = await store.ready();
+    const page = domain(() => pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri));
+    const skills = new RawJson(`[${page.items.map((skill) => skill.json).join(',')}]`);
+    return { skills, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() } as never;
+  });
+
+  low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, async ({ uri }) => {
+    const skill = findSkill(await store.ready(), uri);
+    if (skill === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${echo(uri)}`);
+    return { skill: new RawJson(skill.json), ...cacheFields() } as never;
+  });
+
+  low.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, async ({ uri, cursor }) => {
+    const snapshot = await store.ready();
+    const directory = findDirectory(snapshot, uri);
+    if (directory === undefined) {
+      const message = findFile(snapshot, uri) !== undefined ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`;
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+    }
+    const page = domain(() => pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri));
+    return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() } as never;
+  });
+
+  low.setRequestHandler('resources/read', { params: URI_PARAMS }, async ({ uri }) => {
+    if (parseSkillUri(uri) === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI this server can serve`);
+    }
+    const read = await context.reader.read(uri);
+    if (read.kind === 'directory') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is a directory; use resources/directory/read`);
+    if (read.kind === 'missing') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${echo(uri)}`);
+    const content = read.text === undefined ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) } : { uri, mimeType: read.mimeType, text: read.text };
+    return { contents: [content] } as never;
+  });
+}
+
+/** Runs `action`, turning a domain error into the `ProtocolError` its code maps to. */
+function domain<T>(action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof SkillsServeError) throw new ProtocolError(rpcCodeOf(error.code), error.message);
+    throw error;
+  }
+}

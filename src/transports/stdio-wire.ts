@@ -1,0 +1,236 @@
+/**
+ * The stdio wire: newline-delimited JSON-RPC on stdin/stdout, as the MCP stdio transport defines it, with bounds
+ * (docs/ARCHITECTURE.md, "Transports").
+ *
+ * - **Reading** frames lines as they stream. A line longer than {@link MAX_LINE_BYTES} is discarded as it arrives,
+ *   never buffered whole, and answered with a JSON-RPC error (`id: null`); memory stays bounded whatever the host
+ *   sends. Lines the SDK would drop without a word (not JSON, not JSON-RPC, a request with a usable `id` but a bad
+ *   shape) are answered too (`jsonrpc-gate.ts`). Everything else is parsed as the SDK parses it and handed on.
+ * - **Writing** sends each message whole and in order; pre-serialized entries and base64 blobs in a result are
+ *   written as they are, without building the message as one string (`raw-json.ts`).
+ * - When stdin ends, the requests already read are answered first (bounded), then it closes; it closes at once when
+ *   stdout fails (the host went away). `onclose` fires once.
+ */
+import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import type { Readable, Writable } from 'node:stream';
+import { classifyLine, type LineVerdict } from '../server/jsonrpc-gate.js';
+import { partChunks, serializeParts, type MessagePart } from '../server/raw-json.js';
+
+/** Longest line read from stdin (bytes); longer ones are discarded and answered with an error. */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/** A line that was not handed on, and why. */
+export type Rejection = Extract<LineVerdict, { kind: 'reject' }> | { readonly kind: 'too-long'; readonly id: null; readonly code: -32600; readonly message: string; readonly bytes: number };
+
+export interface StdioWireOptions {
+  /** Told about every line answered with an error instead of being handed on (for the log). */
+  readonly onReject?: (rejection: Rejection, preview: string) => void;
+  /** Overrides {@link MAX_LINE_BYTES}. */
+  readonly maxLineBytes?: number;
+  /** How long stdin's end waits for the answers to what was read (ms; default {@link DEFAULT_ANSWER_TIMEOUT_MS}). */
+  readonly answerTimeoutMs?: number;
+}
+
+/** How long stdin's end waits for the answers to requests already read (ms). */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 5000;
+
+/** A transport over a readable (stdin) and a writable (stdout) stream. */
+export class StdioWire implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #options: StdioWireOptions;
+  readonly #maxLineBytes: number;
+  #parts: Buffer[] = [];
+  #length = 0;
+  /** Bytes of the line being discarded (over the limit), or -1. */
+  #discarding = -1;
+  #closed = false;
+  #reading = true;
+  #writing: Promise<void> = Promise.resolve();
+  /** Ids of requests read and not answered yet (`subscriptions/listen` streams left out: they last). */
+  readonly #unanswered = new Set<string | number>();
+  readonly #whenAnswered = new Set<() => void>();
+
+  constructor(input: Readable, output: Writable, options: StdioWireOptions = {}) {
+    this.#input = input;
+    this.#output = output;
+    this.#options = options;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+  }
+
+  /** Starts reading stdin. */
+  async start(): Promise<void> {
+    this.#input.on('data', this.#onData);
+    this.#input.on('end', this.#onEnd);
+    this.#input.on('close', this.#onEnd);
+    this.#input.on('error', this.#onInputError);
+    this.#output.on('error', this.#onOutputError);
+    if (this.#input.readableEnded || this.#input.destroyed) setImmediate(this.#onEnd);
+  }
+
+  /**
+   * Writes one message. Messages are written whole, in the order `send` was called.
+   *
+   * @throws Error when the wire is closed or stdout failed.
+   */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the stdio wire is closed'));
+    const pieces = serializeParts(message);
+    if ('id' in message && !('method' in message) && (message.id === null || message.id === undefined || this.#unanswered.delete(message.id)) && this.#unanswered.size === 0) {
+      for (const resolve of this.#whenAnswered) resolve();
+      this.#whenAnswered.clear();
+    }
+    const written = this.#writing.then(() => this.#write(pieces));
+    this.#writing = written.catch(() => undefined);
+    return written;
+  }
+
+  /** Stops reading and writing; `onclose` fires (once). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.stopReading();
+    this.#closed = true;
+    this.onclose?.();
+  }
+
+  /** Stops reading stdin (what was read is still answered). Idempotent. */
+  stopReading(): void {
+    if (!this.#reading) return;
+    this.#reading = false;
+    this.#input.off('data', this.#onData);
+    this.#input.off('end', this.#onEnd);
+    this.#input.off('close', this.#onEnd);
+    this.#input.off('error', this.#onInputError);
+    this.#input.pause();
+    this.#parts = [];
+  }
+
+  /**
+   * Resolves once every request read so far has been answered (long-lived `subscriptions/listen` streams aside), or
+   * after `timeoutMs`.
+   *
+   * @returns whether they were all answered.
+   */
+  whenAnswered(timeoutMs: number): Promise<boolean> {
+    if (this.#unanswered.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#whenAnswered.delete(done);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#whenAnswered.delete(done);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      this.#whenAnswered.add(done);
+    });
+  }
+
+  /** Resolves once everything sent so far has been handed to stdout. */
+  flushed(): Promise<void> {
+    return this.#writing;
+  }
+
+  async #write(pieces: readonly MessagePart[]): Promise<void> {
+    const output = this.#output;
+    for (const chunk of partChunks(pieces)) {
+      if (output.destroyed || output.writableEnded) throw new Error('stdout is closed');
+      output.write(chunk);
+    }
+    const last = output.write('\n');
+    // Backpressure: the next message waits until this one has drained (memory holds at most one message).
+    if (!last && !output.destroyed) await new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
+  }
+
+  readonly #onData = (chunk: Buffer): void => {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      this.#take(chunk.subarray(start, newline));
+      this.#endLine();
+      start = newline + 1;
+      if (this.#closed) return;
+    }
+    if (start < chunk.length) this.#take(chunk.subarray(start));
+  };
+
+  /** Adds bytes to the current line, or counts them once it is over the limit. */
+  #take(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    if (this.#discarding !== -1) {
+      this.#discarding += bytes.length;
+      return;
+    }
+    if (this.#length + bytes.length > this.#maxLineBytes) {
+      this.#discarding = this.#length + bytes.length;
+      this.#parts = [];
+      this.#length = 0;
+      return;
+    }
+    this.#parts.push(bytes);
+    this.#length += bytes.length;
+  }
+
+  #endLine(): void {
+    if (this.#discarding !== -1) {
+      const bytes = this.#discarding;
+      this.#discarding = -1;
+      this.#reject(
+        { kind: 'too-long', id: null, code: -32600, message: `Invalid Request: the message is ${bytes} bytes; the limit is ${this.#maxLineBytes}`, bytes },
+        '',
+      );
+      return;
+    }
+    const parts = this.#parts;
+    this.#parts = [];
+    this.#length = 0;
+    let line = parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8');
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    const verdict = classifyLine(line);
+    if (verdict.kind === 'reject') {
+      this.#reject(verdict, line.slice(0, 200));
+      return;
+    }
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if ('method' in message && 'id' in message && message.method !== 'subscriptions/listen') this.#unanswered.add(message.id);
+    this.onmessage?.(message);
+  }
+
+  #reject(rejection: Rejection, preview: string): void {
+    this.#options.onReject?.(rejection, preview);
+    // JSON-RPC 2.0 answers an unidentifiable request with `id: null`, which the SDK's message type does not model.
+    const answer = { jsonrpc: '2.0', id: rejection.id, error: { code: rejection.code, message: rejection.message } } as unknown as JSONRPCMessage;
+    this.send(answer).catch(() => undefined);
+  }
+
+  /** Stdin ended: what was read is answered first (bounded), then the wire closes. */
+  readonly #onEnd = (): void => {
+    if (!this.#reading) return;
+    this.stopReading();
+    void this.whenAnswered(this.#options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS)
+      .then(() => this.flushed())
+      .then(() => this.close());
+  };
+
+  readonly #onInputError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  readonly #onOutputError = (error: Error): void => {
+    // EPIPE and friends: the host is gone; nothing more can be said to it.
+    if (!this.#closed) this.onerror?.(error);
+    void this.close();
+  };
+}
