@@ -9,7 +9,7 @@
 # end of life on 2026-04-30. The major is pinned so a rebuild picks up patch releases but never a new major;
 # slim (Debian 12, no compilers) is enough because the bundle has no native dependencies.
 
-# --- build: install the pinned dev toolchain and bundle src/ into dist/cli.js -------------------------------------
+# --- build: install the pinned dev toolchain and bundle src/ into dist/ (entry, worker, chunks) -------------------
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -18,7 +18,7 @@ COPY tsconfig.json LICENSE ./
 COPY scripts/ scripts/
 COPY src/ src/
 COPY bin/ bin/
-RUN npm run build
+RUN npm run build && rm dist/*.map
 
 # --- runtime: the bundle needs no node_modules, so nothing is installed here -------------------------------------
 FROM node:22-bookworm-slim
@@ -29,11 +29,11 @@ WORKDIR /app
 # Owned by root and not writable by the `node` user that runs the server.
 COPY --from=build /app/package.json /app/LICENSE ./
 COPY --from=build /app/bin/ bin/
-COPY --from=build /app/dist/cli.js /app/dist/THIRD-PARTY-LICENSES.txt dist/
+COPY --from=build /app/dist/ dist/
 USER node
 # The skills folder is mounted at /skills (`-v /abs/path/to/skills:/skills:ro`). There is deliberately no VOLUME:
 # a forgotten -v then fails at once ("skills root /skills cannot be used (it does not exist)", exit 1) instead of
 # silently serving an empty anonymous volume.
-# Exec form, no shell: Node is PID 1 and receives SIGTERM itself (src/lifecycle.ts handles it and exits 0).
+# Exec form, no shell: Node is PID 1 and receives SIGTERM itself (src/runtime.ts handles it and exits 0).
 ENTRYPOINT ["node", "/app/bin/skills-serve.js"]
 CMD ["/skills"]

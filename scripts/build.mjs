@@ -1,12 +1,13 @@
-// Bundles src/cli.ts into one ESM file, dist/cli.js, so `npx skills-serve` starts without resolving a module graph
-// and installs no dependencies. CommonJS dependencies (pino, commander) call require(): the banner gives the bundle
-// a real one.
+// Bundles src/cli.ts (and the hashing worker, src/index/hash-worker.ts) into ESM files in dist/, so `npx skills-serve`
+// starts without resolving a module graph and installs no dependencies. Code splitting keeps what a command does not
+// need out of its start: the HTTP transport, the one-shot commands and the worker are chunks loaded when used.
+// CommonJS dependencies (pino, commander) call require(): the banner gives every file a real one.
 // The bundle is the only copy of its dependencies' code that users receive, so their license texts (MIT, and
 // Apache-2.0 for the MCP SDK, which must travel with redistributed copies) are collected into
 // dist/THIRD-PARTY-LICENSES.txt, which is published next to it.
 // dist/cli.js.map is written for local debugging (`node --enable-source-maps`) but not published (package.json
 // `files`): it is more than twice the size of the bundle, and the unminified bundle already gives readable stack traces.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,10 +15,14 @@ import { build } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 
+rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/cli.ts'],
-  outfile: 'dist/cli.js',
+  entryPoints: ['src/cli.ts', 'src/index/hash-worker.ts'],
+  outdir: 'dist',
+  entryNames: '[name]',
+  chunkNames: '[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -58,5 +63,5 @@ function thirdPartyLicenses(metafile) {
   });
   sections.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rule = `\n${'-'.repeat(78)}\n\n`;
-  return `skills-serve bundles the following packages into dist/cli.js. Their licenses follow.\n${rule}${sections.map((section) => section.text).join(rule)}`;
+  return `skills-serve bundles the following packages into dist/*.js. Their licenses follow.\n${rule}${sections.map((section) => section.text).join(rule)}`;
 }

@@ -3,6 +3,7 @@
  * The only module that reads `process.argv`/`process.env` or exits (DESIGN §1.5, §3 `cli.ts`).
  * Every flag has an environment twin `SKILLS_SERVE_<FLAG>`.
  */
+import './heap.js';
 import { statSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import {

@@ -6,6 +6,7 @@
  */
 import type { Config } from './config.js';
 import { IndexBuilder } from './index/build.js';
+import { WorkerHasher } from './index/hash-pool.js';
 import { diffSnapshots, type SnapshotDiff } from './index/diff.js';
 import type { ServedFile } from './index/snapshot.js';
 import { SnapshotStore } from './index/store.js';
@@ -75,6 +76,7 @@ export class Runtime {
   readonly handlers: SkillsHandlerContext;
   readonly #live: LiveIndex;
   readonly #watcher: TreeWatcher | undefined;
+  readonly #hasher: WorkerHasher;
   readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = { ready: new Set(), changed: new Set() };
   readonly #exit: (code: number) => void;
 
@@ -96,7 +98,12 @@ export class Runtime {
           },
         })
       : undefined;
-    builder = new IndexBuilder(config.roots, { symlinks: config.symlinks, ...(this.#watcher === undefined ? {} : { observer: this.#watcher }) });
+    this.#hasher = new WorkerHasher(new URL('./hash-worker.js', import.meta.url));
+    builder = new IndexBuilder(config.roots, {
+      symlinks: config.symlinks,
+      hasher: this.#hasher,
+      ...(this.#watcher === undefined ? {} : { observer: this.#watcher }),
+    });
     this.#live = new LiveIndex(builder, this.store, (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events));
     this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
     this.source = createSkillSource(this.store, config.pageSize, this.reader);
@@ -120,9 +127,10 @@ export class Runtime {
     }
   }
 
-  /** Stops watching. Idempotent. */
+  /** Stops watching and hashing. Idempotent. */
   close(): void {
     this.#watcher?.close();
+    this.#hasher.close();
   }
 
   async #reindex(file: ServedFile): Promise<void> {

@@ -106,8 +106,11 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
   const chunks: Buffer[] = [];
   let size = 0;
   let privateKey: boolean | undefined;
+  // Not kept: chunks through the shared scratch buffer (no allocation per file). Kept: a buffer one byte larger than
+  // the rest of the file, so one read plus the read that sees end of file do (only a file that grew needs another).
+  const reused = keepBytes ? undefined : SCRATCH.subarray(0, CHUNK_BYTES);
   for (;;) {
-    const buffer = Buffer.allocUnsafe(keepBytes ? Math.max(statSize - size + 1, 1024) : CHUNK_BYTES);
+    const buffer = reused ?? Buffer.allocUnsafe(Math.max(statSize - size + 1, 1024));
     const read = readSync(fd, buffer, 0, buffer.length, size);
     if (read === 0) break;
     const chunk = buffer.subarray(0, read);
@@ -124,6 +127,16 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
     privateKey: privateKey ?? false,
     ...(bytes === undefined ? {} : { bytes }),
   };
+}
+
+/**
+ * Like {@link hashFileSync} for files of any size, synchronously, in chunks of {@link CHUNK_BYTES} (for the hashing
+ * worker, whose thread does nothing else).
+ *
+ * @throws NotHashableError like {@link hashFileSync}.
+ */
+export function hashFileChunkedSync(path: string): Hashed {
+  return hashFileSync(path, false, Number.POSITIVE_INFINITY) as Hashed;
 }
 
 /**

@@ -57,18 +57,25 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
 
   rows.sort((a, b) => compareUris(a.uri, b.uri));
   const uri = `${rootUri}/SKILL.md`;
-  let resources = '';
-  for (const row of rows) {
-    resources += `${resources === '' ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`;
+  // One flat string (Array#join), not a tree of concatenations holding every piece alive.
+  const parts: string[] = [`{"uri":${JSON.stringify(uri)},"frontmatter":${JSON.stringify(input.frontmatter.frontmatter)},"resources":[`];
+  for (const [index, row] of rows.entries()) {
+    parts.push(`${index === 0 ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`);
   }
-  const json = `{"uri":${JSON.stringify(uri)},"frontmatter":${JSON.stringify(input.frontmatter.frontmatter)},"resources":[${resources}]}`;
+  parts.push(']}');
+  const json = parts.join('');
+  // Fresh copies: values cut from the SKILL.md text would keep the whole text alive.
+  const { name, description } = JSON.parse(JSON.stringify({ name: input.frontmatter.name, description: input.frontmatter.description })) as {
+    name: string;
+    description: string;
+  };
   const manifest = input.node.children.find((child) => child.name === 'SKILL.md');
   return {
     uri,
     rootUri,
     segments: input.segments,
-    name: input.frontmatter.name,
-    description: input.frontmatter.description,
+    name,
+    description,
     json,
     node: input.node,
     dirReal: input.dirReal,

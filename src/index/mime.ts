@@ -1,23 +1,131 @@
 /**
- * MIME types of skill files, from the file extension (DESIGN §5 "Text or blob").
- * `mime-types` knows the registered types; skills also hold source code it misnames (`.ts` is not MPEG-TS here)
- * or does not know (`.py`), so those are looked up first.
+ * MIME types of skill files, from the file extension (docs/ARCHITECTURE.md, "Text or blob"). A table of what skills
+ * hold (text, source code, documents, images, fonts, archives, media) instead of the whole IANA database: the type
+ * is a hint to hosts (whether bytes go out as text or a blob depends on the bytes, not on this), and the full
+ * database cost 230 KB of bundle parsed at every start. Source code gets text types (`.ts` is not MPEG-TS here).
  */
-import mimeTypes from 'mime-types';
 
-const SOURCE_CODE: Readonly<Record<string, string>> = {
-  py: 'text/x-python',
+const TYPES: Readonly<Record<string, string>> = {
+  // text and data
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  txt: 'text/plain',
+  text: 'text/plain',
+  log: 'text/plain',
+  ini: 'text/plain',
+  cfg: 'text/plain',
+  conf: 'text/plain',
+  rst: 'text/x-rst',
+  adoc: 'text/asciidoc',
+  tex: 'application/x-tex',
+  bib: 'text/x-bibtex',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  json: 'application/json',
+  jsonl: 'application/jsonl',
+  ndjson: 'application/x-ndjson',
+  map: 'application/json',
+  ipynb: 'application/x-ipynb+json',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  toml: 'application/toml',
+  xml: 'application/xml',
+  xsd: 'application/xml',
+  xsl: 'application/xml',
+  html: 'text/html',
+  htm: 'text/html',
+  css: 'text/css',
+  svg: 'image/svg+xml',
+  ics: 'text/calendar',
+  diff: 'text/x-diff',
+  patch: 'text/x-diff',
+  sql: 'application/sql',
+  graphql: 'application/graphql',
+  // source code and scripts
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  cjs: 'text/javascript',
+  jsx: 'text/jsx',
   ts: 'text/typescript',
   mts: 'text/typescript',
   cts: 'text/typescript',
   tsx: 'text/tsx',
+  py: 'text/x-python',
   rb: 'text/x-ruby',
   go: 'text/x-go',
   rs: 'text/x-rust',
-  ps1: 'text/plain',
+  java: 'text/x-java-source',
+  kt: 'text/x-kotlin',
+  swift: 'text/x-swift',
+  c: 'text/x-c',
+  h: 'text/x-c',
+  cc: 'text/x-c',
+  cpp: 'text/x-c',
+  hpp: 'text/x-c',
+  cs: 'text/x-csharp',
+  php: 'application/x-httpd-php',
+  pl: 'application/x-perl',
   lua: 'text/x-lua',
-  yaml: 'application/yaml',
-  yml: 'application/yaml',
+  r: 'text/x-r',
+  sh: 'application/x-sh',
+  bash: 'application/x-sh',
+  zsh: 'application/x-sh',
+  ps1: 'text/plain',
+  bat: 'text/plain',
+  cmd: 'text/plain',
+  // documents
+  pdf: 'application/pdf',
+  rtf: 'application/rtf',
+  epub: 'application/epub+zip',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odp: 'application/vnd.oasis.opendocument.presentation',
+  // images
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
+  ico: 'image/vnd.microsoft.icon',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  avif: 'image/avif',
+  heic: 'image/heic',
+  // fonts
+  ttf: 'font/ttf',
+  otf: 'font/otf',
+  woff: 'font/woff',
+  woff2: 'font/woff2',
+  // archives and binaries
+  zip: 'application/zip',
+  gz: 'application/gzip',
+  tgz: 'application/gzip',
+  tar: 'application/x-tar',
+  bz2: 'application/x-bzip2',
+  xz: 'application/x-xz',
+  '7z': 'application/x-7z-compressed',
+  jar: 'application/java-archive',
+  wasm: 'application/wasm',
+  // media and models
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
+  m4a: 'audio/mp4',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  gltf: 'model/gltf+json',
+  glb: 'model/gltf-binary',
+  obj: 'model/obj',
+  stl: 'model/stl',
 };
 
 /** Fallback for files without a known extension. */
@@ -33,6 +141,5 @@ export function mimeTypeFor(name: string): string {
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return DEFAULT_MIME_TYPE;
   const extension = name.slice(dot + 1).toLowerCase();
-  if (Object.hasOwn(SOURCE_CODE, extension)) return SOURCE_CODE[extension] as string;
-  return mimeTypes.lookup(extension) || DEFAULT_MIME_TYPE;
+  return Object.hasOwn(TYPES, extension) ? (TYPES[extension] as string) : DEFAULT_MIME_TYPE;
 }

@@ -99,6 +99,8 @@ export interface RegionWalk {
 
 /** A directory waiting to be listed. */
 interface Dir {
+  /** Its name (interned), as its node is called. */
+  readonly name: string;
   readonly rel: string;
   /** Path through the root as given (for diagnostics). */
   readonly abs: string;
@@ -123,8 +125,7 @@ interface PendingFile {
   readonly children: Slot[];
   readonly index: number;
   readonly name: string;
-  readonly rel: string;
-  readonly abs: string;
+  readonly dir: Dir;
   readonly realOverride: string | undefined;
   readonly hashed: Promise<Hashed>;
 }
@@ -172,6 +173,8 @@ class RegionWalker {
   readonly #ancestors = new Set<string>();
   readonly #pending: PendingFile[] = [];
   readonly #slice = createSlicer();
+  /** One string per distinct name (`SKILL.md`, `references`, … are stored once, not once per skill). */
+  readonly #names = new Map<string, string>();
 
   constructor(context: WalkContext) {
     this.#context = context;
@@ -193,7 +196,8 @@ class RegionWalker {
     if (start !== '' && isIgnoredByLayers(layers, start, true)) return this.#result;
     const abs = segments.length === 0 ? rootDir : path.join(rootDir, ...segments);
     const real = realpathSync(abs);
-    await this.#search({ rel: start, abs, real, linked: true, layers, anchor: undefined });
+    const name = this.#intern(start === '' ? path.basename(rootDir) : (segments.at(-1) as string));
+    await this.#search({ name, rel: start, abs, real, linked: true, layers, anchor: undefined });
     return this.#result;
   }
 
@@ -231,20 +235,20 @@ class RegionWalker {
    * @param insideSkill files matter (outside skills only directories and `SKILL.md` do).
    */
   #resolve(dir: Dir, entry: Dirent, layers: readonly IgnoreLayer[], insideSkill: boolean): Resolved | undefined {
-    const { name } = entry;
+    const name = this.#intern(entry.name);
     if (isIgnoredName(name)) return undefined;
-    const rel = joinRel(dir.rel, name);
-    const abs = joinPath(dir.abs, name);
     if (!isRepresentableName(name)) {
-      this.#note(rel, unrepresentableName(abs));
+      this.#note(joinRel(dir.rel, name), unrepresentableName(joinPath(dir.abs, name)));
       return undefined;
     }
     const isDirectory = entry.isDirectory();
     // A link is judged by its own name as a file first, then, if it leads to a directory, as a directory.
-    if (layers.length > 0 && isIgnoredByLayers(layers, rel, isDirectory)) return undefined;
+    if (layers.length > 0 && isIgnoredByLayers(layers, joinRel(dir.rel, name), isDirectory)) return undefined;
     const real = joinPath(dir.real, name);
-    if (isDirectory) return { kind: 'dir', dir: { rel, abs, real, linked: false, layers, anchor: dir.anchor } };
     if (entry.isFile()) return { kind: 'file', name, real, realOverride: undefined };
+    const rel = joinRel(dir.rel, name);
+    const abs = joinPath(dir.abs, name);
+    if (isDirectory) return { kind: 'dir', dir: { name, rel, abs, real, linked: false, layers, anchor: dir.anchor } };
     if (!entry.isSymbolicLink()) {
       this.#note(rel, specialFile(abs));
       return undefined;
@@ -256,7 +260,7 @@ class RegionWalker {
     }
     if (target.kind === 'file') return { kind: 'file', name, real: target.real, realOverride: target.real };
     if (layers.length > 0 && isIgnoredByLayers(layers, rel, true)) return undefined;
-    return { kind: 'dir', dir: { rel, abs, real: target.real, linked: true, layers, anchor: target.anchor } };
+    return { kind: 'dir', dir: { name, rel, abs, real: target.real, linked: true, layers, anchor: target.anchor } };
   }
 
   #linkContext(dir: Dir, insideSkill: boolean): Parameters<typeof resolveLink>[2] {
@@ -277,6 +281,11 @@ class RegionWalker {
       const kept = previous !== undefined && previous.real === node.real && sameChildren(node.children, previous.children);
       item.holder[item.index] = kept ? previous : node;
       finalNode.set(node, kept ? previous : node);
+    }
+    // New nodes get exactly sized children arrays (the parents' arrays hold their final children by now).
+    for (const item of build.built) {
+      // (The node is not published yet: this is the end of its construction.)
+      if (finalNode.get(item.node) === item.node) (item.node as { children: readonly (DirNode | FileNode)[] }).children = item.node.children.slice();
     }
     const skillDirs: WalkedSkillDir[] = [];
     for (const item of build.built) {
@@ -317,7 +326,7 @@ class RegionWalker {
       if (isManifest) manifest = { manifestBytes: bytes };
     }
     this.#ancestors.delete(dir.real);
-    const name = dir.rel === '' ? path.basename(this.#context.rootDir) : baseName(dir.rel);
+    const name = dir.name;
     // Skill directories, region tops and followed links carry their real path; others derive it from their parent's.
     const real = isRegionTop || dir.linked || manifest !== undefined ? dir.real : undefined;
     const node = new DirNode(name, children as (DirNode | FileNode)[], real, undefined);
@@ -335,15 +344,13 @@ class RegionWalker {
    */
   #addFile(dir: Dir, file: Extract<Resolved, { kind: 'file' }>, previous: DirNode | undefined, children: Slot[], keepBytes: boolean): Buffer | undefined {
     const { name, real, realOverride } = file;
-    const rel = joinRel(dir.rel, name);
-    const abs = joinPath(dir.abs, name);
     const before = fileChild(previous, name);
     if (!keepBytes && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
       try {
         const stat = statSync(real);
         if (stat.isFile() && sameIdentity(before, stat)) {
           children.push(before);
-          this.#checkSecret(rel, abs, name, holdsPrivateKey(before));
+          this.#checkSecret(dir, name, holdsPrivateKey(before));
           return undefined;
         }
       } catch {
@@ -355,30 +362,37 @@ class RegionWalker {
       hashed = hashFileSync(real, keepBytes);
     } catch (error) {
       if (!(error instanceof NotHashableError)) throw error;
-      this.#note(rel, error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message));
+      this.#noteUnhashable(dir, name, error);
       return undefined;
     }
     if (hashed === 'large') {
       children.push(undefined);
-      const pending = { children, index: children.length - 1, name, rel, abs, realOverride, hashed: this.#context.hasher.hash(real) };
+      const pending = { children, index: children.length - 1, name, dir, realOverride, hashed: this.#context.hasher.hash(real) };
       pending.hashed.catch(() => undefined); // settled (and reported) by #settlePending
       this.#pending.push(pending);
       return undefined;
     }
-    children.push(this.#fileNode(name, rel, abs, realOverride, hashed, before));
+    children.push(this.#fileNode(dir, name, realOverride, hashed, before));
     return hashed.bytes;
   }
 
-  #fileNode(name: string, rel: string, abs: string, realOverride: string | undefined, hashed: Hashed, before: FileNode | undefined): FileNode {
-    this.#checkSecret(rel, abs, name, hashed.privateKey);
+  #fileNode(dir: Dir, name: string, realOverride: string | undefined, hashed: Hashed, before: FileNode | undefined): FileNode {
+    this.#checkSecret(dir, name, hashed.privateKey);
     const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey);
     // Same bytes and identity as before (a SKILL.md read again): keep the published node.
     if (before !== undefined && before.key === key && before.real === realOverride) return before;
     return new FileNode(name, hashed.size, key, realOverride);
   }
 
-  #checkSecret(rel: string, abs: string, name: string, privateKey: boolean): void {
-    if (privateKey || looksLikeSecretName(name)) this.#note(rel, secretFile(abs, privateKey, IGNORE_FILE));
+  #checkSecret(dir: Dir, name: string, privateKey: boolean): void {
+    if (privateKey || looksLikeSecretName(name)) {
+      this.#note(joinRel(dir.rel, name), secretFile(joinPath(dir.abs, name), privateKey, IGNORE_FILE));
+    }
+  }
+
+  #noteUnhashable(dir: Dir, name: string, error: NotHashableError): void {
+    const abs = joinPath(dir.abs, name);
+    this.#note(joinRel(dir.rel, name), error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message));
   }
 
   /** Waits for the region's large files and puts their nodes in place; drops (and reports) the ones that failed. */
@@ -387,10 +401,10 @@ class RegionWalker {
     for (const file of this.#pending.splice(0)) {
       try {
         const hashed = await file.hashed;
-        file.children[file.index] = this.#fileNode(file.name, file.rel, file.abs, file.realOverride, hashed, undefined);
+        file.children[file.index] = this.#fileNode(file.dir, file.name, file.realOverride, hashed, undefined);
       } catch (error) {
         if (!(error instanceof NotHashableError)) throw error;
-        this.#note(file.rel, error.reason === 'special' ? specialFile(file.abs) : unreadableFile(file.abs, error.message));
+        this.#noteUnhashable(file.dir, file.name, error);
         failed.add(file.children);
       }
     }
@@ -438,6 +452,13 @@ class RegionWalker {
       return undefined;
     }
     return { base: rel, matcher: parseIgnoreFile(text) };
+  }
+
+  #intern(name: string): string {
+    const known = this.#names.get(name);
+    if (known !== undefined) return known;
+    this.#names.set(name, name);
+    return name;
   }
 
   #note(rel: string, diagnostic: Diagnostic): void {

@@ -15,8 +15,14 @@ import { connect, ERAS, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/
 
 const PACKAGE = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
 
-/** What the tarball must hold, and nothing else (package.json `files` plus what npm always adds). */
-const PUBLISHED_FILES = ['LICENSE', 'README.md', 'bin/skills-serve.js', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/cli.js', 'package.json'];
+/**
+ * What the tarball must hold, and nothing else (package.json `files` plus what npm always adds): the bundle's
+ * entry, its worker and its chunks (every `.js` the build wrote), no source map.
+ */
+function publishedFiles(): string[] {
+  const bundle = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js')).map((name) => `dist/${name}`);
+  return ['LICENSE', 'README.md', 'bin/skills-serve.js', 'dist/THIRD-PARTY-LICENSES.txt', ...bundle, 'package.json'].sort();
+}
 
 /** The environment for child npm runs, without the variables `npm test` sets for this package's own scripts. */
 function npmEnv(): NodeJS.ProcessEnv {
@@ -58,7 +64,7 @@ describe('the npm package', () => {
   });
 
   it('holds exactly the whitelisted files', () => {
-    expect(tarball.files.map((file) => file.path).sort()).toEqual(PUBLISHED_FILES);
+    expect(tarball.files.map((file) => file.path).sort()).toEqual(publishedFiles());
   });
 
   it('installs as a single package with no dependencies', () => {
