@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+// @ts-expect-error -- a plain-Node benchmark module without type declarations; typed where it is used below
+import { PublishHistory } from '../../bench/load-tracker.mjs';
 import { resultOf, type Wire } from './wire.js';
 
 /** `{ uri, digest, size }` of one published file. */
@@ -142,40 +144,22 @@ export type ReadVerdict = 'ok' | 'stale' | 'unpublished';
  * when it was asked and answered (`performance.now()`). A read's digest is **stale** when the server had published
  * it, then published another digest for the URI in an answer that arrived before the read was sent, and was never
  * seen publishing it again after that; it is **unpublished** when no observation ever showed it (judge reads
- * after the last observation is in).
+ * after the last observation is in). The rules are the load benchmark's (bench/load-tracker.mjs), shared.
  */
 export class PublishedHistory {
-  readonly #byUri = new Map<string, { digest: string; requestedAt: number; answeredAt: number }[]>();
+  readonly #history = new PublishHistory() as {
+    observe(uri: string, digest: string, requestedAt: number, answeredAt: number): void;
+    judge(uri: string, digest: string, sentAt: number, written: () => boolean): 'ok' | 'stale' | 'unobserved' | 'foreign';
+  };
 
   /** Records every file of `skills` as published between `requestedAt` and `answeredAt`. */
   observe(skills: readonly ListedSkill[], requestedAt: number, answeredAt: number): void {
-    for (const skill of skills) for (const file of skill.resources) this.observeFile(file.uri, file.digest, requestedAt, answeredAt);
+    for (const skill of skills) for (const file of skill.resources) this.#history.observe(file.uri, file.digest, requestedAt, answeredAt);
   }
 
-  observeFile(uri: string, digest: string, requestedAt: number, answeredAt: number): void {
-    const list = this.#byUri.get(uri) ?? [];
-    list.push({ digest, requestedAt, answeredAt });
-    this.#byUri.set(uri, list);
-  }
-
-  /** Digests ever observed for `uri`. */
-  digests(uri: string): Set<string> {
-    return new Set((this.#byUri.get(uri) ?? []).map((item) => item.digest));
-  }
-
-  /**
-   * Judges a read of `uri` that returned bytes with `digest` and was sent at `sentAt`.
-   */
+  /** Judges a read of `uri` that returned bytes with `digest` and was sent at `sentAt`. */
   judge(uri: string, digest: string, sentAt: number): ReadVerdict {
-    const seen = this.#byUri.get(uri) ?? [];
-    const mine = seen.filter((item) => item.digest === digest);
-    if (mine.length === 0) return 'unpublished';
-    for (const replacement of seen) {
-      if (replacement.digest === digest || replacement.answeredAt >= sentAt) continue;
-      const publishedBefore = mine.some((item) => item.answeredAt <= replacement.requestedAt);
-      const seenAgain = mine.some((item) => item.answeredAt > replacement.requestedAt);
-      if (publishedBefore && !seenAgain) return 'stale';
-    }
-    return 'ok';
+    const verdict = this.#history.judge(uri, digest, sentAt, () => false);
+    return verdict === 'ok' || verdict === 'stale' ? verdict : 'unpublished';
   }
 }
