@@ -100,7 +100,7 @@ function targetLines(results, quick) {
 /**
  * @returns {{ table: string, markdown: string }} the table alone (for the terminal) and the whole BENCHMARKS.md.
  */
-export function renderReport({ quick, results, machine, loadAfter, git, date, wallSeconds, runs }) {
+export function renderReport({ quick, results, machine, loadAfter, git, date, wallSeconds, runs, loadFigures = LOAD_FIGURES_PLACEHOLDER }) {
   const all = results.map((row) => ({ row, f: figures(row, results[0]) }));
   const header = `| measure | baseline / ratio | ${all.map(({ row }) => `${count(row.skills)} skills`).join(' | ')} |`;
   const rule = `|---|---|${all.map(() => '---:').join('|')}|`;
@@ -213,6 +213,58 @@ npm run bench              # full: 100, 1,000 and 10,000 skills; writes BENCHMAR
 npm run bench -- --quick   # 100 and 1,000 skills; prints the table, writes the report to $TMPDIR
 # without rebuilding: node bench/run.mjs [--quick] [--out FILE] [--keep]
 \`\`\`
+
+${LOAD_SECTION}
+${loadFigures}
 `;
   return { table, markdown };
 }
+
+/** Markers of the figures of \`npm run bench:load\` (bench/load.mjs --write fills them; \`npm run bench\` keeps them). */
+export const LOAD_FIGURES_BEGIN = '<!-- bench:load figures -->';
+export const LOAD_FIGURES_END = '<!-- /bench:load figures -->';
+const LOAD_FIGURES_PLACEHOLDER = `${LOAD_FIGURES_BEGIN}\nNo figures yet: run \`npm run bench:load -- --write\`.\n${LOAD_FIGURES_END}`;
+
+/** The figures block of an existing report (markers included), or the placeholder. */
+export function loadFiguresOf(markdown) {
+  const from = markdown.indexOf(LOAD_FIGURES_BEGIN);
+  const to = markdown.indexOf(LOAD_FIGURES_END);
+  return from === -1 || to < from ? LOAD_FIGURES_PLACEHOLDER : markdown.slice(from, to + LOAD_FIGURES_END.length);
+}
+
+export const LOAD_SECTION = `## Load and soak (\`npm run bench:load\`)
+
+\`bench/load.mjs\`, separate from \`npm run bench\` (its figures below are kept when that one rewrites this file):
+N keep-alive HTTP clients on one \`--http 127.0.0.1:0\` server (the port is read from its stderr log) and M stdio
+sessions, one server process each, all serving the same tree, send a mix of \`resources/read\` (55%), \`skills/get\`
+(20%), \`resources/directory/read\` (15%) and \`skills/list\` pages (10%) for a bounded time, while a churn process
+(\`bench/load-churn.mjs\`) edits files, adds, removes, renames, breaks and fixes skills at a steady rate. Defaults:
+16 HTTP clients, 4 stdio sessions with 4 requests in flight each, 40 s, 300 skills, 20 churn operations/s (about a
+minute in all); \`--http-clients\`, \`--stdio\`, \`--stdio-concurrency\`, \`--seconds\`, \`--skills\`, \`--churn-rate\`
+change them.
+
+- **Every read is judged** (\`bench/load-tracker.mjs\`, unit-tested): per server and URI, the digests its
+  \`skills/list\` and \`skills/get\` answers showed, with when each was asked and answered, and, on stdio, the
+  \`notifications/resources/updated\` it sent for URIs the session subscribed to. A read is a **mismatch** when its
+  bytes hash to a digest that server had replaced before the read was sent (an answer received earlier showed another
+  digest, or an update was announced, and the old one was never seen again), or to a digest it never published and
+  the churn never wrote there. A read of a version published and replaced between two observations is reported as
+  "unobserved" (consistent, not an error); a read that shows a version not yet observed is followed at once by a
+  \`skills/get\` of its skill. The churn never repeats content, so a replaced digest cannot legitimately return.
+- **Errors**: anything but a result, except -32602 for a URI whose skill the churn removed, renamed or broke, or that
+  the answering server had not yet published when the request was sent (servers follow the tree each at its pace).
+- **Throughput** is requests answered per second of load per transport; **p50 / p99** are per request, client side.
+- **Resources**: VmRSS and the number of entries in \`/proc/<pid>/fd\` of every server, sampled every 500 ms during
+  the load. **Leak check**: the first third of the samples is warm-up; the mean of the last third may exceed the
+  mean of the second third by at most max(10%, 8 MB) of RSS and max(10%, 2) descriptors.
+- **Nothing lost**: once the churn stops, every server's complete \`skills/list\` must equal the churn's final tree
+  (every skill, every file's digest and size) within 30 s.
+- The command exits 1 on any error, mismatch, failed leak check, catalog that did not converge, non-JSON-RPC stdout
+  line or server exit other than 0; the raw figures go to \`$TMPDIR/skills-serve-bench-load.json\`.
+
+\`\`\`sh
+npm run bench:load                     # build, then the default run; prints the table
+npm run bench:load -- --write          # … and replaces the figures below
+node bench/load.mjs --seconds 300 --http-clients 32   # a longer soak, without rebuilding
+\`\`\`
+`;

@@ -11,13 +11,13 @@
 // and killed (by pid) if the run fails or is interrupted.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { EDITS, measureLiveLatency } from './live.mjs';
-import { renderReport } from './report.mjs';
+import { loadFiguresOf, renderReport } from './report.mjs';
 import { bareNodeStart, killAll, peakRssKb, RpcChild, spawnNode, within } from './stdio.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -249,7 +249,10 @@ async function main() {
     if (!KEEP) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
   const after = machine();
+  const out = outIndex !== -1 ? path.resolve(argv[outIndex + 1]) : QUICK ? path.join(os.tmpdir(), 'skills-serve-BENCHMARKS.quick.md') : path.join(REPO, 'BENCHMARKS.md');
   const report = renderReport({
+    // The figures of `npm run bench:load` are not measured here: keep the ones the report already holds.
+    loadFigures: loadFiguresOf(existsSync(path.join(REPO, 'BENCHMARKS.md')) ? readFileSync(path.join(REPO, 'BENCHMARKS.md'), 'utf8') : ''),
     quick: QUICK,
     results,
     machine: before,
@@ -260,7 +263,6 @@ async function main() {
     runs: { inProcess: IN_PROCESS_RUNS, startup: STARTUP_RUNS, enumerations: ENUMERATIONS, edits: EDITS },
   });
   process.stdout.write(`${report.table}\n`);
-  const out = outIndex !== -1 ? path.resolve(argv[outIndex + 1]) : QUICK ? path.join(os.tmpdir(), 'skills-serve-BENCHMARKS.quick.md') : path.join(REPO, 'BENCHMARKS.md');
   writeFileSync(out, report.markdown);
   const raw = path.join(os.tmpdir(), `skills-serve-bench-results${QUICK ? '-quick' : ''}.json`);
   writeFileSync(raw, `${JSON.stringify({ results, before, after }, null, 2)}\n`);

@@ -20,11 +20,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * Classifies one line (pure).
  *
  * @param line one line of stdin, without its newline.
- * @returns `pass` for blank lines and well-formed JSON-RPC 2.0 messages (requests, notifications, responses);
+ * @returns `pass` for blank lines (JSON whitespace: space, tab, CR) and well-formed JSON-RPC 2.0 messages (requests, notifications, responses);
  *   otherwise the error to answer.
  */
 export function classifyLine(line: string): LineVerdict {
-  if (line.trim() === '') return { kind: 'pass' };
+  // Blank means JSON whitespace only: `trim()` would also drop U+00A0, U+2028, U+FEFF… and leave the line unanswered.
+  if (/^[ \t\r]*$/u.test(line)) return { kind: 'pass' };
   let message: unknown;
   try {
     message = JSON.parse(line);

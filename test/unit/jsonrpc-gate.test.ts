@@ -12,6 +12,12 @@ describe('classifyLine', () => {
     ['{"jsonrpc":"2.0","id":3,"result":{}}', { kind: 'pass' }],
     ['{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}', { kind: 'pass' }],
     ['{not json', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
+    // Whitespace that JSON does not allow is not a blank line: answered, never dropped in silence.
+    ['\u00a0', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
+    ['\u2028', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
+    ['\ufeff', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
+    ['\u000b\u000c', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
+    [' \t ', { kind: 'pass' }],
     ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' }],
     ['42', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: a message must be a JSON object' }],
     ['{"jsonrpc":"1.0","id":7,"method":"ping"}', { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' }],

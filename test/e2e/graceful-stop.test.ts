@@ -1,0 +1,207 @@
+/**
+ * Graceful stop (issue 13, "Graceful stop everywhere"): on SIGTERM or the end of stdin, stdio answers every request
+ * it has read before it exits; on SIGTERM, HTTP finishes its in-flight requests, closes listen streams with a final
+ * event, then exits. Both bounded: exit 0 within {@link STOP_BOUND_MS}.
+ *
+ * "Read" is made certain without timing: the requests go out in one write smaller than PIPE_BUF (atomic, so the
+ * server's read returns them together) after a `ping`, and the signal is sent once that `ping` is answered.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import { listAll } from '../helpers/faults.js';
+import { waitFor } from '../helpers/live.js';
+import { itPending } from '../helpers/pending.js';
+import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { bytesOfRead, errorOf, hasStackTrace, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
+
+const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+/** How long a stop may take, in-flight work included (ms). */
+const STOP_BOUND_MS = 20_000;
+const PIPE_BUF = 4096;
+const BLOB_URI = 'skill://big/blob.bin';
+
+let root: string;
+let blob: Buffer;
+beforeAll(async () => {
+  blob = randomBytes(8 * 1024 * 1024);
+  root = await makeTree({
+    'big/SKILL.md': skillMd('big', 'A skill with a large binary.'),
+    'big/blob.bin': blob,
+    'small/SKILL.md': skillMd('small', 'A small skill.'),
+    'small/notes.md': 'small notes\n',
+  });
+});
+afterEach(() => stopAll());
+afterAll(() => removeTree(root));
+
+/** One write of `ping` followed by `requests`; returns the ping's id and the requests' ids. */
+async function sendTogether(wire: Wire, requests: readonly { method: string; params: unknown }[]): Promise<{ pingId: string; ids: string[] }> {
+  const pingId = wire.nextId();
+  const ids: string[] = [];
+  let text = `${JSON.stringify({ jsonrpc: '2.0', id: pingId, method: 'ping' })}\n`;
+  for (const { method, params } of requests) {
+    const id = wire.nextId();
+    ids.push(id);
+    text += `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`;
+  }
+  expect(Buffer.byteLength(text), 'the batch must fit in one atomic pipe write').toBeLessThanOrEqual(PIPE_BUF);
+  await wire.write(text);
+  return { pingId, ids };
+}
+
+const READS = [
+  ...Array.from({ length: 6 }, () => ({ method: 'resources/read', params: { uri: BLOB_URI } })),
+  ...Array.from({ length: 6 }, () => ({ method: 'skills/get', params: { uri: 'skill://small/SKILL.md' } })),
+];
+
+/** Every id answered exactly once with a result; the blob reads carry the blob. */
+function expectAllServed(wire: Wire, ids: readonly string[]): void {
+  const answers = ids.map((id) => wire.responses(id));
+  expect(answers.map((list) => list.length), 'answers per request').toEqual(ids.map(() => 1));
+  for (const [index, [answer]] of answers.entries()) {
+    expect(errorOf(answer as Message), `request ${index}`).toBeUndefined();
+    if (index < 6) expect(sha256(bytesOfRead(answer as Message))).toBe(sha256(blob));
+  }
+}
+
+describe('stdio', () => {
+  itPending.each([
+    ['SIGTERM', (wire: Wire): void => void wire.child.kill('SIGTERM')],
+    ['stdin ending', (wire: Wire): void => void wire.child.stdin?.end()],
+  ] as const)('on %s, every request already read is answered, then exit 0', async (_label, stop) => {
+    const wire = spawnWire({ args: ['--no-watch', root] });
+    await wire.handshake();
+    await listAll(wire);
+    const { pingId, ids } = await sendTogether(wire, READS);
+    await wire.waitFor((message) => message['id'] === pingId);
+    const unansweredAtStop = ids.filter((id) => wire.responses(id).length === 0).length;
+    stop(wire);
+    const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
+    // Precondition, not a speed claim: 6 reads of 8 MiB cannot all be done by the time the ping is answered.
+    expect(unansweredAtStop).toBeGreaterThan(0);
+    expectAllServed(wire, ids);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(hasStackTrace(wire.stderr())).toBe(false);
+    expect(wire.badLines).toEqual([]);
+  }, 60_000);
+
+  itPending('on SIGTERM during the first build, the requests waiting for it are answered (result or error), then exit 0', async () => {
+    const big = await makeTempDir();
+    try {
+      for (let index = 0; index < 2_000; index++) {
+        const name = `s${String(index).padStart(4, '0')}`;
+        mkdirSync(path.join(big, name));
+        writeFileSync(path.join(big, name, 'SKILL.md'), skillMd(name, `Skill ${index}.`));
+        writeFileSync(path.join(big, name, 'notes.md'), `notes ${index}\n`.repeat(20));
+      }
+      // --compat off: initialize does not wait for the catalog.
+      const wire = spawnWire({ args: ['--no-watch', '--compat', 'off', big] });
+      await wire.handshake();
+      const { pingId, ids } = await sendTogether(
+        wire,
+        Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? { method: 'skills/list', params: {} } : { method: 'skills/get', params: { uri: 'skill://s0001/SKILL.md' } })),
+      );
+      await wire.waitFor((message) => message['id'] === pingId);
+      wire.child.kill('SIGTERM');
+      const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
+      for (const id of ids) {
+        const answers = wire.responses(id);
+        expect(answers, `answers to ${id}`).toHaveLength(1);
+        const error = errorOf(answers[0] as Message);
+        if (error !== undefined) expect(error.message.length).toBeGreaterThan(0);
+      }
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(wire.badLines).toEqual([]);
+    } finally {
+      await removeTree(big);
+    }
+  }, 60_000);
+});
+
+/** JSON-RPC messages in an SSE body (`data:` lines). */
+function sseMessages(text: string): Message[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as Message);
+}
+
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+async function startHttp(): Promise<{ wire: Wire; url: string }> {
+  const wire = spawnWire({ args: ['--http', '127.0.0.1:0', root] });
+  let port: string | undefined;
+  await waitFor(() => (port = /"port":(\d+)/u.exec(wire.stderr())?.[1]) !== undefined && wire.stderr().includes('index built'), {
+    describe: () => wire.stderr(),
+  });
+  return { wire, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+  });
+}
+
+describe('HTTP', () => {
+  itPending('on SIGTERM, in-flight requests complete, a listen stream gets its final event and ends, then exit 0', async () => {
+    const { wire, url } = await startHttp();
+    // A 2026-07-28 listen stream, held open.
+    const listen = await post(
+      url,
+      { jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: MODERN_META } },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    );
+    expect(listen.status).toBe(200);
+    const reader = (listen.body as ReadableStream<Uint8Array>).getReader();
+    let streamText = '';
+    let streamEnded = false;
+    let streamError: unknown;
+    const pump = (async () => {
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        streamText += decoder.decode(value, { stream: true });
+      }
+      streamEnded = true;
+    })().catch((error: unknown) => {
+      streamError = error;
+    });
+    await waitFor(() => streamText.includes('notifications/subscriptions/acknowledged'));
+
+    const reads = Array.from({ length: 6 }, (_, index) =>
+      post(url, { jsonrpc: '2.0', id: index + 1, method: 'resources/read', params: { uri: BLOB_URI } }).then(async (response) => ({
+        status: response.status,
+        messages: sseMessages(await response.text()),
+      })),
+    );
+    let completed = 0;
+    for (const read of reads) void read.then(() => completed++, () => undefined);
+    await Promise.race(reads);
+    const inFlightAtStop = reads.length - completed;
+    wire.child.kill('SIGTERM');
+
+    const results = await Promise.allSettled(reads);
+    await pump;
+    const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
+    expect(inFlightAtStop, 'precondition: reads still in flight at SIGTERM').toBeGreaterThan(0);
+    for (const [index, result] of results.entries()) {
+      expect(result.status, `read ${index + 1}: ${result.status === 'rejected' ? String(result.reason) : ''}`).toBe('fulfilled');
+      if (result.status !== 'fulfilled') continue;
+      expect(result.value.status).toBe(200);
+      const answer = result.value.messages.find((message) => message['id'] === index + 1) as Message;
+      expect(sha256(bytesOfRead(answer))).toBe(sha256(blob));
+    }
+    expect(streamError, 'the listen stream was cut instead of ended').toBeUndefined();
+    expect(streamEnded).toBe(true);
+    const final = sseMessages(streamText).find((message) => message['id'] === 'listen-1');
+    expect(final, `no final event on the listen stream:\n${streamText}`).toBeDefined();
+    expect(errorOf(final as Message)).toBeUndefined();
+    expect(exit).toEqual({ code: 0, signal: null });
+  }, 60_000);
+});
