@@ -228,9 +228,15 @@ export class StdioWire implements Transport {
     this.onerror?.(error);
   };
 
-  readonly #onOutputError = (error: Error): void => {
-    // EPIPE and friends: the host is gone; nothing more can be said to it.
-    if (!this.#closed) this.onerror?.(error);
+  readonly #onOutputError = (error: NodeJS.ErrnoException): void => {
+    // EPIPE and friends: the host is gone; nothing more can be said to it, and nothing is wrong with the server.
+    const hostGone = error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || error.code === 'ECONNRESET';
+    if (!this.#closed && !hostGone) this.onerror?.(error);
     void this.close();
   };
+
+  /** Whether the wire is closed (errors after that are the host having gone, not failures). */
+  get closed(): boolean {
+    return this.#closed;
+  }
 }

@@ -41,7 +41,11 @@ export class StdioAdapter implements Adapter {
     this.#wire = wire;
     this.#handle = serveStdio(createServerFactory(runtime, { connections }), {
       transport: wire,
-      onerror: (error) => logger.warn({ event: 'transport-error', err: error }, 'transport error'),
+      onerror: (error) => {
+        // Once the wire is closed (the host went away), failed sends are expected: noted at debug level only.
+        if (wire.closed) logger.debug({ event: 'transport-error', message: error.message }, 'transport error after close');
+        else logger.warn({ event: 'transport-error', err: error }, 'transport error');
+      },
     });
     const closed = wire.onclose;
     wire.onclose = () => {

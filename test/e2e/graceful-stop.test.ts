@@ -9,10 +9,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
-import { itPending } from '../helpers/pending.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, hasStackTrace, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
 
@@ -67,7 +66,7 @@ function expectAllServed(wire: Wire, ids: readonly string[]): void {
 }
 
 describe('stdio', () => {
-  itPending.each([
+  it.each([
     ['SIGTERM', (wire: Wire): void => void wire.child.kill('SIGTERM')],
     ['stdin ending', (wire: Wire): void => void wire.child.stdin?.end()],
   ] as const)('on %s, every request already read is answered, then exit 0', async (_label, stop) => {
@@ -87,7 +86,7 @@ describe('stdio', () => {
     expect(wire.badLines).toEqual([]);
   }, 60_000);
 
-  itPending('on SIGTERM during the first build, the requests waiting for it are answered (result or error), then exit 0', async () => {
+  it('on SIGTERM during the first build, the requests waiting for it are answered (result or error), then exit 0', async () => {
     const big = await makeTempDir();
     try {
       for (let index = 0; index < 2_000; index++) {
@@ -148,7 +147,7 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
 }
 
 describe('HTTP', () => {
-  itPending('on SIGTERM, in-flight requests complete, a listen stream gets its final event and ends, then exit 0', async () => {
+  it('on SIGTERM, in-flight requests complete, a listen stream gets its final event and ends, then exit 0', async () => {
     const { wire, url } = await startHttp();
     // A 2026-07-28 listen stream, held open.
     const listen = await post(

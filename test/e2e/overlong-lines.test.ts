@@ -3,11 +3,10 @@
  * JSON-RPC error whose id is null, discarded as it streams (never buffered whole), and the server keeps serving;
  * memory stays bounded whatever the host sends.
  *
- * Today the SDK's read buffer throws "ReadBuffer exceeded maximum size", the transport closes and the process exits,
- * so these run as {@link itPending} until the new stdio transport lands.
+ * The stdio wire (`src/transports/stdio-wire.ts`) frames lines as they stream and discards an overlong one as it
+ * arrives.
  */
-import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
-import { itPending } from '../helpers/pending.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { errorOf, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
 
@@ -51,7 +50,7 @@ async function stream(wire: Wire, total: number, fill: string, sample: () => voi
 const nullErrors = (wire: Wire): number => wire.messages.filter(isOverlongError).length;
 
 describe('a line over the stdio limit', () => {
-  itPending('a 20 MiB JSON-RPC request on one line gets one error with id null, and the ping after it is answered', async () => {
+  it('a 20 MiB JSON-RPC request on one line gets one error with id null, and the ping after it is answered', async () => {
     const wire = await start();
     const id = wire.nextId();
     const head = `{"jsonrpc":"2.0","id":"${id}","method":"ping","params":{"pad":"`;
@@ -67,7 +66,7 @@ describe('a line over the stdio limit', () => {
     expect(wire.badLines).toEqual([]);
   }, 60_000);
 
-  itPending('60 MiB without a newline, then a newline and a ping: one error with id null, the ping answered, peak RSS under 150 MB', async () => {
+  it('60 MiB without a newline, then a newline and a ping: one error with id null, the ping answered, peak RSS under 150 MB', async () => {
     const wire = await start();
     let maxRssKb = 0;
     await stream(wire, 60 * MiB, 'y', () => {
@@ -82,7 +81,7 @@ describe('a line over the stdio limit', () => {
     expect(wire.badLines).toEqual([]);
   }, 60_000);
 
-  itPending('overlong lines between valid requests: each overlong line one id-null error, every valid request answered, in order of sending', async () => {
+  it('overlong lines between valid requests: each overlong line one id-null error, every valid request answered, in order of sending', async () => {
     const wire = await start();
     const ids: string[] = [];
     const ping = (): Promise<void> => {
