@@ -22,6 +22,8 @@ import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
+import { run } from './runtime.js';
+import { StdioAdapter } from './transports/stdio.js';
 
 declare const SKILLS_SERVE_VERSION: string | undefined;
 /** The package version, injected by the bundler. */
@@ -172,12 +174,12 @@ function buildProgram(): Command {
       });
       process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled promise rejection'));
       const runOptions = { logger, version: VERSION, exit: (code: number) => process.exit(code) };
-      const [{ run }, adapter] = await Promise.all([
-        import('./runtime.js'),
+      // stdio (the default) is loaded with the CLI, so a server that starts with almost no file descriptors left
+      // opens no module file later; HTTP is loaded only when asked for.
+      const adapter =
         config.http === undefined
-          ? import('./transports/stdio.js').then(({ StdioAdapter }) => new StdioAdapter())
-          : import('./transports/http.js').then(({ HttpAdapter }) => new HttpAdapter(config.http as HttpEndpoint, config.httpToken)),
-      ]);
+          ? new StdioAdapter()
+          : await import('./transports/http.js').then(({ HttpAdapter }) => new HttpAdapter(config.http as HttpEndpoint, config.httpToken));
       await run(config, runOptions, adapter);
     });
 

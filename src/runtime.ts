@@ -104,7 +104,16 @@ export class Runtime {
       hasher: this.#hasher,
       ...(this.#watcher === undefined ? {} : { observer: this.#watcher }),
     });
-    this.#live = new LiveIndex(builder, this.store, (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events));
+    this.#live = new LiveIndex(
+      builder,
+      this.store,
+      (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events),
+      (reasons, delayMs) =>
+        logger.warn(
+          { event: 'retry', reasons, delayMs },
+          `out of file descriptors while indexing (${reasons[0] ?? ''}); what was served stays served, trying again in ${delayMs} ms. Raise \`ulimit -n\` if this persists.`,
+        ),
+    );
     this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
     this.source = createSkillSource(this.store, config.pageSize, this.reader);
     this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
@@ -131,6 +140,7 @@ export class Runtime {
   close(): void {
     this.#watcher?.close();
     this.#hasher.close();
+    this.#live.close();
   }
 
   async #reindex(file: ServedFile): Promise<void> {

@@ -18,7 +18,7 @@ import { outermostRegions, regionContains, type Region } from './region.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
 import { DirNode, type Diagnostic, type FileNode, type RootSpec, type SkillRecord, type Snapshot } from './types.js';
 import { compareUris } from './uri.js';
-import { walkRegion, type WalkedRegion, type WalkObserver } from './walk.js';
+import { TransientWalkError, walkRegion, type WalkedRegion, type WalkObserver } from './walk.js';
 
 /** How the index treats the trees it walks, and who hears about them. */
 export interface IndexOptions {
@@ -82,6 +82,8 @@ export class IndexBuilder {
   #placed = new Map<SkillRecord, readonly SkillRecord[]>();
   /** Real paths whose next walk must read them whatever their identity says (a read found them changed). */
   readonly #distrusted = new Set<string>();
+  /** Regions abandoned on a transient failure since {@link IndexBuilder.takeRetries} was last called. */
+  #retry: { region: Region; reason: string }[] = [];
 
   /**
    * @param roots configured roots in command-line order (earlier roots win conflicts).
@@ -102,6 +104,16 @@ export class IndexBuilder {
   /** The real path root `rootIndex` resolved to at its last rebuild (`undefined`: unusable). */
   rootReal(rootIndex: number): string | undefined {
     return this.#states[rootIndex]?.real;
+  }
+
+  /**
+   * The regions whose last rebuild met a transient failure (out of file descriptors) and kept what was served: to be
+   * rebuilt again later.
+   */
+  takeRetries(): { region: Region; reason: string }[] {
+    const retries = this.#retry;
+    this.#retry = [];
+    return retries;
   }
 
   /** Makes the next rebuild hash the file at `realPath` from its bytes, whatever its metadata says. */
@@ -234,20 +246,21 @@ export class IndexBuilder {
     const spec = this.#roots[rootIndex] as RootSpec;
     const state = this.#states[rootIndex] as RootState;
     const removed = new Map<string, BuiltRegion>();
-    for (const [key, built] of state.regions) {
-      if (regionContains(rel, key)) {
-        removed.set(key, built);
+    for (const [key, built] of state.regions) if (regionContains(rel, key)) removed.set(key, built);
+    const withdraw = (): void => {
+      for (const [key, built] of removed) {
         state.regions.delete(key);
         state.linking.delete(built);
       }
-    }
-    for (const candidate of [...state.candidates]) if (regionContains(rel, candidate)) state.candidates.delete(candidate);
-    state.diagnostics = state.diagnostics.filter((item) => item.rel === ROOT_LEVEL || !regionContains(rel, item.rel));
+      for (const candidate of [...state.candidates]) if (regionContains(rel, candidate)) state.candidates.delete(candidate);
+      state.diagnostics = state.diagnostics.filter((item) => item.rel === ROOT_LEVEL || !regionContains(rel, item.rel));
+    };
+    const observer = this.#options.observer;
     if (state.real === undefined) {
-      if (rel === '') this.#options.observer?.regionFinished(rootIndex, '');
+      withdraw();
+      if (rel === '') observer?.regionFinished(rootIndex, '');
       return;
     }
-    const observer = this.#options.observer;
     observer?.regionStarted(rootIndex, rel);
     let walk;
     try {
@@ -264,10 +277,16 @@ export class IndexBuilder {
         },
         rel,
       );
-    } catch {
-      walk = undefined; // the region is gone: everything that was in it has been withdrawn above
+    } catch (error) {
+      // Out of file descriptors: what was served stays served, and the region is tried again later.
+      if (error instanceof TransientWalkError) {
+        this.#retry.push({ region, reason: error.message });
+        return;
+      }
+      walk = undefined; // the region is gone: everything that was in it is withdrawn
     }
     observer?.regionFinished(rootIndex, rel);
+    withdraw();
     if (walk === undefined) return;
     state.diagnostics.push(...walk.diagnostics);
     for (const walked of walk.regions) {

@@ -32,13 +32,24 @@ export interface Hashed {
 
 /** Why a path could not be hashed: not a regular file (FIFO, socket, device, directory) or an I/O error. */
 export class NotHashableError extends Error {
+  /**
+   * @param reason `special` for anything but a regular file, `io` when opening or reading failed.
+   * @param code the errno code of an I/O failure (`EACCES`, `EMFILE`, …), when there was one.
+   */
   constructor(
     message: string,
     readonly reason: 'special' | 'io',
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'NotHashableError';
   }
+}
+
+/** Errors that say "not now" rather than "not this file": out of file descriptors, process-wide or system-wide. */
+export function isTransientIoError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
 }
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -65,7 +76,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
   try {
     fd = openSync(path, OPEN_FLAGS);
   } catch (error) {
-    throw new NotHashableError(describeIoError(error), 'io');
+    throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   }
   try {
     const stat = fstatSync(fd);
@@ -90,7 +101,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
     };
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
-    throw new NotHashableError(describeIoError(error), 'io');
+    throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   } finally {
     try {
       closeSync(fd);
@@ -151,7 +162,7 @@ export async function hashFile(path: string): Promise<Hashed> {
   try {
     handle = await fsp.open(path, OPEN_FLAGS);
   } catch (error) {
-    throw new NotHashableError(describeIoError(error), 'io');
+    throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   }
   try {
     const stat = await handle.stat();
@@ -171,7 +182,7 @@ export async function hashFile(path: string): Promise<Hashed> {
     return { digest: hash.digest(), size, identity: identityOfStat(stat), privateKey: privateKey ?? false };
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
-    throw new NotHashableError(describeIoError(error), 'io');
+    throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   } finally {
     await handle.close().catch(() => undefined);
   }

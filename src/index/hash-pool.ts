@@ -109,7 +109,7 @@ export class WorkerHasher implements LargeFileHasher {
     const waiting = this.#waiting.get(reply.id);
     if (waiting === undefined) return;
     this.#waiting.delete(reply.id);
-    if ('error' in reply) waiting.reject(new NotHashableError(reply.error, reply.reason));
+    if ('error' in reply) waiting.reject(new NotHashableError(reply.error, reply.reason, reply.code));
     else waiting.resolve({ digest: Buffer.from(reply.digest), size: reply.size, identity: reply.identity, privateKey: reply.privateKey });
     if (this.#waiting.size === 0) {
       this.#idleTimer = setTimeout(() => {

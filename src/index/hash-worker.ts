@@ -21,7 +21,7 @@ export type HashReply =
       readonly identity: { size: number; mtimeMs: number; ctimeMs: number; ino: number; dev: number };
       readonly privateKey: boolean;
     }
-  | { readonly id: number; readonly error: string; readonly reason: 'special' | 'io' };
+  | { readonly id: number; readonly error: string; readonly reason: 'special' | 'io'; readonly code?: string };
 
 parentPort?.on('message', (request: HashRequest) => {
   let reply: HashReply;
@@ -31,7 +31,7 @@ parentPort?.on('message', (request: HashRequest) => {
   } catch (error) {
     reply =
       error instanceof NotHashableError
-        ? { id: request.id, error: error.message, reason: error.reason }
+        ? { id: request.id, error: error.message, reason: error.reason, ...(error.code === undefined ? {} : { code: error.code }) }
         : { id: request.id, error: error instanceof Error ? error.message : String(error), reason: 'io' };
   }
   parentPort?.postMessage(reply);

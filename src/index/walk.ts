@@ -13,7 +13,7 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { describeIoError, hashFileSync, NotHashableError, type Hashed } from './digest.js';
+import { describeIoError, hashFileSync, isTransientIoError, NotHashableError, type Hashed } from './digest.js';
 import {
   secretFile,
   specialFile,
@@ -39,6 +39,20 @@ import { findChild } from './namespace.js';
 import { holdsPrivateKey, makeKey, sameIdentity } from './record.js';
 import { createSlicer } from './slice.js';
 import { DirNode, FileNode, type Diagnostic } from './types.js';
+
+/**
+ * A region walk met a transient failure (out of file descriptors: EMFILE, ENFILE) that would make it publish a wrong
+ * tree: the walk is abandoned, and the builder keeps what it had and tries the region again later.
+ */
+export class TransientWalkError extends Error {
+  constructor(
+    readonly code: string,
+    readonly path: string,
+  ) {
+    super(`${code} while indexing ${path}`);
+    this.name = 'TransientWalkError';
+  }
+}
 
 /** Told about every directory the walk is about to list. */
 export interface WalkObserver {
@@ -392,6 +406,7 @@ class RegionWalker {
 
   #noteUnhashable(dir: Dir, name: string, error: NotHashableError): void {
     const abs = joinPath(dir.abs, name);
+    if (isTransientIoError(error)) throw new TransientWalkError(error.code as string, abs);
     this.#note(joinRel(dir.rel, name), error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message));
   }
 
@@ -429,6 +444,7 @@ class RegionWalker {
     try {
       entries = readdirSync(dir.real, { withFileTypes: true });
     } catch (error) {
+      if (isTransientIoError(error)) throw new TransientWalkError((error as NodeJS.ErrnoException).code as string, dir.abs);
       this.#note(dir.rel, unreadableDirectory(dir.abs, describeIoError(error)));
       return undefined;
     }
@@ -448,6 +464,8 @@ class RegionWalker {
       text = readFileSync(path.join(real, IGNORE_FILE), 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      // Ignore rules never fail open on a passing shortage: the region is tried again instead.
+      if (isTransientIoError(error)) throw new TransientWalkError(code as string, path.join(abs, IGNORE_FILE));
       if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#note(rel, unreadableIgnoreFile(path.join(abs, IGNORE_FILE), describeIoError(error)));
       return undefined;
     }

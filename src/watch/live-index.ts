@@ -13,19 +13,37 @@ import { regionsOf, type WatchEvent } from './classify.js';
 /** Called after each rebuild with the new snapshot, how long the rebuild took (ms) and how many events it applied. */
 export type RebuildListener = (snapshot: Snapshot, elapsedMs: number, events: number) => void;
 
+/** Called when regions are to be rebuilt again after a transient failure, with the reasons and the delay (ms). */
+export type RetryListener = (reasons: readonly string[], delayMs: number) => void;
+
+/** First delay before a region that met a transient failure is rebuilt again (ms); doubles up to {@link MAX_RETRY_MS}. */
+export const FIRST_RETRY_MS = 100;
+/** Longest delay between retries (ms). */
+export const MAX_RETRY_MS = 5000;
+
 export class LiveIndex {
   readonly #builder: IndexBuilder;
   readonly #store: SnapshotStore;
   readonly #onRebuilt: RebuildListener;
+  readonly #onRetry: RetryListener;
   #pending: WatchEvent[] = [];
+  #pendingRegions: Region[] = [];
+  #retryDelay = FIRST_RETRY_MS;
+  #retryTimer: NodeJS.Timeout | undefined;
   #full = false;
   #scheduled: Promise<void> | undefined;
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(builder: IndexBuilder, store: SnapshotStore, onRebuilt: RebuildListener) {
+  constructor(builder: IndexBuilder, store: SnapshotStore, onRebuilt: RebuildListener, onRetry: RetryListener = () => undefined) {
     this.#builder = builder;
     this.#store = store;
     this.#onRebuilt = onRebuilt;
+    this.#onRetry = onRetry;
+  }
+
+  /** Cancels a scheduled retry. */
+  close(): void {
+    clearTimeout(this.#retryTimer);
   }
 
   /** Builds every root and swaps the result in. Resolves when it is current. */
@@ -65,14 +83,16 @@ export class LiveIndex {
     this.#scheduled = undefined;
     const events = this.#pending;
     const full = this.#full;
+    const retried = this.#pendingRegions;
     this.#pending = [];
+    this.#pendingRegions = [];
     this.#full = false;
     const started = performance.now();
     let snapshot: Snapshot;
     if (full) {
       snapshot = await this.#builder.buildAll();
     } else {
-      const regions: Region[] = regionsOf(events, (rootIndex) => this.#builder.candidates(rootIndex));
+      const regions: Region[] = [...regionsOf(events, (rootIndex) => this.#builder.candidates(rootIndex)), ...retried];
       // A change behind a symlink is reported at the link target's own path: rebuild the regions that link to it.
       for (const event of events) regions.push(...this.#builder.regionsLinkedTo(event.rootIndex, event.rel));
       if (regions.length === 0) return;
@@ -80,5 +100,24 @@ export class LiveIndex {
     }
     this.#store.swap(snapshot);
     this.#onRebuilt(snapshot, performance.now() - started, events.length);
+    this.#scheduleRetries();
+  }
+
+  /** Regions abandoned on a transient failure are rebuilt again after a delay that doubles while they keep failing. */
+  #scheduleRetries(): void {
+    const retries = this.#builder.takeRetries();
+    if (retries.length === 0) {
+      this.#retryDelay = FIRST_RETRY_MS;
+      return;
+    }
+    const delay = this.#retryDelay;
+    this.#retryDelay = Math.min(MAX_RETRY_MS, delay * 2);
+    this.#onRetry(retries.map((retry) => retry.reason), delay);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#pendingRegions.push(...retries.map((retry) => retry.region));
+      this.#schedule().catch(() => undefined);
+    }, delay);
+    this.#retryTimer.unref();
   }
 }
