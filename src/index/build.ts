@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compareDiagnostics, duplicateRoot, hiddenCharacters, nestedRoot, rootUnusable, skillPathConflict } from './diagnostics.js';
-import { buildRecord, problemsDiagnostic } from './entry.js';
+import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
 import { readFrontmatter } from './frontmatter.js';
 import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
 import { findHiddenCharacters } from './hygiene.js';
@@ -316,7 +316,8 @@ export class IndexBuilder {
       }
       const frontmatter = await readFrontmatter(segments, bytes);
       if ('problems' in frontmatter) {
-        note(problemsDiagnostic(manifestPath, frontmatter.problems));
+        // Every rule the skill breaks in one diagnostic: its frontmatter's, and the limits'.
+        note(problemsDiagnostic(manifestPath, [...frontmatter.problems, ...limitProblems(skillDir.node)]));
         continue;
       }
       const node = skillDir.node === skillDir.previous ? cloneNode(skillDir.node) : skillDir.node;
@@ -437,7 +438,7 @@ function patchOrdered(
   removed: readonly SkillRecord[],
   added: readonly SkillRecord[],
 ): readonly SkillRecord[] {
-  if (removed.length + added.length > 64) return [...skills.values()].sort((a, b) => compareUris(a.uri, b.uri));
+  if (removed.length + added.length > 64) return Object.freeze([...skills.values()].sort((a, b) => compareUris(a.uri, b.uri)));
   const ordered = [...previous];
   const indexOf = (uri: string): number => {
     let low = 0;
@@ -459,7 +460,7 @@ function patchOrdered(
     if (ordered[at]?.uri === record.uri) ordered[at] = record;
     else ordered.splice(at, 0, record);
   }
-  return ordered;
+  return Object.freeze(ordered);
 }
 
 /** The previous node at `rel`: in the removed region whose directory is `rel` or lies above it. */

@@ -38,21 +38,7 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
   collectFiles(input.node, rootUri, rows);
   let totalBytes = 0;
   for (const row of rows) totalBytes += row.node.size;
-  const problems: RuleProblem[] = [];
-  if (rows.length > SKILL_LIMITS.files) {
-    problems.push({
-      rule: 'skill-too-many-files',
-      message: `the skill has ${rows.length} files; the limit is ${SKILL_LIMITS.files}`,
-      hint: 'move large collections out of the skill, or split it into several skills',
-    });
-  }
-  if (totalBytes > SKILL_LIMITS.bytes) {
-    problems.push({
-      rule: 'skill-too-large',
-      message: `the skill holds ${totalBytes} bytes; the limit is ${SKILL_LIMITS.bytes} (16 MiB)`,
-      hint: 'move large assets out of the skill, or split it into several skills',
-    });
-  }
+  const problems = problemsOfLimits(rows.length, totalBytes);
   if (problems.length > 0) return problemsDiagnostic(input.manifestPath, problems);
 
   rows.sort((a, b) => compareUris(a.uri, b.uri));
@@ -86,6 +72,47 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
     totalBytes,
     headings: input.frontmatter.headings,
   };
+}
+
+/**
+ * The per-skill limits a skill directory breaks (SEP-2640 "Limits per skill": at most 512 resources and 16 MiB).
+ *
+ * @param node the skill's directory (nested skills' files count).
+ * @returns one problem per limit broken; empty when within both.
+ */
+export function limitProblems(node: DirNode): RuleProblem[] {
+  let files = 0;
+  let bytes = 0;
+  const visit = (dir: DirNode): void => {
+    for (const child of dir.children) {
+      if (child instanceof DirNode) visit(child);
+      else {
+        files++;
+        bytes += child.size;
+      }
+    }
+  };
+  visit(node);
+  return problemsOfLimits(files, bytes);
+}
+
+function problemsOfLimits(files: number, bytes: number): RuleProblem[] {
+  const problems: RuleProblem[] = [];
+  if (files > SKILL_LIMITS.files) {
+    problems.push({
+      rule: 'skill-too-many-files',
+      message: `the skill has ${files} files; the limit is ${SKILL_LIMITS.files}`,
+      hint: 'move large collections out of the skill, or split it into several skills',
+    });
+  }
+  if (bytes > SKILL_LIMITS.bytes) {
+    problems.push({
+      rule: 'skill-too-large',
+      message: `the skill holds ${bytes} bytes; the limit is ${SKILL_LIMITS.bytes} (16 MiB)`,
+      hint: 'move large assets out of the skill, or split it into several skills',
+    });
+  }
+  return problems;
 }
 
 /** Every file under `node` with its URI (`dirUri` is the node's own URI). */

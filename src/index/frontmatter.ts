@@ -109,7 +109,7 @@ export function readPlainFrontmatter(yaml: string): Record<string, unknown> | un
       if (pair.key !== 'metadata') return undefined;
       const map: Record<string, string> = {};
       let indent = -1;
-      while (index < lines.length && /^ +[^\s]/u.test(lines[index] as string)) {
+      while (index < lines.length && /^ +[^\s]/u.test(lines[index] as string) && !OTHER_SPACE.test(lines[index] as string)) {
         const inner = lines[index] as string;
         const width = leadingSpaces(inner);
         if (indent === -1) indent = width;
@@ -142,13 +142,26 @@ export function readPlainFrontmatter(yaml: string): Record<string, unknown> | un
 
 /** `key: rest` with a plain key at the start of the line, or `undefined`. */
 function keyAndRest(line: string): { key: string; rest: string } | undefined {
+  // YAML's white space is space and tab; any other white space or control character is left to the SDK.
+  if (OTHER_SPACE.test(line)) return undefined;
   const colon = line.indexOf(':');
   if (colon <= 0) return undefined;
   const key = line.slice(0, colon);
   const after = line.slice(colon + 1);
-  if (!PLAIN_KEY.test(key) || (after !== '' && !after.startsWith(' '))) return undefined;
-  const rest = after.trim();
-  return after.length > 0 && /\t/u.test(after) ? undefined : { key, rest };
+  if (!PLAIN_KEY.test(key) || NOT_A_STRING.test(key) || (after !== '' && !after.startsWith(' '))) return undefined;
+  return after.includes('\t') ? undefined : { key, rest: trimSpaces(after) };
+}
+
+/** White space other than space and tab, and control characters other than tab. */
+const OTHER_SPACE = /[^\S \t]|[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b\ufeff]/u;
+
+/** `text` without leading and trailing spaces and tabs (YAML's white space), nothing else. */
+function trimSpaces(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text[start] === ' ' || text[start] === '\t')) start++;
+  while (end > start && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  return text.slice(start, end);
 }
 
 /**
@@ -170,13 +183,13 @@ function oneLineString(rest: string): string | undefined {
         index++;
         continue;
       }
-      return rest.slice(index + 1).trim() === '' ? value : undefined;
+      return trimSpaces(rest.slice(index + 1)) === '' ? value : undefined;
     }
     return undefined;
   }
   if (first === '"') {
     const close = rest.indexOf('"', 1);
-    if (close === -1 || rest.includes('\\') || rest.slice(close + 1).trim() !== '') return undefined;
+    if (close === -1 || rest.includes('\\') || trimSpaces(rest.slice(close + 1)) !== '') return undefined;
     return rest.slice(1, close);
   }
   if (first === undefined || INDICATORS.has(first) || /:(?:[\t ]|$)|[\t ]#|\t/u.test(rest) || NOT_A_STRING.test(rest)) return undefined;
@@ -240,7 +253,8 @@ function leadingSpaces(line: string): number {
 
 /** The Agent Skills rules the SDK checks; any doubt sends the skill to `skillEntry()` for its exact problems. */
 function followsRules(frontmatter: Record<string, unknown>, lastSegment: string): boolean {
-  const { name, description, compatibility } = frontmatter;
+  const { name, description, compatibility, metadata } = frontmatter;
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) return false;
   if (typeof name !== 'string' || typeof description !== 'string') return false;
   if (name.length > 64 || !NAME_PATTERN.test(name) || name !== lastSegment) return false;
   if (description === '' || [...description].length > 1024) return false;

@@ -175,7 +175,8 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
  * @param context the root, policies, cache, hasher and observer.
  * @param start root-relative directory (`''` for the whole root).
  * @returns the regions and diagnostics found; nothing when `start` is ignored or cannot be listed.
- * @throws Error (with `code`) only when `start` itself cannot be resolved (it no longer exists).
+ * @throws Error (with `code`) only when `start` itself cannot be resolved (it no longer exists) or is not a directory;
+ *   TransientWalkError when the walk ran out of file descriptors.
  */
 export async function walkRegion(context: WalkContext, start: string): Promise<RegionWalk> {
   return new RegionWalker(context).walk(start);
@@ -210,6 +211,8 @@ class RegionWalker {
     if (start !== '' && isIgnoredByLayers(layers, start, true)) return this.#result;
     const abs = segments.length === 0 ? rootDir : path.join(rootDir, ...segments);
     const real = realpathSync(abs);
+    // A region named by an event may be a file (an entry appeared outside every skill): there is nothing to walk.
+    if (!statSync(real).isDirectory()) throw Object.assign(new Error(`${abs} is not a directory`), { code: 'ENOTDIR' });
     const name = this.#intern(start === '' ? path.basename(rootDir) : (segments.at(-1) as string));
     await this.#search({ name, rel: start, abs, real, linked: true, layers, anchor: undefined });
     return this.#result;
