@@ -6,7 +6,10 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
-import type { Diagnostic, SkillRecord, Snapshot } from '../../src/index/types.js';
+import { entryOf } from '../../src/index/entry.js';
+import { findDirectory, findFile, listDirectory } from '../../src/index/snapshot.js';
+import { DirNode, type DirectoryChild, type Diagnostic, type SkillRecord, type Snapshot } from '../../src/index/types.js';
+import { buildSkillUri, encodeSegment } from '../../src/index/uri.js';
 import { sha256 } from '../helpers/tree.js';
 
 /** A `{ uri, digest, size }` resource as the entry lists it. */
@@ -18,20 +21,71 @@ export interface ResourceRow {
 
 /** Builds generation 1 of a single root mounted without a prefix. */
 export function buildOne(dir: string): Promise<Snapshot> {
-  return buildSnapshot([{ dir, prefix: [] }], 1);
+  return buildSnapshot([{ dir, prefix: [] }]);
 }
 
 /** The entry's `resources` as an array (fails the test on `"dynamic"`). */
 export function resourcesOf(skill: SkillRecord | undefined): ResourceRow[] {
   expect(skill).toBeDefined();
-  const resources = skill?.entry.resources;
+  const resources = skill === undefined ? undefined : entryOf(skill).resources;
   expect(Array.isArray(resources)).toBe(true);
   return [...(resources as ResourceRow[])];
 }
 
 /** `skill://` URIs of the served skills, in `skills/list` order. */
 export function skillUris(snapshot: Snapshot): string[] {
-  return snapshot.ordered.map((skill) => skill.entry.uri);
+  return snapshot.ordered.map((skill) => skill.uri);
+}
+
+/** Code-unit order (the order of entries, listings and cursors). */
+export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** URIs of every file some served entry lists (the union of every entry's `resources`), sorted by code unit. */
+export function servedFileUris(snapshot: Snapshot): string[] {
+  const uris = new Set<string>();
+  for (const skill of snapshot.ordered) for (const resource of resourcesOf(skill)) uris.add(resource.uri);
+  return [...uris].sort(byCodeUnit);
+}
+
+/** Walks the namespace tree: every directory and file in it with its URI (the root's children are URI authorities). */
+function walkNamespace(snapshot: Snapshot, visit: (uri: string, isDirectory: boolean) => void): void {
+  const walk = (node: DirNode, uri: string | undefined): void => {
+    for (const child of node.children) {
+      const childUri = uri === undefined ? buildSkillUri([child.name]) : `${uri}/${encodeSegment(child.name)}`;
+      visit(childUri, child instanceof DirNode);
+      if (child instanceof DirNode) walk(child, childUri);
+    }
+  };
+  walk(snapshot.root, undefined);
+}
+
+/** URIs of every directory resource: every directory of the namespace, grouping directories included; sorted. */
+export function directoryUris(snapshot: Snapshot): string[] {
+  const uris: string[] = [];
+  walkNamespace(snapshot, (uri, isDirectory) => {
+    if (isDirectory) uris.push(uri);
+  });
+  return uris.sort(byCodeUnit);
+}
+
+/** URIs of every file in the namespace (what `resources/read` can open), sorted. */
+export function namespaceFileUris(snapshot: Snapshot): string[] {
+  const uris: string[] = [];
+  walkNamespace(snapshot, (uri, isDirectory) => {
+    if (!isDirectory) uris.push(uri);
+  });
+  return uris.sort(byCodeUnit);
+}
+
+/** The listing of the directory resource at `uri` (any spelling), as `resources/directory/read` gives it; `undefined` when there is none. */
+export function childrenOf(snapshot: Snapshot, uri: string): DirectoryChild[] | undefined {
+  const directory = findDirectory(snapshot, uri);
+  return directory === undefined ? undefined : listDirectory(directory);
+}
+
+/** `SKILL.md` URIs of the served skills whose entry lists the file at `uri` (the nearest skill and every enclosing one). */
+export function skillsListing(snapshot: Snapshot, uri: string): string[] {
+  return snapshot.ordered.filter((skill) => resourcesOf(skill).some((resource) => resource.uri === uri)).map((skill) => skill.uri);
 }
 
 /**
@@ -73,20 +127,25 @@ export async function rowOnDisk(uri: string, file: string): Promise<ResourceRow>
 }
 
 /**
- * Checks that every file record of the snapshot and every resource of every entry agrees with the bytes on disk
- * at the record's host path, and that every listed resource is a served file.
+ * Checks that the files of the namespace are exactly the files the entries list, counted once each, and that every
+ * resource of every entry is a served file whose host path holds exactly the bytes the entry's digest and size
+ * describe.
  */
 export async function expectSnapshotMatchesDisk(snapshot: Snapshot): Promise<void> {
-  for (const [uri, file] of snapshot.files) {
-    expect(file.uri).toBe(uri);
-    const bytes = await fsp.readFile(file.path);
-    expect({ uri, digest: file.digest, size: file.size }).toEqual({ uri, digest: sha256(bytes), size: bytes.length });
-  }
+  const served = servedFileUris(snapshot);
+  expect(namespaceFileUris(snapshot)).toEqual(served);
+  expect(snapshot.fileCount).toBe(served.length);
   for (const skill of snapshot.ordered) {
     for (const resource of resourcesOf(skill)) {
-      const file = snapshot.files.get(resource.uri);
+      const file = findFile(snapshot, resource.uri);
       expect(file, resource.uri).toBeDefined();
-      expect({ digest: file?.digest, size: file?.size }).toEqual({ digest: resource.digest, size: resource.size });
+      const bytes = await fsp.readFile(file?.path ?? '');
+      expect({ uri: file?.uri, digest: sha256(bytes), size: bytes.length, nodeSize: file?.node.size }).toEqual({
+        uri: resource.uri,
+        digest: resource.digest,
+        size: resource.size,
+        nodeSize: resource.size,
+      });
     }
   }
 }

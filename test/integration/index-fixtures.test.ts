@@ -5,9 +5,23 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findDirectory, findFile, findSkill, skillsContaining } from '../../src/index/snapshot.js';
+import { entryOf } from '../../src/index/entry.js';
+import { digestOf } from '../../src/index/record.js';
+import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import { addToTree, copyFixture, FIXTURES_DIR, removeTree, sha256, skillMd } from '../helpers/tree.js';
-import { buildOne, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, rowOnDisk, skillUris } from './expect-disk.js';
+import {
+  buildOne,
+  childrenOf,
+  directoryUris,
+  expectSnapshotMatchesDisk,
+  namespaceFileUris,
+  resourcesOf,
+  resourcesOnDisk,
+  rowOnDisk,
+  servedFileUris,
+  skillUris,
+  skillsListing,
+} from './expect-disk.js';
 
 const fixture = (name: string): string => path.join(FIXTURES_DIR, name);
 
@@ -28,7 +42,7 @@ describe('encoding fixture', () => {
     }
     await expectSnapshotMatchesDisk(snapshot);
     const empty = findFile(snapshot, 'skill://bom-skill/data/empty.txt');
-    expect({ digest: empty?.digest, size: empty?.size }).toEqual({ digest: sha256(new Uint8Array()), size: 0 });
+    expect(empty === undefined ? undefined : { digest: digestOf(empty.node), size: empty.node.size }).toEqual({ digest: sha256(new Uint8Array()), size: 0 });
     const bom = await fsp.readFile(path.join(root, 'bom-skill/SKILL.md'));
     expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(findSkill(snapshot, 'skill://bom-skill/SKILL.md')?.manifestSize).toBe(bom.length);
@@ -36,16 +50,20 @@ describe('encoding fixture', () => {
 
   it('reads block scalars, folded scalars and CRLF frontmatter as YAML does', async () => {
     const snapshot = await buildOne(root);
-    expect(findSkill(snapshot, 'skill://block-scalars/SKILL.md')?.entry.frontmatter).toEqual({
+    const frontmatterOf = (uri: string): unknown => {
+      const skill = findSkill(snapshot, uri);
+      return skill === undefined ? undefined : entryOf(skill).frontmatter;
+    };
+    expect(frontmatterOf('skill://block-scalars/SKILL.md')).toEqual({
       name: 'block-scalars',
       description: 'First line of a literal description.\nSecond line of a literal description.\n',
       metadata: { author: 'fixtures', version: '1.0' },
     });
-    expect(findSkill(snapshot, 'skill://folded/SKILL.md')?.entry.frontmatter).toEqual({
+    expect(frontmatterOf('skill://folded/SKILL.md')).toEqual({
       name: 'folded',
       description: 'A folded description that spans two source lines.',
     });
-    expect(findSkill(snapshot, 'skill://crlf-skill/SKILL.md')?.entry.frontmatter).toEqual({
+    expect(frontmatterOf('skill://crlf-skill/SKILL.md')).toEqual({
       name: 'crlf-skill',
       description: 'Skill whose files use CRLF line endings.',
       license: 'MIT',
@@ -86,10 +104,10 @@ describe('names fixture', () => {
     expect(findFile(snapshot, 'skill://odd-names/a%2Bb.md')?.uri).toBe('skill://odd-names/a+b.md');
     expect(findFile(snapshot, 'skill://odd-names/what?.md')).toBeUndefined();
     const sub = await rowOnDisk('', path.join(dir, 'sub dir', 'inner #1.md'));
-    expect(findDirectory(snapshot, 'skill://odd-names/sub%20dir')).toEqual([
+    expect(childrenOf(snapshot, 'skill://odd-names/sub%20dir')).toEqual([
       { uri: 'skill://odd-names/sub%20dir/inner%20%231.md', name: 'inner #1.md', mimeType: 'text/markdown', size: sub.size },
     ]);
-    const names = findDirectory(snapshot, 'skill://odd-names')?.map((child) => child.name);
+    const names = childrenOf(snapshot, 'skill://odd-names')?.map((child) => child.name);
     expect(names).toEqual(['日本語.md', '100%.md', 'SKILL.md', 'a+b.md', 'café.md', 'emoji-😀.md', 'file with spaces.md', 'hash#tag.md', 'sub dir', 'what?.md']);
   });
 });
@@ -113,8 +131,11 @@ describe('nested fixture', () => {
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/deepest/SKILL.md'))).toEqual([
       await rowOnDisk('skill://outer/inner/deepest/SKILL.md', path.join(root, 'outer/inner/deepest/SKILL.md')),
     ]);
-    expect(skillsContaining(snapshot, 'skill://outer/inner/deepest/SKILL.md').map((skill) => skill.entry.uri)).toEqual(skillUris(snapshot));
-    expect(findDirectory(snapshot, 'skill://outer')?.map((child) => [child.uri, child.mimeType])).toEqual([
+    expect(skillsListing(snapshot, 'skill://outer/inner/deepest/SKILL.md')).toEqual(skillUris(snapshot));
+    // Its region is the outermost skill's: a change to it rebuilds all three.
+    expect(findFile(snapshot, 'skill://outer/inner/deepest/SKILL.md')?.top.uri).toBe('skill://outer/SKILL.md');
+    expect(findFile(snapshot, 'skill://outer/inner/deepest/SKILL.md')?.rel).toBe('outer/inner/deepest/SKILL.md');
+    expect(childrenOf(snapshot, 'skill://outer')?.map((child) => [child.uri, child.mimeType])).toEqual([
       ['skill://outer/SKILL.md', 'text/markdown'],
       ['skill://outer/guide.md', 'text/markdown'],
       ['skill://outer/inner', 'inode/directory'],
@@ -136,7 +157,8 @@ describe('root-skill fixture', () => {
       await rowOnDisk('skill://root-skill/SKILL.md', path.join(root, 'SKILL.md')),
       await rowOnDisk('skill://root-skill/references/a.md', path.join(root, 'references/a.md')),
     ]);
-    expect([...snapshot.dirs.keys()].sort()).toEqual(['skill://root-skill', 'skill://root-skill/references']);
+    expect(directoryUris(snapshot)).toEqual(['skill://root-skill', 'skill://root-skill/references']);
+    await expectSnapshotMatchesDisk(snapshot);
   });
 });
 
@@ -156,9 +178,10 @@ describe('ignored fixture (temporary copy with .git/)', () => {
       await rowOnDisk('skill://visible/SKILL.md', path.join(root, 'visible/SKILL.md')),
       await rowOnDisk('skill://visible/notes.md', path.join(root, 'visible/notes.md')),
     ]);
-    expect([...snapshot.files.keys()].sort()).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);
-    expect([...snapshot.dirs.keys()].sort()).toEqual(['skill://visible', 'skill://visible/sub']);
-    expect(findDirectory(snapshot, 'skill://visible/sub')).toEqual([]);
+    expect(servedFileUris(snapshot)).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);
+    expect(namespaceFileUris(snapshot)).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);
+    expect(directoryUris(snapshot)).toEqual(['skill://visible', 'skill://visible/sub']);
+    expect(childrenOf(snapshot, 'skill://visible/sub')).toEqual([]);
     for (const hidden of ['skill://visible/.git/config', 'skill://visible/.hidden.md', 'skill://visible/node_modules/pkg/index.js', 'skill://visible/sub/.env.local']) {
       expect(findFile(snapshot, hidden)).toBeUndefined();
     }

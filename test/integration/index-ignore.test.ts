@@ -9,7 +9,7 @@ import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
-import { resourcesOf } from './expect-disk.js';
+import { childrenOf, resourcesOf } from './expect-disk.js';
 
 const temps = tempTrees();
 afterEach(() => temps.removeAll());
@@ -27,11 +27,11 @@ describe('.skillsignore', () => {
       'visible/keep.tmp': 'kept\n',
       'visible/guide.md': 'Guide.\n',
     });
-    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], 1);
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
     expect(uris(snapshot, 'skill://visible/SKILL.md')).toEqual(['skill://visible/SKILL.md', 'skill://visible/guide.md', 'skill://visible/keep.tmp']);
     expect(findFile(snapshot, 'skill://visible/notes.md')).toBeUndefined();
     expect(findDirectory(snapshot, 'skill://visible/drafts')).toBeUndefined();
-    expect(findDirectory(snapshot, 'skill://visible')?.map((child) => child.name)).toEqual(['SKILL.md', 'guide.md', 'keep.tmp']);
+    expect(childrenOf(snapshot, 'skill://visible')?.map((child) => child.name)).toEqual(['SKILL.md', 'guide.md', 'keep.tmp']);
     expect(snapshot.diagnostics).toEqual([]);
   });
 
@@ -44,8 +44,8 @@ describe('.skillsignore', () => {
       'stable/sub/.skillsignore': '!b.secret\n',
       'stable/sub/b.secret': 'shown\n',
     });
-    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], 1);
-    expect(snapshot.ordered.map((skill) => skill.entry.uri)).toEqual(['skill://stable/SKILL.md']);
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    expect(snapshot.ordered.map((skill) => skill.uri)).toEqual(['skill://stable/SKILL.md']);
     expect(uris(snapshot, 'skill://stable/SKILL.md')).toEqual(['skill://stable/SKILL.md', 'skill://stable/sub/b.secret']);
   });
 
@@ -60,7 +60,7 @@ describe('.skillsignore', () => {
     });
     const builder = new IndexBuilder([{ dir: root, prefix: [] }]);
     const full = await builder.buildAll();
-    const partial = await builder.rebuild(new Map([[0, ['group/one']]]));
+    const partial = await builder.rebuild([{ rootIndex: 0, rel: 'group/one' }]);
     const expected = ['skill://group/one/SKILL.md', 'skill://group/one/ok.md'];
     expect(uris(full, 'skill://group/one/SKILL.md')).toEqual(expected);
     expect(uris(partial, 'skill://group/one/SKILL.md')).toEqual(expected);
@@ -86,7 +86,7 @@ describe('--symlinks', () => {
     ['follow', ['skill://s/SKILL.md', 'skill://s/inside.md', 'skill://s/outside.md', 'skill://s/real.md'], []],
   ] as const)('%s', async (policy, expected, rules) => {
     const { root } = await linkedTree();
-    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], 1, { symlinks: policy });
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], { symlinks: policy });
     expect(uris(snapshot, 'skill://s/SKILL.md')).toEqual(expected);
     expect(snapshot.diagnostics.map((diagnostic) => diagnostic.rule)).toEqual(rules);
   });

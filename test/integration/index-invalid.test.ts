@@ -7,7 +7,19 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { FIXTURES_DIR, makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { buildOne, diagKey, lineStartingWith, resourcesOf, resourcesOnDisk, rowOnDisk, skillUris } from './expect-disk.js';
+import {
+  buildOne,
+  childrenOf,
+  diagKey,
+  directoryUris,
+  expectSnapshotMatchesDisk,
+  lineStartingWith,
+  resourcesOf,
+  resourcesOnDisk,
+  rowOnDisk,
+  servedFileUris,
+  skillUris,
+} from './expect-disk.js';
 
 const ROOT = path.join(FIXTURES_DIR, 'invalid');
 const manifest = (skill: string): string => path.join(ROOT, skill, 'SKILL.md');
@@ -37,8 +49,9 @@ describe('invalid fixture', () => {
   it('serves only `good`, with its files and nothing of the invalid skills', async () => {
     expect(skillUris(snapshot)).toEqual(['skill://good/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://good/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(ROOT, 'good'), 'skill://good'));
-    expect([...snapshot.files.keys()]).toEqual(['skill://good/SKILL.md']);
-    expect([...snapshot.dirs.keys()]).toEqual(['skill://good']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://good/SKILL.md']);
+    expect(directoryUris(snapshot)).toEqual(['skill://good']);
+    await expectSnapshotMatchesDisk(snapshot);
     expect(findFile(snapshot, 'skill://bad-yaml/SKILL.md')).toBeUndefined();
     expect(findDirectory(snapshot, 'skill://bad-yaml')).toBeUndefined();
   });
@@ -101,7 +114,7 @@ describe('invalid skills nested in valid ones, and back', () => {
     ]);
     expect(findSkill(snapshot, 'skill://outer/inner/SKILL.md')).toBeUndefined();
     expect(findFile(snapshot, 'skill://outer/inner/ref.md')?.path).toBe(path.join(root, 'outer/inner/ref.md'));
-    expect(findDirectory(snapshot, 'skill://outer/inner')?.map((child) => child.uri)).toEqual([
+    expect(childrenOf(snapshot, 'skill://outer/inner')?.map((child) => child.uri)).toEqual([
       'skill://outer/inner/SKILL.md',
       'skill://outer/inner/ref.md',
     ]);
@@ -120,10 +133,12 @@ describe('invalid skills nested in valid ones, and back', () => {
     const snapshot = await buildOne(root);
     expect(skillUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'));
-    expect(findDirectory(snapshot, 'skill://outer')).toEqual([{ uri: 'skill://outer/inner', name: 'inner', mimeType: 'inode/directory' }]);
+    expect(childrenOf(snapshot, 'skill://outer')).toEqual([{ uri: 'skill://outer/inner', name: 'inner', mimeType: 'inode/directory' }]);
     expect(findFile(snapshot, 'skill://outer/SKILL.md')).toBeUndefined();
     expect(findFile(snapshot, 'skill://outer/guide.md')).toBeUndefined();
-    expect([...snapshot.files.keys()].sort()).toEqual(['skill://outer/inner/SKILL.md', 'skill://outer/inner/ref.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md', 'skill://outer/inner/ref.md']);
+    expect(directoryUris(snapshot)).toEqual(['skill://outer', 'skill://outer/inner']);
+    await expectSnapshotMatchesDisk(snapshot);
     expect(snapshot.diagnostics.map(diagKey)).toEqual([{ severity: 'error', rule: 'required-fields', file: path.join(root, 'outer/SKILL.md') }]);
   });
 

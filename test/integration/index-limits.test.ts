@@ -5,11 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WHOLE_READ_MAX_BYTES } from '../../src/index/digest.js';
+import { SYNC_HASH_MAX_BYTES } from '../../src/index/digest.js';
+import { entryOf } from '../../src/index/entry.js';
 import { findSkill } from '../../src/index/snapshot.js';
 import type { TreeEntry } from '../helpers/tree.js';
 import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
-import { buildOne, diagKeys, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, skillUris } from './expect-disk.js';
+import { buildOne, diagKeys, directoryUris, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, servedFileUris, skillUris } from './expect-disk.js';
 
 const MAX_FILES = 512;
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -46,8 +47,9 @@ describe('per-skill limits', () => {
     const snapshot = await buildOne(root);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-too-many-files', file: path.join(root, 's/SKILL.md') }]);
     expect(skillUris(snapshot)).toEqual(['skill://ok/SKILL.md']);
-    expect([...snapshot.files.keys()]).toEqual(['skill://ok/SKILL.md']);
-    expect(snapshot.dirs.has('skill://s')).toBe(false);
+    expect(servedFileUris(snapshot)).toEqual(['skill://ok/SKILL.md']);
+    expect(directoryUris(snapshot)).toEqual(['skill://ok']);
+    await expectSnapshotMatchesDisk(snapshot);
   });
 
   it('counts a nested skill\'s files toward the enclosing skill only', async () => {
@@ -80,7 +82,9 @@ describe('per-skill limits', () => {
     const snapshot = await buildOne(root);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-too-large', file: path.join(root, 's/SKILL.md') }]);
     expect(skillUris(snapshot)).toEqual([]);
-    expect(snapshot.files.size).toBe(0);
+    expect(servedFileUris(snapshot)).toEqual([]);
+    expect(directoryUris(snapshot)).toEqual([]);
+    expect(snapshot.fileCount).toBe(0);
   });
 
   it('reports both limits in one diagnostic when a skill breaks both', async () => {
@@ -102,8 +106,9 @@ describe('digests around the chunked-read boundary', () => {
     await removeTree(root);
   });
 
-  it('matches sha256 of the bytes on disk for sizes around WHOLE_READ_MAX_BYTES', async () => {
-    const sizes = [0, 1, WHOLE_READ_MAX_BYTES - 1, WHOLE_READ_MAX_BYTES, WHOLE_READ_MAX_BYTES + 1, 2 * WHOLE_READ_MAX_BYTES, 3 * WHOLE_READ_MAX_BYTES + 7];
+  it('matches sha256 of the bytes on disk for sizes around SYNC_HASH_MAX_BYTES (read at once below, in chunks above)', async () => {
+    expect(SYNC_HASH_MAX_BYTES).toBe(1024 * 1024);
+    const sizes = [0, 1, SYNC_HASH_MAX_BYTES - 1, SYNC_HASH_MAX_BYTES, SYNC_HASH_MAX_BYTES + 1, 2 * SYNC_HASH_MAX_BYTES, 3 * SYNC_HASH_MAX_BYTES + 7];
     const spec: Record<string, TreeEntry> = { 's/SKILL.md': skillMd('s', 'Skill with files of many sizes.') };
     for (const size of sizes) spec[`s/data/${size}.bin`] = randomBytes(size);
     root = await makeTree(spec);
@@ -113,13 +118,13 @@ describe('digests around the chunked-read boundary', () => {
     await expectSnapshotMatchesDisk(snapshot);
   });
 
-  it('parses and digests a SKILL.md larger than WHOLE_READ_MAX_BYTES', async () => {
-    const manifest = skillMd('s', 'Skill with a long body.') + 'Long body line.\n'.repeat(Math.ceil((2 * WHOLE_READ_MAX_BYTES + 5) / 16));
+  it('parses and digests a SKILL.md larger than SYNC_HASH_MAX_BYTES', async () => {
+    const manifest = skillMd('s', 'Skill with a long body.') + 'Long body line.\n'.repeat(Math.ceil((2 * SYNC_HASH_MAX_BYTES + 5) / 16));
     root = await makeTree({ 's/SKILL.md': manifest });
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     const skill = findSkill(snapshot, 'skill://s/SKILL.md');
-    expect(skill?.entry.frontmatter).toEqual({ name: 's', description: 'Skill with a long body.' });
+    expect(skill === undefined ? undefined : entryOf(skill).frontmatter).toEqual({ name: 's', description: 'Skill with a long body.' });
     expect(resourcesOf(skill)).toEqual([{ uri: 'skill://s/SKILL.md', digest: sha256(manifest), size: Buffer.byteLength(manifest) }]);
     expect(skill?.manifestSize).toBe(Buffer.byteLength(manifest));
   });

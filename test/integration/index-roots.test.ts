@@ -1,14 +1,14 @@
 /**
  * Several roots (first root wins a conflict; prefixes; links between roots; unusable roots) and the shape of the
- * snapshot itself: metadata only, never file contents, frozen.
+ * snapshot itself: metadata only, never file contents, frozen, each entry serialized once.
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
-import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
+import { findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { makeTree, removeTree, SAMPLE_SKILLS_DIR, skillMd, tempTrees } from '../helpers/tree.js';
-import { diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, skillUris } from './expect-disk.js';
+import { childrenOf, diagKeys, directoryUris, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, rowOnDisk, servedFileUris, skillUris } from './expect-disk.js';
 
 describe('multiple roots', () => {
   const temps = tempTrees();
@@ -22,18 +22,18 @@ describe('multiple roots', () => {
       'dup/b.md': 'From the second root.\n',
       'other/SKILL.md': skillMd('other', 'Only in the second root.'),
     });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }], 1);
+    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }]);
     expect(skillUris(snapshot)).toEqual(['skill://dup/SKILL.md', 'skill://other/SKILL.md']);
     const dup = findSkill(snapshot, 'skill://dup/SKILL.md');
     expect(dup?.rootIndex).toBe(0);
-    expect(dup?.dir).toBe(path.join(first, 'dup'));
+    expect(dup?.dirReal).toBe(path.join(first, 'dup'));
     expect(dup?.description).toBe('The first root\'s dup.');
     expect(resourcesOf(dup)).toEqual([
       await rowOnDisk('skill://dup/SKILL.md', path.join(first, 'dup/SKILL.md')),
       await rowOnDisk('skill://dup/a.md', path.join(first, 'dup/a.md')),
     ]);
     expect(findFile(snapshot, 'skill://dup/b.md')).toBeUndefined();
-    expect(findDirectory(snapshot, 'skill://dup')?.map((child) => child.uri)).toEqual(['skill://dup/SKILL.md', 'skill://dup/a.md']);
+    expect(childrenOf(snapshot, 'skill://dup')?.map((child) => child.uri)).toEqual(['skill://dup/SKILL.md', 'skill://dup/a.md']);
     expect(findSkill(snapshot, 'skill://other/SKILL.md')?.rootIndex).toBe(1);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-path-conflict', file: path.join(second, 'dup') }]);
     const message = snapshot.diagnostics[0]?.message ?? '';
@@ -48,7 +48,7 @@ describe('multiple roots', () => {
   ])('drops %s', async (_case, firstPath, secondPath, droppedPath) => {
     const first = await tree({ [`${firstPath}/SKILL.md`]: skillMd(firstPath.split('/').at(-1) ?? '', 'From the first root.') });
     const second = await tree({ [`${secondPath}/SKILL.md`]: skillMd(secondPath.split('/').at(-1) ?? '', 'From the second root.') });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }], 1);
+    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }]);
     expect(skillUris(snapshot)).toEqual([`skill://${firstPath}/SKILL.md`]);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-path-conflict', file: path.join(second, droppedPath) }]);
   });
@@ -56,21 +56,23 @@ describe('multiple roots', () => {
   it('keeps both when the second root is mounted under a prefix', async () => {
     const first = await tree({ 'dup/SKILL.md': skillMd('dup', 'First.') });
     const second = await tree({ 'dup/SKILL.md': skillMd('dup', 'Second.'), 'dup/b.md': 'B.\n' });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: ['team', 'x'] }], 1);
+    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: ['team', 'x'] }]);
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://dup/SKILL.md', 'skill://team/x/dup/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://team/x/dup/SKILL.md'))).toEqual([
       await rowOnDisk('skill://team/x/dup/SKILL.md', path.join(second, 'dup/SKILL.md')),
       await rowOnDisk('skill://team/x/dup/b.md', path.join(second, 'dup/b.md')),
     ]);
-    expect(findDirectory(snapshot, 'skill://team')).toEqual([{ uri: 'skill://team/x', name: 'x', mimeType: 'inode/directory' }]);
-    expect(findDirectory(snapshot, 'skill://team/x')).toEqual([{ uri: 'skill://team/x/dup', name: 'dup', mimeType: 'inode/directory' }]);
+    expect(childrenOf(snapshot, 'skill://team')).toEqual([{ uri: 'skill://team/x', name: 'x', mimeType: 'inode/directory' }]);
+    expect(childrenOf(snapshot, 'skill://team/x')).toEqual([{ uri: 'skill://team/x/dup', name: 'dup', mimeType: 'inode/directory' }]);
+    expect(directoryUris(snapshot)).toEqual(['skill://dup', 'skill://team', 'skill://team/x', 'skill://team/x/dup']);
+    await expectSnapshotMatchesDisk(snapshot);
   });
 
   it('follows a link from one root into another served root', async () => {
     const second = await tree({ 'shared/common.md': 'Shared between roots.\n' });
     const first = await tree({ 's/SKILL.md': skillMd('s', 'Links into the other root.'), 's/common.md': { symlink: path.join(second, 'shared/common.md') } });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }], 1);
+    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }]);
     expect(snapshot.diagnostics).toEqual([]);
     expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toContainEqual(await rowOnDisk('skill://s/common.md', path.join(second, 'shared/common.md')));
   });
@@ -78,18 +80,26 @@ describe('multiple roots', () => {
   it('reports an unusable root once and serves the others, keeping their root index', async () => {
     const missing = path.join(await temps.tempDir(), 'does-not-exist');
     const good = await tree({ 's/SKILL.md': skillMd('s', 'In the usable root.') });
-    const snapshot = await buildSnapshot([{ dir: missing, prefix: [] }, { dir: good, prefix: [] }], 1);
+    const snapshot = await buildSnapshot([{ dir: missing, prefix: [] }, { dir: good, prefix: [] }]);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'root-unusable', file: missing }]);
     expect(skillUris(snapshot)).toEqual(['skill://s/SKILL.md']);
     expect(findSkill(snapshot, 'skill://s/SKILL.md')?.rootIndex).toBe(1);
+    expect(findFile(snapshot, 'skill://s/SKILL.md')?.top.rootIndex).toBe(1);
   });
 
   it('builds an empty snapshot for no roots and for a root without skills', async () => {
     const empty = await tree({ 'notes/readme.md': 'No skills here.\n' });
     for (const roots of [[], [{ dir: empty, prefix: [] }]]) {
-      const snapshot = await buildSnapshot(roots, 3);
-      expect({ skills: snapshot.skills.size, files: snapshot.files.size, dirs: snapshot.dirs.size, diagnostics: snapshot.diagnostics, generation: snapshot.generation })
-        .toEqual({ skills: 0, files: 0, dirs: 0, diagnostics: [], generation: 3 });
+      const snapshot = await buildSnapshot(roots);
+      expect({
+        skills: snapshot.skills.size,
+        ordered: snapshot.ordered.length,
+        files: servedFileUris(snapshot).length,
+        fileCount: snapshot.fileCount,
+        dirs: directoryUris(snapshot).length,
+        diagnostics: snapshot.diagnostics,
+        generation: snapshot.generation,
+      }).toEqual({ skills: 0, ordered: 0, files: 0, fileCount: 0, dirs: 0, diagnostics: [], generation: 1 });
     }
   });
 });
@@ -103,14 +113,18 @@ describe('snapshot shape', () => {
   const BODY_SENTENCE = 'The quick zebra audits seventeen ledgers before dawn.';
   const FILE_SENTENCE = 'Purple turbines hum quietly beneath the glacier.';
 
-  function serialize(snapshot: Snapshot): string {
-    return JSON.stringify({
-      skills: [...snapshot.skills],
-      ordered: snapshot.ordered,
-      files: [...snapshot.files],
-      dirs: [...snapshot.dirs],
-      diagnostics: snapshot.diagnostics,
-    });
+  /** Every string reachable from the snapshot (records, entries, nodes, names, keys), each once. */
+  function strings(snapshot: Snapshot): string[] {
+    const found: string[] = [];
+    const seen = new Set<unknown>();
+    const visit = (value: unknown): void => {
+      if (typeof value === 'string') found.push(value);
+      if (typeof value !== 'object' || value === null || seen.has(value)) return;
+      seen.add(value);
+      for (const child of value instanceof Map ? [...value.entries()] : Object.values(value)) visit(child);
+    };
+    visit(snapshot);
+    return found;
   }
 
   it('holds metadata only: no file bodies, no byte buffers', async () => {
@@ -118,13 +132,13 @@ describe('snapshot shape', () => {
       's/SKILL.md': `${skillMd('s', 'Skill whose body must not be kept.')}\n${BODY_SENTENCE}\n`,
       's/ref.md': `${FILE_SENTENCE}\n`,
     });
-    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }, { dir: SAMPLE_SKILLS_DIR, prefix: ['sample'] }], 1);
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }, { dir: SAMPLE_SKILLS_DIR, prefix: ['sample'] }]);
     expect(snapshot.diagnostics).toEqual([]);
     expect(snapshot.skills.size).toBe(7);
-    const text = serialize(snapshot);
-    expect(text).not.toContain(BODY_SENTENCE);
-    expect(text).not.toContain(FILE_SENTENCE);
-    expect(text).not.toContain('"type":"Buffer"');
+    const text = strings(snapshot);
+    expect(text.length).toBeGreaterThan(100);
+    expect(text.some((value) => value.includes('Skill whose body must not be kept.'))).toBe(true);
+    expect(text.filter((value) => value.includes(BODY_SENTENCE) || value.includes(FILE_SENTENCE))).toEqual([]);
     const seen = new Set<unknown>();
     const visit = (value: unknown): void => {
       if (typeof value !== 'object' || value === null || seen.has(value)) return;
@@ -136,19 +150,28 @@ describe('snapshot shape', () => {
     visit(snapshot);
   });
 
-  it('freezes the snapshot and every entry deeply', async () => {
+  it('freezes the snapshot, its skill list and its diagnostics (later snapshots share them)', async () => {
+    root = await makeTree({ 's/SKILL.md': skillMd('s', 'Frozen skill.'), 't/SKILL.md': skillMd('t', 'Another.') });
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    expect({ snapshot: Object.isFrozen(snapshot), diagnostics: Object.isFrozen(snapshot.diagnostics), ordered: Object.isFrozen(snapshot.ordered) }).toEqual({
+      snapshot: true,
+      diagnostics: true,
+      ordered: true,
+    });
+  });
+
+  it('serializes each entry once, to exactly the entry the disk calls for', async () => {
     root = await makeTree({ 's/SKILL.md': skillMd('s', 'Frozen skill.', 'metadata:\n  team: core'), 's/a.md': 'A.\n' });
-    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], 1);
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
     const skill = findSkill(snapshot, 'skill://s/SKILL.md');
-    expect(Object.isFrozen(snapshot)).toBe(true);
-    expect(Object.isFrozen(snapshot.ordered)).toBe(true);
-    expect(Object.isFrozen(skill)).toBe(true);
-    expect(Object.isFrozen(skill?.entry)).toBe(true);
-    expect(Object.isFrozen(skill?.entry.frontmatter)).toBe(true);
-    expect(Object.isFrozen(skill?.entry.frontmatter['metadata'])).toBe(true);
-    expect(Object.isFrozen(skill?.entry.resources)).toBe(true);
-    expect(resourcesOf(skill).every((row) => Object.isFrozen(row))).toBe(true);
-    expect(Object.isFrozen(findFile(snapshot, 'skill://s/a.md'))).toBe(true);
-    expect(Object.isFrozen(findDirectory(snapshot, 'skill://s'))).toBe(true);
+    const expected = {
+      uri: 'skill://s/SKILL.md',
+      frontmatter: { name: 's', description: 'Frozen skill.', metadata: { team: 'core' } },
+      resources: await resourcesOnDisk(path.join(root, 's'), 'skill://s'),
+    };
+    expect(typeof skill?.json).toBe('string');
+    expect(JSON.parse(skill?.json ?? 'null')).toStrictEqual(expected);
+    expect(skill?.json).toBe(JSON.stringify(expected));
+    expect(findFile(snapshot, 'skill://s/a.md')?.path).toBe(path.join(root, 's/a.md'));
   });
 });

@@ -4,11 +4,26 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findDirectory, findFile, findSkill, skillsContaining } from '../../src/index/snapshot.js';
+import { entryOf } from '../../src/index/entry.js';
+import { digestOf } from '../../src/index/record.js';
+import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
-import { buildOne, expectSnapshotMatchesDisk, listFiles, resourcesOf, resourcesOnDisk, rowOnDisk, skillUris } from './expect-disk.js';
+import {
+  buildOne,
+  childrenOf,
+  directoryUris,
+  expectSnapshotMatchesDisk,
+  listFiles,
+  namespaceFileUris,
+  resourcesOf,
+  resourcesOnDisk,
+  rowOnDisk,
+  servedFileUris,
+  skillsListing,
+  skillUris,
+} from './expect-disk.js';
 
 const ROOT = path.resolve(SAMPLE_SKILLS_DIR);
 const DIRECTORY = 'inode/directory';
@@ -40,7 +55,7 @@ describe('buildSnapshot over sample-skills', () => {
     const skill = findSkill(snapshot, `skill://${skillPath}/SKILL.md`);
     expect(skill?.rootUri).toBe(`skill://${skillPath}`);
     expect(skill?.segments).toEqual(skillPath.split('/'));
-    expect(skill?.dir).toBe(path.join(ROOT, rel));
+    expect(skill?.dirReal).toBe(path.join(ROOT, rel));
     expect(skill?.rootIndex).toBe(0);
     expect(resourcesOf(skill)).toEqual(await resourcesOnDisk(path.join(ROOT, rel), `skill://${skillPath}`));
     expect(skill?.manifestSize).toBe((await rowOnDisk('', path.join(ROOT, rel, 'SKILL.md'))).size);
@@ -59,7 +74,8 @@ describe('buildSnapshot over sample-skills', () => {
       'skill://data-pipeline/csv-cleaning/SKILL.md',
       'skill://data-pipeline/csv-cleaning/references/encodings.md',
     ]);
-    expect(skillsContaining(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md').map((s) => s.entry.uri)).toEqual([
+    expect(findFile(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md')?.top.uri).toBe('skill://data-pipeline/SKILL.md');
+    expect(skillsListing(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md')).toEqual([
       'skill://data-pipeline/SKILL.md',
       'skill://data-pipeline/csv-cleaning/SKILL.md',
     ]);
@@ -67,18 +83,21 @@ describe('buildSnapshot over sample-skills', () => {
 
   it('serves every file exactly once, with the digest and size of the real file', async () => {
     const expected: string[] = (await listFiles(ROOT)).map((rel) => `skill://${rel}`).sort();
-    expect([...snapshot.files.keys()].sort()).toEqual(expected);
+    expect(servedFileUris(snapshot)).toEqual(expected);
+    expect(namespaceFileUris(snapshot)).toEqual(expected);
+    expect(snapshot.fileCount).toBe(expected.length);
     await expectSnapshotMatchesDisk(snapshot);
     const logo = findFile(snapshot, 'skill://report-writer/assets/logo.png');
     expect(logo?.path).toBe(path.join(ROOT, 'report-writer/assets/logo.png'));
     expect(logo?.mimeType).toBe('image/png');
-    expect({ digest: logo?.digest, size: logo?.size }).toEqual(
+    expect(logo === undefined ? undefined : { digest: digestOf(logo.node), size: logo.node.size }).toEqual(
       await rowOnDisk('', path.join(ROOT, 'report-writer/assets/logo.png')).then((row) => ({ digest: row.digest, size: row.size })),
     );
   });
 
   it('publishes frontmatter verbatim (folded, literal, metadata)', () => {
-    expect(findSkill(snapshot, 'skill://acme/support/refunds/SKILL.md')?.entry.frontmatter).toEqual({
+    const support = findSkill(snapshot, 'skill://acme/support/refunds/SKILL.md');
+    expect(support === undefined ? undefined : entryOf(support).frontmatter).toEqual({
       name: 'refunds',
       description:
         'Handle customer refund requests in Acme support conversations - acknowledge the request, gather the details billing needs, set honest expectations on timing, and write the reply. Use when a customer asks for their money back, disputes a charge, or asks where their refund is.',
@@ -91,32 +110,32 @@ describe('buildSnapshot over sample-skills', () => {
   });
 
   it('lists the grouping directories skill://acme and skill://acme/billing', () => {
-    expect(findDirectory(snapshot, 'skill://acme')).toEqual([
+    expect(childrenOf(snapshot, 'skill://acme')).toEqual([
       { uri: 'skill://acme/billing', name: 'billing', mimeType: DIRECTORY },
       { uri: 'skill://acme/support', name: 'support', mimeType: DIRECTORY },
     ]);
-    expect(findDirectory(snapshot, 'skill://acme/billing')).toEqual([
+    expect(childrenOf(snapshot, 'skill://acme/billing')).toEqual([
       { uri: 'skill://acme/billing/refunds', name: 'refunds', mimeType: DIRECTORY },
     ]);
-    expect(findDirectory(snapshot, 'skill://acme/support')).toEqual([
+    expect(childrenOf(snapshot, 'skill://acme/support')).toEqual([
       { uri: 'skill://acme/support/refunds', name: 'refunds', mimeType: DIRECTORY },
     ]);
   });
 
   it('lists skill://report-writer/templates: report.md with its size, and sections as a directory', async () => {
     const report = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/report.md'));
-    expect(findDirectory(snapshot, 'skill://report-writer/templates')).toEqual([
+    expect(childrenOf(snapshot, 'skill://report-writer/templates')).toEqual([
       { uri: 'skill://report-writer/templates/report.md', name: 'report.md', mimeType: 'text/markdown', size: report.size },
       { uri: 'skill://report-writer/templates/sections', name: 'sections', mimeType: DIRECTORY },
     ]);
     const summary = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/sections/executive-summary.md'));
-    expect(findDirectory(snapshot, 'skill://report-writer/templates/sections')).toEqual([
+    expect(childrenOf(snapshot, 'skill://report-writer/templates/sections')).toEqual([
       { uri: 'skill://report-writer/templates/sections/executive-summary.md', name: 'executive-summary.md', mimeType: 'text/markdown', size: summary.size },
     ]);
   });
 
   it('has a directory resource for exactly the skill folders, their subfolders and the grouping folders', () => {
-    expect([...snapshot.dirs.keys()].sort()).toEqual([
+    expect(directoryUris(snapshot)).toEqual([
       'skill://acme',
       'skill://acme/billing',
       'skill://acme/billing/refunds',
@@ -139,11 +158,13 @@ describe('buildSnapshot over sample-skills', () => {
   });
 
   it('answers lookups for any spelling of a served URI and nothing else', () => {
-    expect(findSkill(snapshot, 'skill://pdf-summaries/%53KILL.md')?.entry.uri).toBe('skill://pdf-summaries/SKILL.md');
+    expect(findSkill(snapshot, 'skill://pdf-summaries/%53KILL.md')?.uri).toBe('skill://pdf-summaries/SKILL.md');
     expect(findSkill(snapshot, 'skill://pdf-summaries/skill.md')).toBeUndefined();
     expect(findSkill(snapshot, 'skill://acme/SKILL.md')).toBeUndefined();
     expect(findSkill(snapshot, 'skill://pdf-summaries/../report-writer/SKILL.md')).toBeUndefined();
-    expect(findFile(snapshot, 'skill://data-pipeline/scripts/validate.py')?.digest).toMatch(/^sha256:[0-9a-f]{64}$/u);
+    const script = findFile(snapshot, 'skill://data-pipeline/scripts/validate.py');
+    expect(script === undefined ? undefined : digestOf(script.node)).toMatch(/^sha256:[0-9a-f]{64}$/u);
+    expect(findFile(snapshot, 'skill://data-pipeline/scripts/%76alidate.py')?.uri).toBe('skill://data-pipeline/scripts/validate.py');
     expect(findFile(snapshot, 'skill://data-pipeline/scripts')).toBeUndefined();
   });
 });

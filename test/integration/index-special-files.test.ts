@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
-import { buildOne, diagKeys, resourcesOf, rowOnDisk, skillUris } from './expect-disk.js';
+import { buildOne, diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, servedFileUris, skillUris } from './expect-disk.js';
 
 /** A FIFO that is opened for reading without O_NONBLOCK hangs the build: bound each such test. */
 const FIFO_TIMEOUT_MS = 10_000;
@@ -45,7 +45,8 @@ describe('special files', () => {
       { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipe-link') },
       { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipes/pipe') },
     ]);
-    expect([...snapshot.files.keys()]).toEqual(['skill://s/SKILL.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
+    await expectSnapshotMatchesDisk(snapshot);
   }, FIFO_TIMEOUT_MS);
 
   it('does not treat a FIFO named SKILL.md as a skill', async () => {
@@ -76,7 +77,8 @@ describe('special files', () => {
     await fsp.writeFile(Buffer.concat([Buffer.from(`${root}/s/caf`), Buffer.from([0xe9]), Buffer.from('.md')]), 'Latin-1 name.\n');
     const snapshot = await buildOne(root);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'unrepresentable-name', file: path.join(root, 's', 'caf\uFFFD.md') }]);
-    expect([...snapshot.files.keys()].sort()).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
+    await expectSnapshotMatchesDisk(snapshot);
   });
 
   it.skipIf(RUNNING_AS_ROOT)('skips an unreadable file with unreadable-file and serves the rest', async () => {

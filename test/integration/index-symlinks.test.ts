@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
-import { buildOne, diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, skillUris } from './expect-disk.js';
+import { buildOne, childrenOf, diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, servedFileUris, skillUris } from './expect-disk.js';
 
 const LOOP_TIMEOUT_MS = 10_000;
 
@@ -53,13 +53,13 @@ describe('symlinks', () => {
       await rowOnDisk('skill://s/more/deep.md', path.join(root, 's/refs/deep.md')),
       await rowOnDisk('skill://s/refs/deep.md', path.join(root, 's/refs/deep.md')),
     ]);
-    expect(findDirectory(snapshot, 'skill://s')?.map((child) => [child.uri, child.mimeType])).toEqual([
+    expect(childrenOf(snapshot, 'skill://s')?.map((child) => [child.uri, child.mimeType])).toEqual([
       ['skill://s/SKILL.md', 'text/markdown'],
       ['skill://s/lib', 'inode/directory'],
       ['skill://s/more', 'inode/directory'],
       ['skill://s/refs', 'inode/directory'],
     ]);
-    expect(findDirectory(snapshot, 'skill://s/more')?.map((child) => child.uri)).toEqual(['skill://s/more/deep.md']);
+    expect(childrenOf(snapshot, 'skill://s/more')?.map((child) => child.uri)).toEqual(['skill://s/more/deep.md']);
     await expectSnapshotMatchesDisk(snapshot);
   });
 
@@ -82,7 +82,7 @@ describe('symlinks', () => {
     const snapshot = await buildOne(root);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/ext') }]);
     expect(skillUris(snapshot)).toEqual(['skill://s/SKILL.md']);
-    expect([...snapshot.files.keys()]).toEqual(['skill://s/SKILL.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
     expect(findDirectory(snapshot, 'skill://s/ext')).toBeUndefined();
   });
 
@@ -101,14 +101,14 @@ describe('symlinks', () => {
       { severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/leak.md') },
       { severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/leakdir') },
     ]);
-    expect([...snapshot.files.keys()].sort()).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
   });
 
   it('skips a dangling link with one warning', async () => {
     const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill with a dangling link.'), 's/broken.md': { symlink: 'missing.md' }, 's/ok.md': 'OK.\n' });
     const snapshot = await buildOne(root);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-dangling', file: path.join(root, 's/broken.md') }]);
-    expect([...snapshot.files.keys()].sort()).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
   });
 
   it.each([
@@ -153,7 +153,7 @@ describe('symlinks', () => {
     });
     const snapshot = await buildOne(root);
     expect(diagKeys(snapshot)).toEqual(['s/a', 's/x', 's/y'].map((rel) => ({ severity: 'warning', rule: 'symlink-loop', file: path.join(root, rel) })));
-    expect([...snapshot.files.keys()]).toEqual(['skill://s/SKILL.md']);
+    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
   }, LOOP_TIMEOUT_MS);
 
   it('serves a root given through a symlink, following links inside it', async () => {

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { IndexBuilder } from '../../src/index/build.js';
+import { digestOf } from '../../src/index/record.js';
 import { findFile } from '../../src/index/snapshot.js';
 import { SnapshotStore } from '../../src/index/store.js';
 import { LiveIndex } from '../../src/watch/live-index.js';
@@ -28,22 +29,25 @@ it('rebuilds the skills that link to a changed file, a file outside every skill,
   const store = new SnapshotStore();
   const live = new LiveIndex(new IndexBuilder([{ dir: root, prefix: [] }]), store, () => undefined);
   await live.buildAll();
-  const digestOf = (uri: string): string | undefined => findFile(store.current, uri)?.digest;
+  const served = (uri: string): string | undefined => {
+    const file = findFile(store.current, uri);
+    return file === undefined ? undefined : digestOf(file.node);
+  };
 
   await writeFile(path.join(root, 'shared/common.md'), 'v2 longer\n');
   await live.apply([{ rootIndex: 0, kind: 'change', rel: 'shared/common.md' }]);
-  expect(digestOf('skill://s/common.md')).toBe(sha256('v2 longer\n'));
+  expect(served('skill://s/common.md')).toBe(sha256('v2 longer\n'));
 
   await writeFile(path.join(root, 'shared/dir/deep.md'), 'deep v2\n');
   await live.apply([{ rootIndex: 0, kind: 'change', rel: 'shared/dir/deep.md' }]);
-  expect(digestOf('skill://s/dir/deep.md')).toBe(sha256('deep v2\n'));
+  expect(served('skill://s/dir/deep.md')).toBe(sha256('deep v2\n'));
 
   await writeFile(path.join(root, 'shared/dir/new.md'), 'new\n');
-  await live.apply([{ rootIndex: 0, kind: 'add', rel: 'shared/dir/new.md' }]);
-  expect(digestOf('skill://s/dir/new.md')).toBe(sha256('new\n'));
+  await live.apply([{ rootIndex: 0, kind: 'rename', rel: 'shared/dir/new.md' }]);
+  expect(served('skill://s/dir/new.md')).toBe(sha256('new\n'));
 
   await writeFile(path.join(root, 's/own.md'), 'own v2\n');
   await live.apply([{ rootIndex: 0, kind: 'change', rel: 's/own.md' }]);
-  expect(digestOf('skill://s/own.md')).toBe(sha256('own v2\n'));
-  expect(digestOf('skill://t/peer.md')).toBe(sha256('own v2\n'));
+  expect(served('skill://s/own.md')).toBe(sha256('own v2\n'));
+  expect(served('skill://t/peer.md')).toBe(sha256('own v2\n'));
 });

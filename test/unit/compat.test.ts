@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
+import { findDirectory, listDirectory } from '../../src/index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../src/index/types.js';
 import {
   assignPromptNames,
@@ -35,8 +36,8 @@ import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 let sample: Snapshot;
 let names: Snapshot;
 beforeAll(async () => {
-  sample = await buildSnapshot([{ dir: SAMPLE_SKILLS_DIR, prefix: [] }], 1);
-  names = await buildSnapshot([{ dir: path.join(FIXTURES_DIR, 'names'), prefix: [] }], 1);
+  sample = await buildSnapshot([{ dir: SAMPLE_SKILLS_DIR, prefix: [] }]);
+  names = await buildSnapshot([{ dir: path.join(FIXTURES_DIR, 'names'), prefix: [] }]);
 });
 
 const BILLING = 'skill://acme/billing/refunds/SKILL.md';
@@ -44,7 +45,7 @@ const SUPPORT = 'skill://acme/support/refunds/SKILL.md';
 
 /** A skill with just what the catalog and prompt names read. */
 function fakeSkill(skillPath: string, name = skillPath.split('/').at(-1) as string, description = `Does ${name}.`): SkillRecord {
-  return { name, description, segments: skillPath.split('/'), entry: { uri: `skill://${skillPath}/SKILL.md` } } as unknown as SkillRecord;
+  return { name, description, segments: skillPath.split('/'), uri: `skill://${skillPath}/SKILL.md` } as unknown as SkillRecord;
 }
 
 describe('buildInstructions', () => {
@@ -103,7 +104,7 @@ describe('buildInstructions', () => {
     ['', ''],
   ])('collapses whitespace in %j', (input, expected) => {
     expect(collapseWhitespace(input)).toBe(expected);
-    expect(instructionsLine({ name: 'n', description: input, entry: { uri: 'skill://n/SKILL.md' } } satisfies NamedSkill)).toBe(`- n (skill://n/SKILL.md): ${expected}`);
+    expect(instructionsLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill)).toBe(`- n (skill://n/SKILL.md): ${expected}`);
   });
 
   it('says "1 more skill" in the singular', () => {
@@ -162,7 +163,7 @@ describe('declaresSkillsExtension', () => {
 describe('resolveSkill', () => {
   const found = (ref: { name?: string; uri?: string }) => {
     const lookup = resolveSkill(sample, ref);
-    return lookup.kind === 'found' ? lookup.skill.entry.uri : lookup.message;
+    return lookup.kind === 'found' ? lookup.skill.uri : lookup.message;
   };
 
   it.each([
@@ -253,7 +254,9 @@ describe('file listings', () => {
   });
 
   it('lists a directory with a trailing / on subdirectories', () => {
-    const children = sample.dirs.get('skill://report-writer/templates') ?? [];
+    const directory = findDirectory(sample, 'skill://report-writer/templates');
+    expect(directory).toBeDefined();
+    const children = directory === undefined ? [] : listDirectory(directory);
     expect(directoryText('skill://report-writer/templates', children)).toBe(
       'skill://report-writer/templates is a directory. Its entries (read one with read_skill_file):\n- report.md\n- sections/',
     );
@@ -299,7 +302,7 @@ describe('tool arguments and results', () => {
   it('pages list_skills with the skills/list cursors and refuses a foreign cursor as a tool error', async () => {
     const first = await callCompatTool('list_skills', {}, deps());
     const page = first?.structuredContent as { skills: { uri: string }[]; nextCursor?: string };
-    expect(page.skills.map((skill) => skill.uri)).toEqual(sample.ordered.slice(0, 4).map((skill) => skill.entry.uri));
+    expect(page.skills.map((skill) => skill.uri)).toEqual(sample.ordered.slice(0, 4).map((skill) => skill.uri));
     expect(JSON.parse((first?.content[0] as { text: string }).text)).toEqual(page);
     const second = await callCompatTool('list_skills', { cursor: page.nextCursor }, deps());
     expect((second?.structuredContent as { skills: unknown[]; nextCursor?: string }).skills).toHaveLength(2);

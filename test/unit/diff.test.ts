@@ -1,16 +1,18 @@
-import { createHash } from 'node:crypto';
+/**
+ * `diffSnapshots` on snapshots built from real temporary trees, both by full builds and by the builder's incremental
+ * rebuild of the regions the filesystem events call for (as the live index does): which notifications a change calls
+ * for (`list_changed`, `resources/updated`, changed skills), in code-unit order, and that incremental rebuilds reuse
+ * what they did not touch and agree with full builds.
+ */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assembleSnapshot, type PublishedSkill } from '../../src/index/assemble.js';
 import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { diffSnapshots, type SnapshotDiff } from '../../src/index/diff.js';
-import { buildEntry } from '../../src/index/entry.js';
-import { mimeTypeFor } from '../../src/index/mime.js';
-import type { FileRecord, Snapshot } from '../../src/index/types.js';
-import { buildSkillUri } from '../../src/index/uri.js';
+import { EMPTY_SNAPSHOT, findDirectory, findFile } from '../../src/index/snapshot.js';
+import type { Snapshot } from '../../src/index/types.js';
 import { regionsOf, type WatchEvent } from '../../src/watch/classify.js';
-import { addToTree, makeTree, removeTree, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
+import { addToTree, makeTree, removeTree, sha256, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 const NO_CHANGE: SnapshotDiff = { listChanged: false, updated: [], skillsChanged: [] };
 
@@ -35,31 +37,34 @@ interface Mutation {
   readonly remove?: readonly string[];
 }
 
-/** The events chokidar would report for `mutation` on the tree at `root` (computed before it is applied). */
+/**
+ * The events per-directory `fs.watch` watches report for `mutation` on the tree at `root` (computed before it is
+ * applied): `rename` for an entry appearing in a watched directory (for a new directory, only its topmost one: nothing
+ * watches inside it yet), `change` for a rewritten file, `rename` for every entry removed.
+ */
 async function eventsFor(root: string, mutation: Mutation): Promise<WatchEvent[]> {
   const exists = async (rel: string): Promise<boolean> => fsp.lstat(path.join(root, rel)).then(() => true, () => false);
   const events: WatchEvent[] = [];
   const newDirs = new Set<string>();
   for (const rel of Object.keys(mutation.write ?? {})) {
     const segments = rel.split('/');
-    for (let depth = 1; depth < segments.length; depth++) {
+    let insideNew = false;
+    for (let depth = 1; depth < segments.length && !insideNew; depth++) {
       const dir = segments.slice(0, depth).join('/');
-      if (!newDirs.has(dir) && !(await exists(dir))) {
+      if (newDirs.has(dir)) insideNew = true;
+      else if (!(await exists(dir))) {
         newDirs.add(dir);
-        events.push({ rootIndex: 0, kind: 'addDir', rel: dir });
+        events.push({ rootIndex: 0, kind: 'rename', rel: dir });
+        insideNew = true;
       }
     }
-    events.push({ rootIndex: 0, kind: (await exists(rel)) ? 'change' : 'add', rel });
+    if (!insideNew) events.push({ rootIndex: 0, kind: (await exists(rel)) ? 'change' : 'rename', rel });
   }
   for (const rel of mutation.remove ?? []) {
     const walk = async (current: string): Promise<void> => {
       const stat = await fsp.lstat(path.join(root, current));
-      if (!stat.isDirectory()) {
-        events.push({ rootIndex: 0, kind: 'unlink', rel: current });
-        return;
-      }
-      for (const name of await fsp.readdir(path.join(root, current))) await walk(`${current}/${name}`);
-      events.push({ rootIndex: 0, kind: 'unlinkDir', rel: current });
+      if (stat.isDirectory()) for (const name of await fsp.readdir(path.join(root, current))) await walk(`${current}/${name}`);
+      events.push({ rootIndex: 0, kind: 'rename', rel: current });
     };
     await walk(rel);
   }
@@ -69,6 +74,14 @@ async function eventsFor(root: string, mutation: Mutation): Promise<WatchEvent[]
 async function applyMutation(root: string, mutation: Mutation): Promise<void> {
   if (mutation.write !== undefined) await addToTree(root, mutation.write);
   for (const rel of mutation.remove ?? []) await fsp.rm(path.join(root, rel), { recursive: true, force: true });
+}
+
+/** What a snapshot serves, compared between builds: every entry's JSON, in list order, and every diagnostic. */
+function served(snapshot: Snapshot): { entries: string[]; diagnostics: string[] } {
+  return {
+    entries: snapshot.ordered.map((skill) => skill.json),
+    diagnostics: snapshot.diagnostics.map((diagnostic) => `${diagnostic.severity} ${diagnostic.rule} ${diagnostic.file}`),
+  };
 }
 
 describe('diffSnapshots on snapshots built from real trees', () => {
@@ -87,10 +100,10 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     const events = await eventsFor(root, mutation);
     await applyMutation(root, mutation);
     // Same-size rewrites within one timestamp tick would keep a cached digest; the cache is not under test here.
-    for (const rel of Object.keys(mutation.write ?? {})) builder.forget(path.join(root, rel));
+    for (const rel of Object.keys(mutation.write ?? {})) builder.distrust(path.join(root, ...rel.split('/')));
     const regions = regionsOf(events, (rootIndex) => builder.candidates(rootIndex));
-    const incremental = regions.size === 0 ? before : await builder.rebuild(regions);
-    const full = await buildSnapshot(roots, before.generation + 1);
+    const incremental = regions.length === 0 ? before : await builder.rebuild(regions);
+    const full = await buildSnapshot(roots);
     return { before, full, incremental };
   }
 
@@ -304,13 +317,17 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     expect(diffSnapshots(before, incremental)).toStrictEqual(expected);
     // Going back is the mirror image: the same URIs change, and the list changes in both directions or neither.
     expect(diffSnapshots(full, before)).toStrictEqual(expected);
+    // The incremental rebuild serves exactly what a full build serves, and the two do not differ.
+    expect(served(incremental)).toEqual(served(full));
+    expect(diffSnapshots(incremental, full)).toStrictEqual(NO_CHANGE);
   });
 
   it('a snapshot compared with itself, or with an identical rebuild, has no changes', async () => {
     const root = await temps.tree(BASE);
-    const first = await buildSnapshot([{ dir: root, prefix: [] }], 1);
-    const second = await buildSnapshot([{ dir: root, prefix: [] }], 2);
-    expect(second.skills.get(A)?.entry).not.toBe(first.skills.get(A)?.entry);
+    const first = await buildSnapshot([{ dir: root, prefix: [] }]);
+    const second = await buildSnapshot([{ dir: root, prefix: [] }]);
+    expect(second.skills.get(A)).not.toBe(first.skills.get(A));
+    expect(second.root).not.toBe(first.root);
     expect(diffSnapshots(first, first)).toStrictEqual(NO_CHANGE);
     expect(diffSnapshots(first, second)).toStrictEqual(NO_CHANGE);
     expect(diffSnapshots(second, first)).toStrictEqual(NO_CHANGE);
@@ -319,9 +336,9 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   it('a root that disappears withdraws everything; its return brings everything back', async () => {
     const root = await temps.tree(BASE);
     const roots = [{ dir: root, prefix: [] }];
-    const present = await buildSnapshot(roots, 1);
+    const present = await buildSnapshot(roots);
     await removeTree(root);
-    const gone = await buildSnapshot(roots, 2);
+    const gone = await buildSnapshot(roots);
     expect(gone.skills.size).toBe(0);
     expect(diffSnapshots(present, gone)).toStrictEqual({ listChanged: true, updated: [], skillsChanged: [A, B, Z] });
     expect(diffSnapshots(gone, present)).toStrictEqual({ listChanged: true, updated: [], skillsChanged: [A, B, Z] });
@@ -333,9 +350,9 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     const first = await temps.tree({ ...shared, 'dup/first.md': 'Only in the first root.\n', 'dup/differs.md': 'First.\n' });
     const second = await temps.tree({ ...shared, 'dup/second.md': 'Only in the second root.\n', 'dup/differs.md': 'Second!\n' });
     const roots = [{ dir: first, prefix: [] }, { dir: second, prefix: [] }];
-    const before = await buildSnapshot(roots, 1);
+    const before = await buildSnapshot(roots);
     await removeTree(path.join(first, 'dup'));
-    const after = await buildSnapshot(roots, 2);
+    const after = await buildSnapshot(roots);
     expect(after.skills.get('skill://dup/SKILL.md')?.rootIndex).toBe(1);
     expect(diffSnapshots(before, after)).toStrictEqual({
       listChanged: true,
@@ -347,9 +364,9 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   it('a prefix-mounted root reports the prefixed URIs', async () => {
     const root = await temps.tree(BASE);
     const roots = [{ dir: root, prefix: ['acme', 'tools'] }];
-    const before = await buildSnapshot(roots, 1);
+    const before = await buildSnapshot(roots);
     await addToTree(root, { 'a/b/ref.md': 'Ref, longer now.\n' });
-    const after = await buildSnapshot(roots, 2);
+    const after = await buildSnapshot(roots);
     expect(diffSnapshots(before, after)).toStrictEqual({
       listChanged: false,
       updated: ['skill://acme/tools/a/b/ref.md'],
@@ -358,92 +375,148 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   });
 });
 
-/** A published skill made the way the builder makes one, with its files in the given order (not sorted). */
-async function publish(segments: readonly string[], files: readonly [string, string][], description = 'A skill.'): Promise<PublishedSkill> {
-  const name = segments.at(-1) ?? '';
-  const manifest = skillMd(name, description);
-  const all: [string, string][] = [...files, ['SKILL.md', manifest]];
-  const dir = `/srv/skills/${segments.join('/')}`;
-  const records: FileRecord[] = all.map(([rel, text]) => {
-    const bytes = new TextEncoder().encode(text);
-    const fileName = rel.slice(rel.lastIndexOf('/') + 1);
-    return Object.freeze({
-      uri: buildSkillUri([...segments, ...rel.split('/')]),
-      path: `${dir}/${rel}`,
-      name: fileName,
-      digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-      size: bytes.byteLength,
-      mtimeMs: 1_700_000_000_000,
-      ctimeMs: 1_700_000_000_000,
-      ino: 1,
-      dev: 1,
-      mimeType: mimeTypeFor(fileName),
-      rootIndex: 0,
-      rel: `${segments.join('/')}/${rel}`,
-    });
-  });
-  const result = await buildEntry({ segments, manifestPath: `${dir}/SKILL.md`, manifestBytes: new TextEncoder().encode(manifest), files: records });
-  if (!('built' in result)) throw new Error(JSON.stringify(result));
-  const subdirs = new Set(all.flatMap(([rel]) => (rel.includes('/') ? [rel.slice(0, rel.lastIndexOf('/'))] : [])));
-  return {
-    rootIndex: 0,
-    rootDir: '/srv/skills',
-    segments,
-    dir,
-    built: result.built,
-    manifestSize: Buffer.byteLength(manifest),
-    files: records,
-    dirUris: [buildSkillUri(segments), ...[...subdirs].map((sub) => buildSkillUri([...segments, ...sub.split('/')]))],
-  };
-}
-
 describe('diffSnapshots output order', () => {
-  // Listed so that map iteration order is the reverse of code-unit order, and localeCompare order differs from both.
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+
+  // File names whose tree order (names sorted, depth first) and localeCompare order both differ from URI order.
   const NAMES = ['~x.md', 'a/b.md', 'a.md', 'a-b.md', 'B.md', 'é.md'];
   const SORTED = ['skill://s/%C3%A9.md', 'skill://s/B.md', 'skill://s/a-b.md', 'skill://s/a.md', 'skill://s/a/b.md', 'skill://s/~x.md'];
 
-  it('sorts updated and skillsChanged by code unit, whatever the snapshot iteration order', async () => {
-    const before = await assembleSnapshot(
-      [
-        await publish(['z'], [['z.md', 'z1']]),
-        await publish(['s'], NAMES.map((name) => [name, `${name} v1`])),
-        await publish(['b'], [['b.md', 'b1']]),
-        await publish(['a'], [['a.md', 'a1']]),
-      ],
-      [],
-      1,
-    );
-    const after = await assembleSnapshot(
-      [
-        await publish(['z'], [['z.md', 'z2']]),
-        await publish(['s'], NAMES.map((name) => [name, `${name} v2`])),
-        await publish(['b'], [['b.md', 'b1']], 'Now different.'),
-      ],
-      [],
-      2,
-    );
-    expect([...after.files.keys()].slice(0, 3)).toEqual(['skill://z/z.md', 'skill://z/SKILL.md', 'skill://s/~x.md']);
-    expect(diffSnapshots(before, after)).toStrictEqual({
-      listChanged: true,
-      updated: ['skill://b/SKILL.md', ...SORTED, 'skill://z/z.md'],
-      skillsChanged: ['skill://a/SKILL.md', 'skill://b/SKILL.md', 'skill://s/SKILL.md', 'skill://z/SKILL.md'],
-    });
-    expect(SORTED.toSorted((x, y) => x.localeCompare(y))).not.toEqual(SORTED);
+  /** `a`, `a-b` (whose directory sorts after `a` though its URIs sort before), `b`, `s` (with NAMES) and `z`. */
+  function spec(version: 1 | 2): Record<string, TreeEntry> {
+    const tree: Record<string, TreeEntry> = {
+      'a-b/SKILL.md': skillMd('a-b', 'A skill.'),
+      'a-b/x.md': `x${version}`,
+      'b/SKILL.md': skillMd('b', version === 1 ? 'A skill.' : 'Now different.'),
+      'b/b.md': 'b1',
+      's/SKILL.md': skillMd('s', 'A skill.'),
+      'z/SKILL.md': skillMd('z', 'A skill.'),
+      'z/z.md': `z${version}`,
+    };
+    for (const name of NAMES) tree[`s/${name}`] = `${name} v${version}`;
+    if (version === 1) Object.assign(tree, { 'a/SKILL.md': skillMd('a', 'A skill.'), 'a/a.md': 'a1' });
+    return tree;
+  }
+
+  const EXPECTED: SnapshotDiff = {
+    listChanged: true,
+    updated: ['skill://a-b/x.md', 'skill://b/SKILL.md', ...SORTED, 'skill://z/z.md'],
+    skillsChanged: ['skill://a-b/SKILL.md', 'skill://a/SKILL.md', 'skill://b/SKILL.md', 'skill://s/SKILL.md', 'skill://z/SKILL.md'],
+  };
+
+  it('the names really are in different orders (so the sort is under test)', () => {
+    const treeOrder = (names: readonly string[]): string[] => {
+      const sortedNames = [...new Set(names.map((name) => name.split('/')[0] as string))].sort();
+      return sortedNames.flatMap((head) => (names.includes(head) ? [head] : treeOrder(names.filter((name) => name.startsWith(`${head}/`)).map((name) => name.slice(head.length + 1))).map((rest) => `${head}/${rest}`)));
+    };
+    const uri = (name: string): string => `skill://s/${name.split('/').map(encodeURIComponent).join('/')}`;
+    expect(NAMES.map(uri).sort()).toEqual(SORTED);
+    expect(treeOrder(NAMES).map(uri)).not.toEqual(SORTED);
+    expect(NAMES.map(uri).toSorted((x, y) => x.localeCompare(y))).not.toEqual(SORTED);
+    expect(['a', 'a-b'].map((name) => `skill://${name}/SKILL.md`).sort()).toEqual(['skill://a-b/SKILL.md', 'skill://a/SKILL.md']);
+  });
+
+  it('sorts updated and skillsChanged by code unit, for full builds and for incremental rebuilds alike', async () => {
+    const root = await temps.tree(spec(1));
+    const roots = [{ dir: root, prefix: [] }];
+    const builder = new IndexBuilder(roots);
+    const before = await builder.buildAll();
+    await removeTree(path.join(root, 'a'));
+    await addToTree(root, spec(2));
+    const after = await buildSnapshot(roots);
+    expect(diffSnapshots(before, after)).toStrictEqual(EXPECTED);
+    // Regions in an order that is neither URI order nor tree order.
+    const incremental = await builder.rebuild(['z', 's', 'b', 'a-b', 'a'].map((rel) => ({ rootIndex: 0, rel })));
+    expect(diffSnapshots(before, incremental)).toStrictEqual(EXPECTED);
   });
 
   it('empty snapshots: nothing to diff', async () => {
-    const empty = await assembleSnapshot([], [], 1);
-    expect(diffSnapshots(empty, await assembleSnapshot([], [], 2))).toStrictEqual(NO_CHANGE);
+    expect(diffSnapshots(await buildSnapshot([]), await buildSnapshot([]))).toStrictEqual(NO_CHANGE);
+    expect(diffSnapshots(EMPTY_SNAPSHOT, await buildSnapshot([]))).toStrictEqual(NO_CHANGE);
+    const empty = await temps.tree({ 'readme.md': 'No skills.\n' });
+    expect(diffSnapshots(EMPTY_SNAPSHOT, await buildSnapshot([{ dir: empty, prefix: [] }]))).toStrictEqual(NO_CHANGE);
+  });
+});
+
+describe('incremental rebuilds reuse what they did not change', () => {
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+
+  const SPEC: Record<string, TreeEntry> = {
+    'k/SKILL.md': skillMd('k', 'Kept skill.'),
+    'k/k.md': 'k\n',
+    'r/SKILL.md': skillMd('r', 'Rebuilt skill.'),
+    'r/r.md': 'r\n',
+    'r/other.md': 'other\n',
+    'r/sub/deep.md': 'deep\n',
+  };
+
+  async function built(): Promise<{ root: string; builder: IndexBuilder; before: Snapshot }> {
+    const root = await temps.tree(SPEC);
+    const builder = new IndexBuilder([{ dir: root, prefix: [] }]);
+    return { root, builder, before: await builder.buildAll() };
+  }
+
+  it('a region outside every skill: every record, node and the namespace are the same objects; nothing to notify', async () => {
+    const { root, builder, before } = await built();
+    await fsp.mkdir(path.join(root, 'new-group'));
+    const after = await builder.rebuild(regionsOf([{ rootIndex: 0, kind: 'rename', rel: 'new-group' }], (index) => builder.candidates(index)));
+    expect(after.generation).toBe(before.generation + 1);
+    expect(after.skills.get('skill://k/SKILL.md')).toBe(before.skills.get('skill://k/SKILL.md'));
+    expect(after.skills.get('skill://r/SKILL.md')).toBe(before.skills.get('skill://r/SKILL.md'));
+    expect(after.root).toBe(before.root);
+    expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
   });
 
-  it('reused records (an incremental rebuild outside a skill) are not reported, rebuilt equal ones neither', async () => {
-    const kept = await publish(['k'], [['k.md', 'k']]);
-    const rebuilt = await publish(['r'], [['r.md', 'r']]);
-    const before = await assembleSnapshot([kept, rebuilt], [], 1);
-    const after = await assembleSnapshot([kept, await publish(['r'], [['r.md', 'r']])], [], 2);
-    expect(after.skills.get('skill://k/SKILL.md')?.entry).toBe(before.skills.get('skill://k/SKILL.md')?.entry);
-    expect(after.skills.get('skill://r/SKILL.md')?.entry).not.toBe(before.skills.get('skill://r/SKILL.md')?.entry);
+  it('a file changed in one skill: the other skill is reused; in the rebuilt one, unchanged files and directories keep their nodes', async () => {
+    const { root, builder, before } = await built();
+    await fsp.writeFile(path.join(root, 'r/r.md'), 'r, rewritten\n');
+    const after = await builder.rebuild(regionsOf([{ rootIndex: 0, kind: 'change', rel: 'r/r.md' }], (index) => builder.candidates(index)));
+    expect(after.skills.get('skill://k/SKILL.md')).toBe(before.skills.get('skill://k/SKILL.md'));
+    expect(after.skills.get('skill://r/SKILL.md')).not.toBe(before.skills.get('skill://r/SKILL.md'));
+    expect(findFile(after, 'skill://k/k.md')?.node).toBe(findFile(before, 'skill://k/k.md')?.node);
+    expect(findFile(after, 'skill://r/other.md')?.node).toBe(findFile(before, 'skill://r/other.md')?.node);
+    expect(findFile(after, 'skill://r/SKILL.md')?.node).toBe(findFile(before, 'skill://r/SKILL.md')?.node);
+    expect(findDirectory(after, 'skill://r/sub')?.node).toBe(findDirectory(before, 'skill://r/sub')?.node);
+    expect(findFile(after, 'skill://r/r.md')?.node).not.toBe(findFile(before, 'skill://r/r.md')?.node);
+    expect(findFile(after, 'skill://r/r.md')?.node.size).toBe(Buffer.byteLength('r, rewritten\n'));
+    const rebuilt = after.skills.get('skill://r/SKILL.md');
+    expect(JSON.parse(rebuilt?.json ?? 'null').resources).toContainEqual({ uri: 'skill://r/r.md', digest: sha256('r, rewritten\n'), size: Buffer.byteLength('r, rewritten\n') });
+    expect(diffSnapshots(before, after)).toStrictEqual({ listChanged: false, updated: ['skill://r/r.md'], skillsChanged: ['skill://r/SKILL.md'] });
+    expect(served(after)).toEqual(served(await buildSnapshot([{ dir: root, prefix: [] }])));
+  });
+
+  it('a file rewritten with the same bytes: a new node for the new identity, an equal entry, nothing to notify', async () => {
+    const { root, builder, before } = await built();
+    await fsp.writeFile(path.join(root, 'r/r.md'), 'r\n');
+    const after = await builder.rebuild([{ rootIndex: 0, rel: 'r' }]);
+    expect(after.skills.get('skill://r/SKILL.md')?.json).toBe(before.skills.get('skill://r/SKILL.md')?.json);
     expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
+  });
+
+  it('a file appearing outside every skill is walked and finds nothing: no skill, no diagnostic', async () => {
+    const { root, builder, before } = await built();
+    await fsp.writeFile(path.join(root, 'loose.md'), 'Not in a skill.\n');
+    const regions = regionsOf([{ rootIndex: 0, kind: 'rename', rel: 'loose.md' }], (index) => builder.candidates(index));
+    expect(regions).toEqual([{ rootIndex: 0, rel: 'loose.md' }]);
+    const after = await builder.rebuild(regions);
+    expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
+    expect(after.diagnostics).toEqual([]);
+  });
+
+  it('the previous snapshot is left as it was', async () => {
+    const { root, builder, before } = await built();
+    const json = before.ordered.map((skill) => skill.json);
+    const uris = before.ordered.map((skill) => skill.uri);
+    await fsp.writeFile(path.join(root, 'r/r.md'), 'changed\n');
+    await fsp.rm(path.join(root, 'k'), { recursive: true });
+    const after = await builder.rebuild([{ rootIndex: 0, rel: 'r' }, { rootIndex: 0, rel: 'k' }]);
+    expect(after.ordered.map((skill) => skill.uri)).toEqual(['skill://r/SKILL.md']);
+    expect(before.ordered.map((skill) => skill.json)).toEqual(json);
+    expect(before.ordered.map((skill) => skill.uri)).toEqual(uris);
+    expect(findFile(before, 'skill://k/k.md')?.node.size).toBe(2);
+    expect(findFile(before, 'skill://r/r.md')?.node.size).toBe(2);
   });
 });
 
@@ -451,9 +524,9 @@ describe('directory resources', () => {
   it('an empty directory created inside a skill is a published URI appearing: list_changed', async () => {
     const root = await makeTree({ 'z/SKILL.md': skillMd('z', 'Z.') });
     try {
-      const before = await buildSnapshot([{ dir: root, prefix: [] }], 1);
+      const before = await buildSnapshot([{ dir: root, prefix: [] }]);
       await fsp.mkdir(path.join(root, 'z', 'empty'));
-      const after = await buildSnapshot([{ dir: root, prefix: [] }], 2);
+      const after = await buildSnapshot([{ dir: root, prefix: [] }]);
       expect(diffSnapshots(before, after)).toEqual({ listChanged: true, updated: [], skillsChanged: [] });
       expect(diffSnapshots(after, before)).toEqual({ listChanged: true, updated: [], skillsChanged: [] });
     } finally {

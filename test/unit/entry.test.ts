@@ -1,103 +1,164 @@
+/**
+ * One skill's record and entry (SEP-2640 "The entry", "Limits per skill"): `readFrontmatter` reads and checks the
+ * frontmatter, `buildRecord` lists every file of the skill's directory node once and serializes the entry, and
+ * `problemsDiagnostic` turns every rule a skill breaks into one diagnostic. Entries are JSON strings now: each check
+ * parses `record.json` and compares it with the exact entry expected (digests computed here, with node:crypto, and by
+ * the SDK's `skillEntry()` on the same bytes).
+ */
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { buildEntry, type EntryInput } from '../../src/index/entry.js';
-import { mimeTypeFor } from '../../src/index/mime.js';
-import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from '../../src/index/policy.js';
-import type { Diagnostic, FileRecord } from '../../src/index/types.js';
-import { buildSkillUri } from '../../src/index/uri.js';
+import path from 'node:path';
+import { SKILL_LIMITS, skillEntry } from '@modelcontextprotocol/server/ext/skills';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildSnapshot } from '../../src/index/build.js';
+import { buildRecord, entryOf, problemsDiagnostic } from '../../src/index/entry.js';
+import { readFrontmatter, type ReadFrontmatter } from '../../src/index/frontmatter.js';
+import { makeKey } from '../../src/index/record.js';
+import { DirNode, FileNode, type Diagnostic, type SkillRecord } from '../../src/index/types.js';
+import { skillMd as skillMdOf, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 const SKILL_DIR = '/srv/skills/my-skill';
 const MANIFEST_PATH = `${SKILL_DIR}/SKILL.md`;
 const md = (...lines: string[]): string => `${lines.join('\n')}\n`;
 const VALID = md('---', 'name: my-skill', 'description: Does things.', '---', '# Body');
+const MAX_FILES = 512;
+const MAX_BYTES = 16 * 1024 * 1024;
 
-function record(skillPath: readonly string[], filePath: readonly string[], bytes: Uint8Array, size = bytes.byteLength): FileRecord {
-  const name = filePath.at(-1) ?? '';
-  return {
-    uri: buildSkillUri([...skillPath, ...filePath]),
-    path: [SKILL_DIR, ...filePath].join('/'),
-    name,
-    digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-    size,
-    mtimeMs: 1_700_000_000_000,
-    ctimeMs: 1_700_000_000_000,
-    ino: 1,
-    dev: 1,
-    mimeType: mimeTypeFor(name),
+const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+const sha256 = (bytes: Uint8Array | string): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/** A file: its bytes, or only a size (for limits: the bytes are never read, the node just says how many there are). */
+type FileSpec = Uint8Array | { readonly size: number };
+
+/** A file node as the walk makes one: digest of `bytes` (or of nothing, for a size-only spec), the size, an identity. */
+function fileNode(name: string, spec: FileSpec): FileNode {
+  const bytes = spec instanceof Uint8Array ? spec : new Uint8Array();
+  const size = spec instanceof Uint8Array ? spec.byteLength : spec.size;
+  const digest = createHash('sha256').update(bytes).digest();
+  return new FileNode(name, size, makeKey(digest, size, { size, mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_000_000, ino: 1, dev: 1 }, false), undefined);
+}
+
+/** A directory node from `/`-separated relative paths, children sorted by name as the walk sorts them. */
+function dirNode(name: string, files: Readonly<Record<string, FileSpec>>): DirNode {
+  const direct: (DirNode | FileNode)[] = [];
+  const below = new Map<string, Record<string, FileSpec>>();
+  for (const [rel, spec] of Object.entries(files)) {
+    const slash = rel.indexOf('/');
+    if (slash === -1) {
+      direct.push(fileNode(rel, spec));
+      continue;
+    }
+    const head = rel.slice(0, slash);
+    const group = below.get(head) ?? {};
+    group[rel.slice(slash + 1)] = spec;
+    below.set(head, group);
+  }
+  for (const [head, group] of below) direct.push(dirNode(head, group));
+  direct.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return new DirNode(name, direct, SKILL_DIR, undefined);
+}
+
+async function frontmatterOf(segments: readonly string[], manifest: Uint8Array): Promise<ReadFrontmatter> {
+  const read = await readFrontmatter(segments, manifest);
+  if ('problems' in read) throw new Error(`expected valid frontmatter, got ${JSON.stringify(read.problems)}`);
+  return read;
+}
+
+/** Builds the record of a skill holding `SKILL.md` (`manifest`) and `files`. */
+async function recordOf(manifest: string | Uint8Array, files: Readonly<Record<string, FileSpec>> = {}, segments: readonly string[] = ['my-skill']): Promise<SkillRecord | Diagnostic> {
+  const bytes = typeof manifest === 'string' ? encode(manifest) : manifest;
+  return buildRecord({
+    segments,
+    node: dirNode(segments.at(-1) as string, { 'SKILL.md': bytes, ...files }),
+    dirReal: SKILL_DIR,
     rootIndex: 0,
-    rel: [skillPath.at(-1) ?? '', ...filePath].join('/'),
-  };
+    rel: segments.join('/'),
+    manifestPath: MANIFEST_PATH,
+    frontmatter: await frontmatterOf(segments, bytes),
+  });
 }
 
-function input(skillMd: string | Uint8Array, extra: readonly FileRecord[] = [], segments: readonly string[] = ['my-skill']): EntryInput {
-  const manifestBytes = typeof skillMd === 'string' ? new TextEncoder().encode(skillMd) : skillMd;
-  return { segments, manifestPath: MANIFEST_PATH, manifestBytes, files: [record(segments, ['SKILL.md'], manifestBytes), ...extra] };
+function expectRecord(result: SkillRecord | Diagnostic): SkillRecord {
+  if ('severity' in result) throw new Error(`expected a record, got ${JSON.stringify(result)}`);
+  return result;
 }
 
-async function diagnosticOf(entryInput: EntryInput): Promise<Diagnostic> {
-  const result = await buildEntry(entryInput);
-  if (!('diagnostic' in result)) throw new Error(`expected a diagnostic, got ${JSON.stringify(result)}`);
-  expect(Object.keys(result)).toEqual(['diagnostic']);
-  return result.diagnostic;
+/** The one diagnostic of a `SKILL.md` whose frontmatter breaks a rule. */
+async function frontmatterDiagnostic(manifest: string | Uint8Array): Promise<Diagnostic> {
+  const read = await readFrontmatter(['my-skill'], typeof manifest === 'string' ? encode(manifest) : manifest);
+  if (!('problems' in read)) throw new Error(`expected problems, got ${JSON.stringify(read.frontmatter)}`);
+  return problemsDiagnostic(MANIFEST_PATH, read.problems);
 }
 
-async function frontmatterOf(skillMd: string): Promise<Record<string, unknown>> {
-  const result = await buildEntry(input(skillMd));
-  if (!('built' in result)) throw new Error(`expected an entry, got ${JSON.stringify(result)}`);
-  return result.built.entry.frontmatter;
-}
-
-describe('buildEntry: valid skills', () => {
-  it('builds a deeply frozen entry with every file once, sorted by URI', async () => {
+describe('buildRecord: valid skills', () => {
+  it('serializes the entry once: every file once with digest and size, sorted by URI, exactly as the SDK builds it', async () => {
     const segments = ['acme', 'my-skill'];
-    const files = [
-      record(segments, ['~tilde.txt'], new Uint8Array([1])),
-      record(segments, ['references', 'GUIDE.md'], new TextEncoder().encode('# Guide\n')),
-      record(segments, ['Assets', 'logo.png'], new Uint8Array([0x89, 0x50, 0x4e, 0x47])),
-      record(segments, ['café.md'], new Uint8Array([])),
-      record(segments, ['a b.md'], new TextEncoder().encode('x')),
-      record(segments, ['nested', 'SKILL.md'], new TextEncoder().encode(md('---', 'name: nested', 'description: n', '---'))),
-    ];
-    const result = await buildEntry(input(VALID, files, segments));
-    if (!('built' in result)) throw new Error(JSON.stringify(result));
-    const { entry, name, description } = result.built;
-    expect(name).toBe('my-skill');
-    expect(description).toBe('Does things.');
-    expect(entry.uri).toBe('skill://acme/my-skill/SKILL.md');
-    expect(entry.frontmatter).toEqual({ name: 'my-skill', description: 'Does things.' });
-    const resources = entry.resources as readonly { uri: string; digest: string; size: number }[];
-    expect(resources.map((resource) => resource.uri)).toEqual([
-      'skill://acme/my-skill/Assets/logo.png',
-      'skill://acme/my-skill/SKILL.md',
-      'skill://acme/my-skill/a%20b.md',
-      'skill://acme/my-skill/caf%C3%A9.md',
-      'skill://acme/my-skill/nested/SKILL.md',
-      'skill://acme/my-skill/references/GUIDE.md',
-      'skill://acme/my-skill/~tilde.txt',
-    ]);
-    const manifest = resources[1];
-    expect(manifest).toEqual({
+    const files: Record<string, Uint8Array> = {
+      '~tilde.txt': new Uint8Array([1]),
+      'references/GUIDE.md': encode('# Guide\n'),
+      'Assets/logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47]),
+      'café.md': new Uint8Array([]),
+      'a b.md': encode('x'),
+      'nested/SKILL.md': encode(md('---', 'name: nested', 'description: n', '---')),
+    };
+    const node = dirNode('my-skill', { 'SKILL.md': encode(VALID), ...files });
+    const record = expectRecord(
+      buildRecord({ segments, node, dirReal: SKILL_DIR, rootIndex: 2, rel: 'acme/my-skill', manifestPath: MANIFEST_PATH, frontmatter: await frontmatterOf(segments, encode(VALID)) }),
+    );
+    const row = (uri: string, bytes: Uint8Array | string): { uri: string; digest: string; size: number } => ({ uri, digest: sha256(bytes), size: typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength });
+    const expected = {
       uri: 'skill://acme/my-skill/SKILL.md',
-      digest: `sha256:${createHash('sha256').update(VALID).digest('hex')}`,
-      size: Buffer.byteLength(VALID),
+      frontmatter: { name: 'my-skill', description: 'Does things.' },
+      resources: [
+        row('skill://acme/my-skill/Assets/logo.png', files['Assets/logo.png'] as Uint8Array),
+        row('skill://acme/my-skill/SKILL.md', VALID),
+        row('skill://acme/my-skill/a%20b.md', 'x'),
+        { uri: 'skill://acme/my-skill/caf%C3%A9.md', digest: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', size: 0 },
+        row('skill://acme/my-skill/nested/SKILL.md', files['nested/SKILL.md'] as Uint8Array),
+        row('skill://acme/my-skill/references/GUIDE.md', '# Guide\n'),
+        row('skill://acme/my-skill/~tilde.txt', new Uint8Array([1])),
+      ],
+    };
+    // record.json parses to exactly the expected entry, keys in wire order, and is exactly its serialization.
+    expect(JSON.parse(record.json)).toStrictEqual(expected);
+    expect(entryOf(record)).toStrictEqual(expected);
+    expect(record.json).toBe(JSON.stringify(expected));
+    expect(Object.keys(entryOf(record).resources[0] ?? {})).toEqual(['uri', 'digest', 'size']);
+    // The SDK builds the same entry from the same bytes.
+    const sdk = await skillEntry('acme/my-skill', { 'SKILL.md': VALID, ...files });
+    expect(JSON.parse(record.json)).toStrictEqual(JSON.parse(JSON.stringify(sdk)));
+    expect({
+      uri: record.uri,
+      rootUri: record.rootUri,
+      segments: record.segments,
+      name: record.name,
+      description: record.description,
+      dirReal: record.dirReal,
+      rootIndex: record.rootIndex,
+      rel: record.rel,
+      manifestSize: record.manifestSize,
+      fileCount: record.fileCount,
+      totalBytes: record.totalBytes,
+      headings: record.headings,
+    }).toStrictEqual({
+      uri: 'skill://acme/my-skill/SKILL.md',
+      rootUri: 'skill://acme/my-skill',
+      segments: ['acme', 'my-skill'],
+      name: 'my-skill',
+      description: 'Does things.',
+      dirReal: SKILL_DIR,
+      rootIndex: 2,
+      rel: 'acme/my-skill',
+      manifestSize: Buffer.byteLength(VALID),
+      fileCount: 7,
+      totalBytes: expected.resources.reduce((sum, resource) => sum + resource.size, 0),
+      headings: 'Body',
     });
-    expect(Object.keys(resources[0] ?? {})).toEqual(['uri', 'digest', 'size']);
-    expect(resources.find((resource) => resource.uri.endsWith('caf%C3%A9.md'))).toEqual({
-      uri: 'skill://acme/my-skill/caf%C3%A9.md',
-      digest: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-      size: 0,
-    });
-    expect(Object.isFrozen(entry)).toBe(true);
-    expect(Object.isFrozen(entry.frontmatter)).toBe(true);
-    expect(Object.isFrozen(entry.resources)).toBe(true);
-    expect(resources.every((resource) => Object.isFrozen(resource))).toBe(true);
+    expect(record.node).toBe(node);
   });
 
-  it('freezes nested frontmatter values', async () => {
-    const result = await buildEntry(input(md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: v', 'tags: [a]', '---')));
-    if (!('built' in result)) throw new Error(JSON.stringify(result));
-    expect(Object.isFrozen(result.built.entry.frontmatter['metadata'])).toBe(true);
-    expect(Object.isFrozen(result.built.entry.frontmatter['tags'])).toBe(true);
+  it('keeps nested frontmatter values (maps, lists) in the entry JSON', async () => {
+    const record = expectRecord(await recordOf(md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: v', 'tags: [a]', '---')));
+    expect(entryOf(record).frontmatter).toStrictEqual({ name: 'my-skill', description: 'd', metadata: { k: 'v' }, tags: ['a'] });
   });
 
   it.each([
@@ -119,7 +180,8 @@ describe('buildEntry: valid skills', () => {
     ],
     ['metadata of strings', ['description: d', 'metadata:', '  author: acme', '  version: "2"'], { description: 'd', metadata: { author: 'acme', version: '2' } }],
   ])('frontmatter: %s', async (_label, lines, expected) => {
-    expect(await frontmatterOf(md('---', 'name: my-skill', ...lines, '---', 'body'))).toStrictEqual({ name: 'my-skill', ...expected });
+    const record = expectRecord(await recordOf(md('---', 'name: my-skill', ...lines, '---', 'body')));
+    expect(entryOf(record).frontmatter).toStrictEqual({ name: 'my-skill', ...expected });
   });
 
   it.each([
@@ -127,20 +189,27 @@ describe('buildEntry: valid skills', () => {
     ['CRLF', VALID.replaceAll('\n', '\r\n')],
     ['BOM + CRLF', `\uFEFF${VALID.replaceAll('\n', '\r\n')}`],
     ['no body, no final newline', '---\nname: my-skill\ndescription: Does things.\n---'],
-  ])('accepts %s', async (_label, skillMd) => {
-    expect(await frontmatterOf(skillMd)).toStrictEqual({ name: 'my-skill', description: 'Does things.' });
+  ])('accepts %s', async (_label, manifest) => {
+    const record = expectRecord(await recordOf(manifest));
+    expect(entryOf(record).frontmatter).toStrictEqual({ name: 'my-skill', description: 'Does things.' });
+    expect(entryOf(record).resources).toStrictEqual([{ uri: 'skill://my-skill/SKILL.md', digest: sha256(manifest), size: Buffer.byteLength(manifest) }]);
   });
 
-  it('accepts exactly 512 files and exactly 16 MiB', async () => {
-    const files = Array.from({ length: MAX_SKILL_FILES - 1 }, (_, index) => record(['my-skill'], [`f${index}`], new Uint8Array([])));
-    const manifest = new TextEncoder().encode(VALID);
-    files[0] = record(['my-skill'], ['big.bin'], new Uint8Array([]), MAX_SKILL_BYTES - manifest.byteLength);
-    const result = await buildEntry(input(manifest, files));
-    expect('built' in result && result.built.entry.resources.length).toBe(512);
+  it(`accepts exactly ${MAX_FILES} files and exactly 16 MiB`, async () => {
+    expect(SKILL_LIMITS).toEqual({ files: MAX_FILES, bytes: MAX_BYTES });
+    const files: Record<string, FileSpec> = {};
+    for (let index = 1; index < MAX_FILES - 1; index++) files[`f${index}`] = new Uint8Array([]);
+    files['big.bin'] = { size: MAX_BYTES - Buffer.byteLength(VALID) };
+    const record = expectRecord(await recordOf(VALID, files));
+    expect({ resources: entryOf(record).resources.length, fileCount: record.fileCount, totalBytes: record.totalBytes }).toEqual({
+      resources: MAX_FILES,
+      fileCount: MAX_FILES,
+      totalBytes: MAX_BYTES,
+    });
   });
 });
 
-describe('buildEntry: invalid skills give exactly one diagnostic', () => {
+describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactly one diagnostic', () => {
   const longDescription = md('---', 'name: my-skill', '# comment', 'description: ' + 'x'.repeat(1025), '---');
   it.each([
     ['name-mismatch', md('---', 'name: other', 'description: d', '---'), 2],
@@ -153,8 +222,8 @@ describe('buildEntry: invalid skills give exactly one diagnostic', () => {
     ['required-fields', md('---', 'name: my-skill', '---'), undefined],
     ['metadata-values', md('---', 'name: my-skill', 'description: d', 'metadata:', '  n: 1', '---'), 4],
     ['compatibility-length', md('---', 'name: my-skill', 'description: d', `compatibility: ${'c'.repeat(501)}`, '---'), 4],
-  ])('%s (line %s)', async (rule, skillMd, line) => {
-    const diagnostic = await diagnosticOf(input(skillMd));
+  ])('%s (line %s)', async (rule, manifest, line) => {
+    const diagnostic = await frontmatterDiagnostic(manifest);
     expect(diagnostic.severity).toBe('error');
     expect(diagnostic.rule).toBe(rule);
     expect(diagnostic.file).toBe(MANIFEST_PATH);
@@ -164,8 +233,7 @@ describe('buildEntry: invalid skills give exactly one diagnostic', () => {
   });
 
   it('invalid UTF-8 → encoding', async () => {
-    const diagnostic = await diagnosticOf(input(new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0x0a])));
-    expect(diagnostic).toEqual({
+    expect(await frontmatterDiagnostic(new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0x0a]))).toEqual({
       severity: 'error',
       rule: 'encoding',
       file: MANIFEST_PATH,
@@ -175,13 +243,37 @@ describe('buildEntry: invalid skills give exactly one diagnostic', () => {
   });
 
   // The SDK reports this as 'SKILL.md frontmatter: line 1: SKILL.md must begin with a "---" line'.
-  it.each([[md('# Title', 'text')], ['']])('no frontmatter → frontmatter-missing: %j', async (skillMd) => {
-    expect((await diagnosticOf(input(skillMd))).rule).toBe('frontmatter-missing');
+  it.each([[md('# Title', 'text')], ['']])('no frontmatter → frontmatter-missing: %j', async (manifest) => {
+    expect((await frontmatterDiagnostic(manifest)).rule).toBe('frontmatter-missing');
   });
 
-  it('513 files → skill-too-many-files', async () => {
-    const files = Array.from({ length: MAX_SKILL_FILES }, (_, index) => record(['my-skill'], [`f${index}.txt`], new Uint8Array([index % 256])));
-    expect(await diagnosticOf(input(VALID, files))).toEqual({
+  it('several frontmatter problems make ONE diagnostic joining rule ids, messages and hints, at the first known line', async () => {
+    const diagnostic = await frontmatterDiagnostic(md('---', 'name: other', 'description: ""', 'metadata:', '  k: [1]', '---'));
+    expect(diagnostic).toEqual({
+      severity: 'error',
+      rule: 'name-mismatch,description-length,metadata-values',
+      file: MANIFEST_PATH,
+      line: 2,
+      column: 1,
+      message: [
+        'frontmatter name "other" must match the last path segment "my-skill"',
+        'frontmatter description must be 1-1024 characters',
+        'frontmatter metadata must map strings to strings',
+      ].join('; '),
+      hint: [
+        'set "name: my-skill" or rename the directory to "other"',
+        'shorten the description to at most 1024 characters; move details into the SKILL.md body',
+        'give every metadata key a string value (quote numbers; join lists into one string)',
+      ].join('; '),
+    });
+  });
+});
+
+describe('buildRecord: limits give exactly one diagnostic', () => {
+  it(`${MAX_FILES + 1} files → skill-too-many-files`, async () => {
+    const files: Record<string, FileSpec> = {};
+    for (let index = 0; index < MAX_FILES; index++) files[`f${index}.txt`] = new Uint8Array([index % 256]);
+    expect(await recordOf(VALID, files)).toEqual({
       severity: 'error',
       rule: 'skill-too-many-files',
       file: MANIFEST_PATH,
@@ -190,10 +282,14 @@ describe('buildEntry: invalid skills give exactly one diagnostic', () => {
     });
   });
 
+  it('a nested skill\'s files count toward the enclosing skill', async () => {
+    const files: Record<string, FileSpec> = { 'inner/SKILL.md': encode(md('---', 'name: inner', 'description: i', '---')) };
+    for (let index = 0; index < MAX_FILES - 1; index++) files[`inner/f${index}`] = new Uint8Array([]);
+    expect((await recordOf(VALID, files)) as Diagnostic).toMatchObject({ rule: 'skill-too-many-files', message: 'the skill has 513 files; the limit is 512' });
+  });
+
   it('16 MiB + 1 bytes in total → skill-too-large', async () => {
-    const manifest = new TextEncoder().encode(VALID);
-    const big = record(['my-skill'], ['assets', 'big.bin'], new Uint8Array([]), MAX_SKILL_BYTES - manifest.byteLength + 1);
-    expect(await diagnosticOf(input(manifest, [big]))).toEqual({
+    expect(await recordOf(VALID, { 'assets/big.bin': { size: MAX_BYTES - Buffer.byteLength(VALID) + 1 } })).toEqual({
       severity: 'error',
       rule: 'skill-too-large',
       file: MANIFEST_PATH,
@@ -202,37 +298,40 @@ describe('buildEntry: invalid skills give exactly one diagnostic', () => {
     });
   });
 
-  it('several problems make ONE diagnostic joining rule ids, messages and hints', async () => {
-    const skillMd = md('---', 'name: other', 'description: ""', 'metadata:', '  k: [1]', '---');
-    const files = Array.from({ length: MAX_SKILL_FILES }, (_, index) => record(['my-skill'], [`f${index}`], new Uint8Array([]), index === 0 ? MAX_SKILL_BYTES : 0));
-    const diagnostic = await diagnosticOf(input(skillMd, files));
-    expect(diagnostic.rule).toBe('name-mismatch,description-length,metadata-values,skill-too-many-files,skill-too-large');
-    expect(diagnostic.line).toBe(2);
-    expect(diagnostic.message).toBe(
-      [
-        'frontmatter name "other" must match the last path segment "my-skill"',
-        'frontmatter description must be 1-1024 characters',
-        'frontmatter metadata must map strings to strings',
-        'the skill has 513 files; the limit is 512',
-        `the skill holds ${MAX_SKILL_BYTES + Buffer.byteLength(skillMd)} bytes; the limit is 16777216 (16 MiB)`,
-      ].join('; '),
-    );
-    expect(diagnostic.hint).toBe(
-      [
-        'set "name: my-skill" or rename the directory to "other"',
-        'shorten the description to at most 1024 characters; move details into the SKILL.md body',
-        'give every metadata key a string value (quote numbers; join lists into one string)',
-        'move large collections out of the skill, or split it into several skills',
-        'move large assets out of the skill, or split it into several skills',
-      ].join('; '),
-    );
+  it('both limits make ONE diagnostic joining both rules', async () => {
+    const files: Record<string, FileSpec> = {};
+    for (let index = 0; index < MAX_FILES; index++) files[`f${index}`] = { size: index === 0 ? MAX_BYTES : 0 };
+    expect(await recordOf(VALID, files)).toEqual({
+      severity: 'error',
+      rule: 'skill-too-many-files,skill-too-large',
+      file: MANIFEST_PATH,
+      message: `the skill has 513 files; the limit is 512; the skill holds ${MAX_BYTES + Buffer.byteLength(VALID)} bytes; the limit is 16777216 (16 MiB)`,
+      hint: 'move large collections out of the skill, or split it into several skills; move large assets out of the skill, or split it into several skills',
+    });
+  });
+});
+
+describe('a real skill breaking a frontmatter rule and a limit', () => {
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+
+  it('gives one diagnostic naming both rules, at the frontmatter line', async () => {
+    const spec: Record<string, TreeEntry> = { 's/SKILL.md': md('---', 'name: s', 'description: a: b', '---') };
+    for (let index = 0; index < MAX_FILES; index++) spec[`s/f${String(index).padStart(3, '0')}`] = '';
+    const root = await temps.tree(spec);
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    expect(snapshot.skills.size).toBe(0);
+    expect(snapshot.diagnostics.map(({ rule, file, line }) => ({ rule, file, line }))).toEqual([
+      { rule: 'frontmatter-syntax,skill-too-many-files', file: path.join(root, 's/SKILL.md'), line: 3 },
+    ]);
   });
 
-  it('a frontmatter error plus a limit gives one diagnostic with both rules', async () => {
-    const skillMd = md('---', 'name: my-skill', 'description: a: b', '---');
-    const files = Array.from({ length: MAX_SKILL_FILES }, (_, index) => record(['my-skill'], [`f${index}`], new Uint8Array([])));
-    const diagnostic = await diagnosticOf(input(skillMd, files));
-    expect(diagnostic.rule).toBe('frontmatter-syntax,skill-too-many-files');
-    expect(diagnostic.line).toBe(3);
+  it('a valid real skill gives the entry the SDK builds from the same files', async () => {
+    const root = await temps.tree({ 'acme/s/SKILL.md': skillMdOf('s', 'Real skill.', 'metadata:\n  team: core'), 'acme/s/ref.md': 'Ref.\n', 'acme/s/sub/x.bin': new Uint8Array([0, 255]) });
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    const record = snapshot.skills.get('skill://acme/s/SKILL.md');
+    expect(record).toBeDefined();
+    const sdk = await skillEntry('acme/s', { 'SKILL.md': skillMdOf('s', 'Real skill.', 'metadata:\n  team: core'), 'ref.md': 'Ref.\n', 'sub/x.bin': new Uint8Array([0, 255]) });
+    expect(JSON.parse(record?.json ?? 'null')).toStrictEqual(JSON.parse(JSON.stringify(sdk)));
   });
 });

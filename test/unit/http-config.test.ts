@@ -1,7 +1,7 @@
 /** `--http` parsing, loopback detection and the bearer-token check. */
 import { describe, expect, it } from 'vitest';
 import { parseHttpEndpoint } from '../../src/config.js';
-import { hasBearerToken, isLoopbackHost } from '../../src/http.js';
+import { hasBearerToken, isLoopbackHost } from '../../src/transports/http.js';
 
 describe('parseHttpEndpoint', () => {
   it.each([

@@ -167,7 +167,8 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   });
 
   it('treats "dynamic" resources as no files: switching to a file list adds every file', () => {
-    const dynamic = { ...entry('alpha', {}), resources: 'dynamic' } as SkillEntry;
+    // A saved manifest may hold a `"dynamic"` entry from another server; this server's own entries never do.
+    const dynamic = { ...entry('alpha', {}), resources: 'dynamic' } as unknown as SkillEntry;
     const listed = entry('alpha', {}, { 'a.md': ['1', 1] });
     expect(diffManifests([dynamic], [listed]).changed).toEqual([
       { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/SKILL.md', 'skill://alpha/a.md'], filesRemoved: [], filesChanged: [] },

@@ -1,8 +1,7 @@
+import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
 import {
   MANIFEST_NAME,
-  MAX_SKILL_BYTES,
-  MAX_SKILL_FILES,
   isIgnoredName,
   isInsideRoot,
   isRepresentableName,
@@ -11,8 +10,8 @@ import {
 describe('constants', () => {
   it('match SEP-2640 limits and the Agent Skills manifest name', () => {
     expect(MANIFEST_NAME).toBe('SKILL.md');
-    expect(MAX_SKILL_FILES).toBe(512);
-    expect(MAX_SKILL_BYTES).toBe(16_777_216);
+    // The limits are the SDK's (the index checks SKILL_LIMITS); SEP-2640 sets them at 512 files and 16 MiB.
+    expect(SKILL_LIMITS).toEqual({ files: 512, bytes: 16_777_216 });
   });
 });
 
