@@ -12,7 +12,9 @@
  *   Trees are materialized from `ls-tree` and `cat-file --batch` (git-materialize.ts), never `checkout`, so no
  *   clean/smudge filter, `ident`/eol conversion or LFS smudge can run.
  * - The environment is the caller's minus every `GIT_*` variable that could redirect git (`GIT_DIR`, …) or print
- *   secrets (`GIT_TRACE*`, `GIT_CURL_VERBOSE`), plus `GIT_TERMINAL_PROMPT=0`. Secret configuration (the HTTP
+ *   secrets (`GIT_TRACE*`, `GIT_CURL_VERBOSE`), plus `GIT_TERMINAL_PROMPT=0` and `GIT_ALLOW_PROTOCOL` naming the one
+ *   transport allowed: unlike `protocol.allow`, it overrides every `protocol.<name>.allow` in the user's config, so
+ *   a `url.<base>.insteadOf` rewrite to `ext::` cannot run a command. Secret configuration (the HTTP
  *   `Authorization` header) travels in `GIT_CONFIG_COUNT` variables, never in the argument vector that `ps` shows.
  * - Each run is its own process group without a controlling terminal (so ssh cannot prompt and hang the server) and
  *   is killed, group and all, when its time runs out or the caller aborts.
@@ -25,6 +27,8 @@ export const SAFETY_CONFIG: readonly (readonly [string, string])[] = [
   ['core.hooksPath', '/dev/null'],
   ['core.fsmonitor', 'false'],
   ['protocol.allow', 'never'],
+  // A user's `protocol.ext.allow=always` would outrank `protocol.allow=never`; this outranks it (and see GIT_ALLOW_PROTOCOL).
+  ['protocol.ext.allow', 'never'],
   ['protocol.version', '2'],
   ['transfer.fsckObjects', 'true'],
   ['fetch.recurseSubmodules', 'false'],
@@ -85,10 +89,10 @@ const STDERR_KEEP_BYTES = 64 * 1024;
 /**
  * The environment of a git run.
  *
- * @param options base environment, allowed protocol and secret configuration.
+ * @param options base environment, the one transport allowed, and secret configuration.
  * @returns a new environment object.
  */
-export function gitEnvironment(options: Pick<GitRunOptions, 'env' | 'secretConfig'>): Record<string, string> {
+export function gitEnvironment(options: Pick<GitRunOptions, 'env' | 'secretConfig' | 'protocol'>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env)) {
     if (value === undefined) continue;
@@ -96,6 +100,8 @@ export function gitEnvironment(options: Pick<GitRunOptions, 'env' | 'secretConfi
     env[name] = value;
   }
   env['GIT_TERMINAL_PROMPT'] = '0';
+  // A list with no real transport in it ("none") allows none: purely local commands need none.
+  env['GIT_ALLOW_PROTOCOL'] = options.protocol ?? 'none';
   const secret = options.secretConfig ?? [];
   if (secret.length > 0) {
     env['GIT_CONFIG_COUNT'] = String(secret.length);

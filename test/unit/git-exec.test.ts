@@ -18,7 +18,8 @@ describe('gitArguments', () => {
     expect(pairs).toEqual([...SAFETY_CONFIG.map(([key, value]) => `${key}=${value}`), 'protocol.https.allow=always']);
     expect(pairs).toContain('core.hooksPath=/dev/null');
     expect(pairs).toContain('protocol.allow=never');
-    expect(pairs.some((pair) => pair.startsWith('protocol.ext'))).toBe(false);
+    expect(pairs).toContain('protocol.ext.allow=never');
+    expect(pairs.filter((pair) => pair.endsWith('.allow=always'))).toEqual(['protocol.https.allow=always']);
     expect(gitArguments(['cat-file', '--batch']).filter((arg) => arg.startsWith('protocol.') && arg.endsWith('.allow=always'))).toEqual([]);
   });
 });
@@ -52,12 +53,15 @@ describe('gitEnvironment', () => {
       GIT_SSH_COMMAND: 'ssh -i key',
       GIT_CONFIG_GLOBAL: '/home/u/.gitconfig',
       GIT_TERMINAL_PROMPT: '0',
+      GIT_ALLOW_PROTOCOL: 'none',
     });
+    expect(gitEnvironment({ env: { GIT_ALLOW_PROTOCOL: 'ext:file' }, protocol: 'https' })).toEqual({ GIT_TERMINAL_PROMPT: '0', GIT_ALLOW_PROTOCOL: 'https' });
   });
 
   it('passes secret configuration as GIT_CONFIG_COUNT variables', () => {
     expect(gitEnvironment({ env: {}, secretConfig: [['http.https://h/.extraHeader', 'Authorization: Basic eA==']] })).toEqual({
       GIT_TERMINAL_PROMPT: '0',
+      GIT_ALLOW_PROTOCOL: 'none',
       GIT_CONFIG_COUNT: '1',
       GIT_CONFIG_KEY_0: 'http.https://h/.extraHeader',
       GIT_CONFIG_VALUE_0: 'Authorization: Basic eA==',
