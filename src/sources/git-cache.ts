@@ -141,3 +141,37 @@ export async function directoryExists(dir: string): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * Removes trees left half-written under `tmp/` by a process that no longer runs (their names carry the writer's pid:
+ * `<name>.<pid>.<random>`). Trees of live processes, this one included, are left alone.
+ *
+ * @param cache the remote's cache paths.
+ * @param isAlive whether a process id runs (default: `process.kill(pid, 0)` succeeds or is refused with `EPERM`).
+ * @returns the names removed.
+ */
+export async function removeAbandonedTrees(cache: RemoteCache, isAlive: (pid: number) => boolean = processIsAlive): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(cache.tmpDir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(/\.(\d+)\.[0-9a-f]+$/u.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    await fsp.rm(path.join(cache.tmpDir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

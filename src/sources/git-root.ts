@@ -20,7 +20,7 @@ import { promises as fsp } from 'node:fs';
 import type { RootSpec } from '../index/types.js';
 import { checkGitVersion } from './git-command.js';
 import { GitSourceError } from './git-errors.js';
-import { directoryExists, readRefRecord, remoteCache, treeDir, writeRefRecord, type RemoteCache } from './git-cache.js';
+import { directoryExists, readRefRecord, remoteCache, removeAbandonedTrees, treeDir, writeRefRecord, type RemoteCache } from './git-cache.js';
 import { materializeTree, type MaterializedTree } from './git-materialize.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, DEFAULT_GIT_TIMEOUT_MS, MAX_GIT_POLL_MS, MIN_GIT_POLL_MS, type GitLimits } from './git-options.js';
 import type { Provenance } from './git-provenance.js';
@@ -162,6 +162,7 @@ export class GitRoot extends EventEmitter {
     await checkGitVersion({ env: this.#options.env });
     await fsp.mkdir(this.#cache.dir, { recursive: true });
     await ensureBareRepository(this.#cache.gitDir, this.#options.env);
+    await removeAbandonedTrees(this.#cache);
     const checkout = await this.#first();
     this.#current = checkout;
     this.#held.set(checkout.root.dir, { count: 1, deletable: checkout.kind === 'branch' && checkout.materialized !== undefined });
