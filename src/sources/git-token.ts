@@ -2,7 +2,8 @@
  * `SKILLS_SERVE_GIT_TOKEN` as HTTP authentication for one remote (issue 14 "Safety"). The token becomes an
  * `Authorization: Basic` header scoped to the remote's origin (`http.<origin>/.extraHeader`), passed to git through
  * the environment (never the argument vector), and only over https or to a loopback host: a token is never sent in
- * clear text across a network. Pure.
+ * clear text across a network. Redirects are not followed while a token is sent, so it cannot be carried to another
+ * host. Pure.
  */
 import type { GitRemote } from './git-url.js';
 
@@ -40,5 +41,6 @@ export function tokenAuth(remote: GitRemote, token: string | undefined, username
   }
   const origin = `${remote.scheme}://${remote.hostname}${remote.port === '' ? '' : `:${remote.port}`}/`;
   const header = `Authorization: Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`;
-  return { secretConfig: [[`http.${origin}.extraHeader`, header]], secrets };
+  // After a redirect git sends its extra headers to the new location too: with a token, follow none.
+  return { secretConfig: [[`http.${origin}.extraHeader`, header], ['http.followRedirects', 'false']], secrets };
 }

@@ -71,12 +71,13 @@ describe('gitEnvironment', () => {
 
 describe('tokenAuth', () => {
   const header = `Authorization: Basic ${Buffer.from('x-access-token:tok').toString('base64')}`;
+  const NO_REDIRECTS = ['http.followRedirects', 'false'];
 
   it.each([
-    ['https://github.com/acme/skills.git', [['http.https://github.com/.extraHeader', header]]],
-    ['https://git.example:8443/acme/skills.git', [['http.https://git.example:8443/.extraHeader', header]]],
-    ['http://127.0.0.1:8080/skills.git', [['http.http://127.0.0.1:8080/.extraHeader', header]]],
-    ['http://localhost/skills.git', [['http.http://localhost/.extraHeader', header]]],
+    ['https://github.com/acme/skills.git', [['http.https://github.com/.extraHeader', header], NO_REDIRECTS]],
+    ['https://git.example:8443/acme/skills.git', [['http.https://git.example:8443/.extraHeader', header], NO_REDIRECTS]],
+    ['http://127.0.0.1:8080/skills.git', [['http.http://127.0.0.1:8080/.extraHeader', header], NO_REDIRECTS]],
+    ['http://localhost/skills.git', [['http.http://localhost/.extraHeader', header], NO_REDIRECTS]],
     ['ssh://git@github.com/acme/skills.git', []],
     ['file:///srv/skills.git', []],
   ])('%s → %j', (url, config) => {
