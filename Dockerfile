@@ -20,7 +20,7 @@ COPY src/ src/
 COPY bin/ bin/
 RUN npm run build && rm dist/*.map
 
-# --- runtime: the bundle needs no node_modules, so nothing is installed here -------------------------------------
+# --- runtime: the bundle needs no node_modules; only git (for git roots) is installed ----------------------------
 FROM node:22-bookworm-slim
 LABEL org.opencontainers.image.title="skills-serve" \
       org.opencontainers.image.description="MCP stdio server for folders of Agent Skills; mount them read-only at /skills and run with docker run -i" \
@@ -30,6 +30,11 @@ WORKDIR /app
 COPY --from=build /app/package.json /app/LICENSE ./
 COPY --from=build /app/bin/ bin/
 COPY --from=build /app/dist/ dist/
+# Git roots (git+https://…, github:owner/repo) are fetched with the system git (docs/git-roots.md says why);
+# ca-certificates lets it verify https remotes. Debian's packages, without recommends, lists removed.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
 USER node
 # The skills folder is mounted at /skills (`-v /abs/path/to/skills:/skills:ro`). There is deliberately no VOLUME:
 # a forgotten -v then fails at once ("skills root /skills cannot be used (it does not exist)", exit 1) instead of

@@ -114,7 +114,18 @@ describe('Dockerfile', () => {
     expect(stages.flatMap((stage) => stage.instructions).filter((instruction) => instruction.keyword === 'VOLUME')).toEqual([]);
   });
 
-  it('installs nothing in the final stage and copies no node_modules into it', () => {
+  it('installs git (for git roots) from Debian in the final stage, without recommends, and leaves no apt lists', () => {
+    const runs = final.instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args);
+    const install = runs.find((args) => /\bapt-get install\b/u.test(args));
+    expect(install).toBeDefined();
+    expect(install).toMatch(/apt-get install -y --no-install-recommends git ca-certificates\b/u);
+    expect(install).toMatch(/rm -rf \/var\/lib\/apt\/lists\/\*$/u);
+    // Installed as root, before the switch to the unprivileged user.
+    const userLine = last(final, 'USER')?.line ?? 0;
+    expect(final.instructions.find((instruction) => instruction.args === install)!.line).toBeLessThan(userLine);
+  });
+
+  it('installs no npm packages in the final stage and copies no node_modules into it', () => {
     const runs = final.instructions.filter((instruction) => instruction.keyword === 'RUN');
     for (const run of runs) expect(run.args).not.toMatch(/\b(npm|npx|yarn|pnpm|corepack)\b/u);
     for (const copy of final.instructions.filter((instruction) => ['COPY', 'ADD'].includes(instruction.keyword))) {

@@ -1,0 +1,254 @@
+/**
+ * Talking to a git remote (issue 14 "Git roots", "Versions", "Safety"): what a ref names (`ls-remote`, one ref
+ * advertisement: also what a branch poll costs), and a shallow fetch of one ref into the cache's bare repository,
+ * watched so that a hostile remote cannot fill the disk.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { GitCommandError, gitReason, gitUnavailable, runGit } from './git-command.js';
+import { GitSourceError } from './git-errors.js';
+import { spawnGit } from './git-exec.js';
+import type { GitRemote } from './git-url.js';
+import { redactSecrets } from './git-url.js';
+import { isCommitId } from './root-arg.js';
+
+/** How a ref behaves: branches (and other non-tag refs, and the default branch) move; tags and commit ids do not. */
+export type RefKind = 'branch' | 'tag' | 'commit';
+
+/** What a ref names on the remote right now. */
+export interface ResolvedRef {
+  readonly kind: RefKind;
+  /** What to fetch: a full ref name (`refs/heads/main`, `refs/tags/v1`, `HEAD`) or a commit id. */
+  readonly source: string;
+  /** The object the remote advertises for it (a commit, or an annotated tag object); the commit id for `commit`. */
+  readonly advertised: string;
+}
+
+/** What every remote operation needs. */
+export interface RemoteContext {
+  readonly remote: GitRemote;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Secret configuration (the token's HTTP header) for this remote. */
+  readonly secretConfig: readonly (readonly [string, string])[];
+  /** Secrets to redact from every message. */
+  readonly secrets: readonly string[];
+  /** Kill a network operation after this many ms. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The ref a fetch writes to in the cache's bare repository. */
+const FETCHED_REF = 'refs/skills-serve/fetched';
+
+/** The git options of a remote operation. */
+function runOptions(context: RemoteContext): Parameters<typeof runGit>[1] {
+  return {
+    env: context.env,
+    protocol: context.remote.scheme,
+    secretConfig: context.secretConfig,
+    secrets: context.secrets,
+    timeoutMs: context.timeoutMs,
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+  };
+}
+
+/** The error for a remote that cannot be reached or refuses us. */
+function unreachable(context: RemoteContext, ref: string | undefined, error: unknown): GitSourceError {
+  if (error instanceof GitSourceError) return error;
+  const why = error instanceof GitCommandError ? error.message : String(error);
+  return new GitSourceError('unreachable', `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}): ${redactSecrets(why, context.secrets)}`);
+}
+
+/**
+ * Asks the remote what `ref` names (`git ls-remote`). A tag wins over a branch of the same name (git's own order).
+ *
+ * @param context the remote and how to reach it.
+ * @param ref a branch, tag, full ref name, or `undefined` for the default branch. (Commit ids are not looked up.)
+ * @returns the ref's kind, what to fetch and the advertised object id.
+ * @throws GitSourceError `unknown-ref` naming the ref when the remote has no such branch or tag; `unreachable` when
+ *   the remote cannot be reached or refuses the request (git's reason, redacted, in the message).
+ */
+export async function resolveRef(context: RemoteContext, ref: string | undefined): Promise<ResolvedRef> {
+  if (ref !== undefined && isCommitId(ref)) return { kind: 'commit', source: ref, advertised: ref };
+  const candidates = ref === undefined ? ['HEAD'] : ref.startsWith('refs/') ? [ref] : [`refs/tags/${ref}`, `refs/heads/${ref}`];
+  let output: string;
+  try {
+    output = (await runGit(['ls-remote', '--end-of-options', context.remote.url, ...candidates], runOptions(context))).toString('utf8');
+  } catch (error) {
+    throw unreachable(context, ref, error);
+  }
+  const advertised = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const match = /^([0-9a-f]{40,64})\t(\S+)$/u.exec(line);
+    if (match !== null) advertised.set(match[2] as string, match[1] as string);
+  }
+  for (const name of candidates) {
+    const id = advertised.get(name);
+    if (id !== undefined) return { kind: name.startsWith('refs/tags/') ? 'tag' : 'branch', source: name, advertised: id };
+  }
+  throw new GitSourceError(
+    'unknown-ref',
+    ref === undefined
+      ? `${context.remote.display} has no default branch (HEAD); name a branch or tag with #ref`
+      : `${context.remote.display} has no branch or tag "${ref}"`,
+  );
+}
+
+/**
+ * Creates the cache's bare repository if it does not exist yet (no templates, so no sample hooks).
+ *
+ * @param gitDir path of the bare repository.
+ * @param env base environment.
+ */
+export async function ensureBareRepository(gitDir: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  try {
+    await fsp.access(path.join(gitDir, 'HEAD'));
+    return;
+  } catch {
+    // Not there yet.
+  }
+  await fsp.mkdir(path.dirname(gitDir), { recursive: true });
+  await runGit(['init', '--quiet', '--bare', '--template=', '--end-of-options', gitDir], { env, timeoutMs: 30_000 });
+}
+
+/** Sum of the sizes of the files in a directory that are not in `baseline`. */
+async function newBytes(dir: string, baseline: ReadonlySet<string>): Promise<number> {
+  let total = 0;
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (baseline.has(name)) continue;
+    try {
+      total += (await fsp.stat(path.join(dir, name))).size;
+    } catch {
+      // Renamed or removed while we looked.
+    }
+  }
+  return total;
+}
+
+/** How often the download watchdog measures a running fetch (ms). */
+const WATCHDOG_MS = 100;
+
+/**
+ * Fetches one ref or commit, shallow (`--depth=1`, no tags, no submodules), into the bare repository, and returns
+ * the commit it names. While git receives the pack, the new files under `objects/pack` are measured every
+ * {@link WATCHDOG_MS} ms; past `maxFetchBytes` the fetch is killed and its partial pack removed.
+ *
+ * @param context the remote and how to reach it.
+ * @param gitDir the cache's bare repository (created by {@link ensureBareRepository}).
+ * @param resolved what to fetch.
+ * @param ref the ref as the user wrote it, for messages.
+ * @param maxFetchBytes the download limit (bytes).
+ * @returns the full commit id fetched (an annotated tag peeled to its commit).
+ * @throws GitSourceError `over-limits` past the download limit; `unknown-ref` when the remote refuses the commit id
+ *   (`not our ref`); `unreachable` for any other failure to fetch.
+ */
+export async function fetchRef(context: RemoteContext, gitDir: string, resolved: ResolvedRef, ref: string | undefined, maxFetchBytes: number): Promise<string> {
+  const previous = fetching.get(gitDir) ?? Promise.resolve();
+  const run = previous.then(() => fetchRefNow(context, gitDir, resolved, ref, maxFetchBytes));
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  fetching.set(gitDir, settled);
+  void settled.then(() => {
+    if (fetching.get(gitDir) === settled) fetching.delete(gitDir);
+  });
+  return run;
+}
+
+/**
+ * Fetches into one bare repository run one at a time in this process (roots of one URL share it): each measures the
+ * new packs against its own baseline and writes the same temporary ref.
+ */
+const fetching = new Map<string, Promise<void>>();
+
+async function fetchRefNow(context: RemoteContext, gitDir: string, resolved: ResolvedRef, ref: string | undefined, maxFetchBytes: number): Promise<string> {
+  const packDir = path.join(gitDir, 'objects', 'pack');
+  await fsp.mkdir(packDir, { recursive: true });
+  const baseline = new Set(await fsp.readdir(packDir));
+  const child = spawnGit(
+    [
+      '--git-dir', gitDir,
+      'fetch', '--quiet', '--depth=1', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-auto-gc',
+      '--end-of-options', context.remote.url, `+${resolved.source}:${FETCHED_REF}`,
+    ],
+    { env: context.env, protocol: context.remote.scheme, secretConfig: context.secretConfig, timeoutMs: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) },
+  );
+  child.stdin.end();
+  child.stdout.resume();
+  let received = 0;
+  let overLimit = false;
+  let measuring = false;
+  const watchdog = setInterval(() => {
+    if (measuring) return;
+    measuring = true;
+    void newBytes(packDir, baseline).then((bytes) => {
+      measuring = false;
+      received = Math.max(received, bytes);
+      if (bytes > maxFetchBytes && !overLimit) {
+        overLimit = true;
+        child.kill();
+      }
+    });
+  }, WATCHDOG_MS);
+  const { code, stderr, timedOut, spawnError } = await child.exited;
+  clearInterval(watchdog);
+  if (spawnError !== undefined) throw gitUnavailable(spawnError);
+  // A fetch that finished between two measurements is measured once more, complete.
+  if (!overLimit && code === 0) {
+    received = Math.max(received, await newBytes(packDir, baseline));
+    overLimit = received > maxFetchBytes;
+  }
+  if (overLimit || code !== 0) {
+    // Drop what this fetch brought: a partial pack (tmp_*) after a failure; past the limit, complete packs too and the
+    // ref that would point into them.
+    for (const name of await fsp.readdir(packDir)) {
+      if (!baseline.has(name) && (overLimit || name.startsWith('tmp_'))) await fsp.rm(path.join(packDir, name), { force: true });
+    }
+    if (overLimit) await runGit(['--git-dir', gitDir, 'update-ref', '-d', FETCHED_REF], { env: context.env, timeoutMs: 30_000 }).catch(() => undefined);
+  }
+  if (overLimit) {
+    throw new GitSourceError(
+      'over-limits',
+      `fetching ${context.remote.display} (ref ${ref ?? 'HEAD'}) was stopped at ${received} bytes: over the download limit of ${maxFetchBytes} bytes (--git-max-fetch-bytes)`,
+    );
+  }
+  if (code !== 0) {
+    const reason = timedOut ? `did not finish within ${context.timeoutMs} ms` : gitReason(redactSecrets(stderr, context.secrets)) || `git exited with code ${String(code)}`;
+    if (resolved.kind === 'commit' && /not our ref|unadvertised object|couldn't find remote ref|no such remote ref/iu.test(stderr)) {
+      throw new GitSourceError('unknown-ref', `${context.remote.display} has no commit ${resolved.source} (or does not serve it by id)`);
+    }
+    if (/couldn't find remote ref/iu.test(stderr)) throw new GitSourceError('unknown-ref', `${context.remote.display} has no branch or tag "${ref ?? 'HEAD'}"`);
+    throw new GitSourceError('unreachable', `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}): ${reason}`);
+  }
+  return peelToCommit(gitDir, `${FETCHED_REF}^{commit}`, context.env);
+}
+
+/**
+ * The full commit id an expression names in the cache's bare repository (`<id>^{commit}`), or throws.
+ *
+ * @throws GitCommandError when it names no commit there.
+ */
+export async function peelToCommit(gitDir: string, expression: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
+  return (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', '--end-of-options', expression], { env, timeoutMs: 30_000 })).toString('utf8').trim();
+}
+
+/**
+ * Whether the bare repository already holds a commit (so a pinned commit can be materialized offline).
+ *
+ * @param gitDir the cache's bare repository.
+ * @param commit full commit id.
+ */
+export async function hasCommit(gitDir: string, commit: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
+  try {
+    return (await peelToCommit(gitDir, `${commit}^{commit}`, env)) === commit;
+  } catch {
+    return false;
+  }
+}

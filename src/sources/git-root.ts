@@ -1,0 +1,344 @@
+/**
+ * A git root (issue 14 "Git roots", "Versions"): turns `git+<url>#<ref>:<subdir>` into a directory on disk that the
+ * index serves like any folder, and follows a branch.
+ *
+ * - A commit id or a tag is immutable: fetched once, then served from the cache without touching the network.
+ * - A branch (or the default branch) is looked up every `pollMs` (`git ls-remote`, one ref advertisement); a new
+ *   commit is fetched (shallow) and materialized beside the old tree, then announced with a `commit` event. The
+ *   receiver indexes the new tree, swaps it in, and calls {@link GitRoot.release} on the old checkout once no read
+ *   uses it; the old tree is then deleted.
+ * - An unreachable remote at startup is survived when the cache holds an earlier fetch of the ref (served with a
+ *   warning); without one, {@link GitRoot.start} fails naming the URL and the ref.
+ *
+ * Reference counting: every checkout handed out (by `start()` and by each `commit` event) carries one reference owned
+ * by the receiver; `retain()` adds one (say, per in-flight read), `release()` drops one. A tree this instance
+ * materialized is removed when its count reaches 0 and it is no longer current. Trees found in the cache and trees of
+ * tags and commits are kept: another server sharing the cache may be serving them.
+ */
+import { EventEmitter } from 'node:events';
+import { promises as fsp } from 'node:fs';
+import type { RootSpec } from '../index/types.js';
+import { checkGitVersion } from './git-command.js';
+import { GitSourceError } from './git-errors.js';
+import { directoryExists, readRefRecord, remoteCache, removeAbandonedTrees, treeDir, writeRefRecord, type RemoteCache } from './git-cache.js';
+import { materializeTree, type MaterializedTree } from './git-materialize.js';
+import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, DEFAULT_GIT_TIMEOUT_MS, MAX_GIT_POLL_MS, MIN_GIT_POLL_MS, type GitLimits } from './git-options.js';
+import type { Provenance } from './git-provenance.js';
+import { ensureBareRepository, fetchRef, hasCommit, resolveRef, type RefKind, type RemoteContext } from './git-remote.js';
+import { tokenAuth } from './git-token.js';
+import { isGitRemoteAllowed, type GitAllowEntry } from './git-url.js';
+import type { GitRootSpec } from './root-arg.js';
+
+/** The logging a git root does (a pino logger fits). Objects carry `source`, `ref` and `commit`, never a token. */
+export interface GitLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+/** How to run one git root. */
+export interface GitRootOptions {
+  /** The root as parsed by `parseSourceArg`. */
+  readonly spec: GitRootSpec;
+  /** The resolved cache directory (`resolveCacheDir`). */
+  readonly cacheDir: string;
+  /** The process environment, passed in by the CLI (git needs `PATH`, `HOME`, the user's credential setup). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Branch poll interval (ms), {@link MIN_GIT_POLL_MS}…{@link MAX_GIT_POLL_MS}; default {@link DEFAULT_GIT_POLL_MS}. */
+  readonly pollMs?: number;
+  /** Limits on what one fetch may download and one tree may hold; defaults {@link DEFAULT_GIT_LIMITS}. */
+  readonly limits?: Partial<GitLimits>;
+  /** `--git-allow` entries; empty or absent: every remote. */
+  readonly allow?: readonly GitAllowEntry[];
+  /** `SKILLS_SERVE_GIT_TOKEN`: sent as HTTP Basic auth to this remote's https origin (or loopback http). */
+  readonly token?: string;
+  /** User name sent with the token (default `x-access-token`, which GitHub expects; GitLab takes any). */
+  readonly tokenUsername?: string;
+  /** Longest one network operation may take (ms); default {@link DEFAULT_GIT_TIMEOUT_MS}. */
+  readonly timeoutMs?: number;
+  readonly logger?: GitLogger;
+}
+
+/** One materialized commit, ready to index. */
+export interface Checkout {
+  /** The root to give the index: the tree's directory and the configured prefix. */
+  readonly root: RootSpec;
+  /** Where the tree came from (for each entry's `_meta`). */
+  readonly provenance: Provenance;
+  /** `branch` trees are followed; `tag` and `commit` trees never change. */
+  readonly kind: RefKind;
+  /** True when the remote could not be reached and this is the last fetched commit from the cache. */
+  readonly stale: boolean;
+  /** Files, bytes and skipped paths when this instance wrote the tree; `undefined` when it came from the cache. */
+  readonly materialized: Omit<MaterializedTree, 'dir'> | undefined;
+}
+
+/** Reference count and ownership of one handed-out tree. */
+interface Held {
+  count: number;
+  /** Written by this instance for a branch: may be deleted once released. */
+  readonly deletable: boolean;
+}
+
+export interface GitRoot {
+  on(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
+  on(event: 'warning', listener: (message: string) => void): this;
+  once(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
+  once(event: 'warning', listener: (message: string) => void): this;
+}
+
+/** A git root: start it, listen for `commit`, release old checkouts, stop it. */
+export class GitRoot extends EventEmitter {
+  readonly #options: GitRootOptions;
+  readonly #limits: GitLimits;
+  readonly #pollMs: number;
+  readonly #cache: RemoteCache;
+  readonly #context: RemoteContext;
+  readonly #abort = new AbortController();
+  readonly #held = new Map<string, Held>();
+  #current: Checkout | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<boolean> | undefined;
+  #stopped = false;
+  /** The remote's state at the last poll, so an outage is warned about once, not every poll. */
+  #lastPollFailure: string | undefined;
+  /** A commit refused (over the limits), not fetched again until the branch moves on. */
+  #refusedCommit: string | undefined;
+
+  /**
+   * @param options the root, cache, environment and policies.
+   * @throws RangeError for a poll interval out of range.
+   */
+  constructor(options: GitRootOptions) {
+    super();
+    this.#options = options;
+    this.#limits = { ...DEFAULT_GIT_LIMITS, ...options.limits };
+    this.#pollMs = options.pollMs ?? DEFAULT_GIT_POLL_MS;
+    if (!Number.isInteger(this.#pollMs) || this.#pollMs < MIN_GIT_POLL_MS || this.#pollMs > MAX_GIT_POLL_MS) {
+      throw new RangeError(`git poll interval must be an integer from ${MIN_GIT_POLL_MS} to ${MAX_GIT_POLL_MS} ms (got ${String(options.pollMs)})`);
+    }
+    this.#cache = remoteCache(options.cacheDir, options.spec.remote);
+    const auth = tokenAuth(options.spec.remote, options.token, options.tokenUsername);
+    if (auth.warning !== undefined) this.#warn(auth.warning);
+    this.#context = {
+      remote: options.spec.remote,
+      env: options.env,
+      secretConfig: auth.secretConfig,
+      secrets: auth.secrets,
+      timeoutMs: options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
+      signal: this.#abort.signal,
+    };
+  }
+
+  /** The checkout currently served (`undefined` before `start()` resolves). */
+  get current(): Checkout | undefined {
+    return this.#current;
+  }
+
+  /** The ref as configured, for messages (`HEAD` for the default branch). */
+  get #ref(): string {
+    return this.#options.spec.ref ?? 'HEAD';
+  }
+
+  /** Text naming this root in messages: `<url>#<ref>[:<subdir>]`, credential-free. */
+  get #describe(): string {
+    const { remote, subdir } = this.#options.spec;
+    return `${remote.display}#${this.#ref}${subdir === '' ? '' : `:${subdir}`}`;
+  }
+
+  /**
+   * Fetches (or finds in the cache) the configured ref and materializes its tree; for a branch, starts polling.
+   *
+   * @returns the first checkout, carrying one reference for the caller.
+   * @throws GitSourceError: `not-allowed` (URL not on `--git-allow`), `git-unavailable`, `unknown-ref` naming the
+   *   ref, `unknown-subdir`, `unreachable` (remote down and nothing cached: names the URL and the ref),
+   *   `over-limits`, `git-failed`.
+   */
+  async start(): Promise<Checkout> {
+    const { spec } = this.#options;
+    if (!isGitRemoteAllowed(spec.remote, this.#options.allow ?? [])) {
+      const allowed = (this.#options.allow ?? []).map((entry) => entry.text).join(', ');
+      throw new GitSourceError('not-allowed', `git root ${spec.remote.display} is not allowed by --git-allow (allowed: ${allowed})`);
+    }
+    await checkGitVersion({ env: this.#options.env });
+    await fsp.mkdir(this.#cache.dir, { recursive: true });
+    await ensureBareRepository(this.#cache.gitDir, this.#options.env);
+    await removeAbandonedTrees(this.#cache);
+    const checkout = await this.#first();
+    this.#current = checkout;
+    this.#held.set(checkout.root.dir, { count: 1, deletable: checkout.kind === 'branch' && checkout.materialized !== undefined });
+    if (checkout.kind === 'branch') this.#schedule();
+    this.#options.logger?.info(this.#logFields(checkout.provenance.commit), `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`);
+    return checkout;
+  }
+
+  /** The first checkout: from the cache when the ref is immutable and cached, else from the remote. */
+  async #first(): Promise<Checkout> {
+    const { spec } = this.#options;
+    const record = await readRefRecord(this.#cache, spec.ref);
+    if (record !== undefined && record.kind !== 'branch' && (await directoryExists(this.#treeDir(record.commit)))) {
+      return this.#checkout(record.commit, record.kind, false, undefined);
+    }
+    let resolved;
+    try {
+      resolved = await resolveRef(this.#context, spec.ref);
+    } catch (error) {
+      if (!(error instanceof GitSourceError) || error.reason !== 'unreachable') throw error;
+      if (record !== undefined && (await directoryExists(this.#treeDir(record.commit)))) {
+        this.#lastPollFailure = error.message;
+        this.#warn(`${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`);
+        return this.#checkout(record.commit, record.kind, true, undefined);
+      }
+      throw new GitSourceError('unreachable', `${error.message}; no earlier fetch of ${this.#describe} is cached in ${this.#options.cacheDir}`);
+    }
+    if (resolved.kind === 'commit' && (await directoryExists(this.#treeDir(resolved.source)))) return this.#checkout(resolved.source, 'commit', false, undefined);
+    if (resolved.kind === 'branch' && record?.commit === resolved.advertised && (await directoryExists(this.#treeDir(record.commit)))) {
+      return this.#checkout(record.commit, 'branch', false, undefined);
+    }
+    const commit = resolved.kind === 'commit' && (await hasCommit(this.#cache.gitDir, resolved.source, this.#options.env))
+      ? resolved.source
+      : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
+    const tree = await this.#materialize(commit);
+    await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
+    return this.#checkout(commit, resolved.kind, false, tree);
+  }
+
+  /** Directory of the tree of `commit` for this root's subdirectory. */
+  #treeDir(commit: string): string {
+    return treeDir(this.#cache, commit, this.#options.spec.subdir);
+  }
+
+  /** Materializes `commit` unless its tree is already in the cache. */
+  async #materialize(commit: string): Promise<MaterializedTree | undefined> {
+    const target = this.#treeDir(commit);
+    if (await directoryExists(target)) return undefined;
+    return materializeTree({
+      gitDir: this.#cache.gitDir,
+      commit,
+      subdir: this.#options.spec.subdir,
+      target,
+      tmpDir: this.#cache.tmpDir,
+      limits: this.#limits,
+      env: this.#options.env,
+      describe: this.#describe,
+    });
+  }
+
+  #checkout(commit: string, kind: RefKind, stale: boolean, tree: MaterializedTree | undefined): Checkout {
+    const { spec } = this.#options;
+    return Object.freeze({
+      root: Object.freeze({ dir: this.#treeDir(commit), prefix: spec.prefix }),
+      provenance: Object.freeze({ source: spec.remote.display, ref: this.#ref, commit, subdir: spec.subdir }),
+      kind,
+      stale,
+      materialized: tree === undefined ? undefined : Object.freeze({ files: tree.files, bytes: tree.bytes, skipped: tree.skipped }),
+    });
+  }
+
+  #logFields(commit?: string): object {
+    return { source: this.#options.spec.remote.display, ref: this.#ref, ...(commit === undefined ? {} : { commit }) };
+  }
+
+  #warn(message: string): void {
+    this.#options.logger?.warn(this.#logFields(this.#current?.provenance.commit), message);
+    if (this.listenerCount('warning') > 0) this.emit('warning', message);
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.pollNow().finally(() => this.#schedule());
+    }, this.#pollMs);
+    this.#timer.unref();
+  }
+
+  /**
+   * Looks the branch up now and, when it moved, fetches and materializes the new commit and emits `commit`
+   * (`next`, `previous`). Failures never throw: an unreachable remote or a refused tree is a warning (once per
+   * outage), and the current tree stays served. Polls never overlap: a call during a poll waits for it.
+   *
+   * @returns whether a new commit was announced.
+   */
+  async pollNow(): Promise<boolean> {
+    if (this.#polling !== undefined) return this.#polling;
+    this.#polling = this.#poll().finally(() => {
+      this.#polling = undefined;
+    });
+    return this.#polling;
+  }
+
+  async #poll(): Promise<boolean> {
+    const previous = this.#current;
+    if (previous === undefined || previous.kind !== 'branch' || this.#stopped) return false;
+    try {
+      const resolved = await resolveRef(this.#context, this.#options.spec.ref);
+      if (this.#lastPollFailure !== undefined) {
+        this.#lastPollFailure = undefined;
+        this.#options.logger?.info(this.#logFields(previous.provenance.commit), `${this.#describe} is reachable again`);
+      }
+      if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit) return false;
+      const commit = await fetchRef(this.#context, this.#cache.gitDir, resolved, this.#options.spec.ref, this.#limits.maxFetchBytes);
+      if (commit === previous.provenance.commit || this.#stopped) return false;
+      let tree: MaterializedTree | undefined;
+      try {
+        tree = await this.#materialize(commit);
+      } catch (error) {
+        if (error instanceof GitSourceError && error.reason === 'over-limits') this.#refusedCommit = resolved.advertised;
+        throw error;
+      }
+      await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
+      const next = this.#checkout(commit, 'branch', false, tree);
+      const held = this.#held.get(next.root.dir);
+      if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
+      else held.count += 1;
+      this.#current = next;
+      this.#options.logger?.info(this.#logFields(commit), `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`);
+      this.emit('commit', next, previous);
+      return true;
+    } catch (error) {
+      if (this.#stopped) return false;
+      const message = error instanceof Error ? error.message : String(error);
+      if (message !== this.#lastPollFailure) this.#warn(`${message}; still serving commit ${previous.provenance.commit}`);
+      this.#lastPollFailure = message;
+      return false;
+    }
+  }
+
+  /**
+   * Adds a reference to a checkout this root handed out (for a read that is still using its tree).
+   *
+   * @throws RangeError when the checkout's tree was already released and deleted.
+   */
+  retain(checkout: Checkout): void {
+    const held = this.#held.get(checkout.root.dir);
+    if (held === undefined || held.count === 0) throw new RangeError(`the tree of commit ${checkout.provenance.commit} was already released`);
+    held.count += 1;
+  }
+
+  /**
+   * Drops one reference. When none is left and the checkout is no longer current, a tree this instance materialized
+   * is deleted (its removal is awaited; a failure to remove it is logged, never thrown).
+   *
+   * @throws RangeError when the checkout holds no reference.
+   */
+  async release(checkout: Checkout): Promise<void> {
+    const held = this.#held.get(checkout.root.dir);
+    if (held === undefined || held.count === 0) throw new RangeError(`the tree of commit ${checkout.provenance.commit} holds no reference`);
+    held.count -= 1;
+    if (held.count > 0 || this.#current?.root.dir === checkout.root.dir) return;
+    this.#held.delete(checkout.root.dir);
+    if (!held.deletable) return;
+    try {
+      await fsp.rm(checkout.root.dir, { recursive: true, force: true });
+    } catch (error) {
+      this.#warn(`cannot remove the old tree of commit ${checkout.provenance.commit}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Stops polling and kills any git command in flight; resolves once a running poll has ended. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#abort.abort();
+    await this.#polling;
+  }
+}
