@@ -71,51 +71,85 @@ export interface SkillsHandlerContext {
   readonly cacheHint: () => CacheHint;
 }
 
+/** The four methods answered from the snapshot, by name. */
+export const SKILLS_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTORY_READ_METHOD, 'resources/read'] as const;
+export type SkillsMethod = (typeof SKILLS_METHODS)[number];
+
 /**
- * Installs `skills/list`, `skills/get`, `resources/directory/read` and `resources/read` on `server`.
+ * Answers one of {@link SKILLS_METHODS} (params already validated by the method's schema, or by
+ * {@link parseSkillsParams}).
+ *
+ * @param era the connection's era: 2026-07-28 results carry the cache hint.
+ * @returns the result (entries and blobs as pre-serialized parts).
+ * @throws ProtocolError -32602 for an unknown skill, file or directory, a bad cursor or URI; -32603 when a file cannot
+ *   be read.
+ */
+export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: string; cursor?: string }, era: Era, context: SkillsHandlerContext): Promise<Record<string, unknown>> {
+  const { store, pageSize } = context;
+  const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
+  const { uri = '', cursor } = params;
+  switch (method) {
+    case SKILLS_LIST_METHOD: {
+      const snapshot = await store.ready();
+      const page = domain(() => pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri));
+      const skills = new RawJson(`[${page.items.map((skill) => skill.json).join(',')}]`);
+      return { skills, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
+    }
+    case SKILLS_GET_METHOD: {
+      const skill = findSkill(await store.ready(), uri);
+      if (skill === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${echo(uri)}`);
+      return { skill: new RawJson(skill.json), ...cacheFields() };
+    }
+    case RESOURCES_DIRECTORY_READ_METHOD: {
+      const snapshot = await store.ready();
+      const directory = findDirectory(snapshot, uri);
+      if (directory === undefined) {
+        const message = findFile(snapshot, uri) !== undefined ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`;
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+      }
+      const page = domain(() => pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri));
+      return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
+    }
+    default: {
+      if (parseSkillUri(uri) === undefined) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI this server can serve`);
+      }
+      const read = await context.reader.read(uri);
+      if (read.kind === 'directory') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is a directory; use resources/directory/read`);
+      if (read.kind === 'missing') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${echo(uri)}`);
+      const content = read.text === undefined ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) } : { uri, mimeType: read.mimeType, text: read.text };
+      return { contents: [content] };
+    }
+  }
+}
+
+/**
+ * The params of one of {@link SKILLS_METHODS} when they are exactly what its schema accepts (string fields, nothing
+ * that needs another answer), for the HTTP fast path.
+ *
+ * @returns the params, or `undefined` when the request must go the ordinary way (for its error answer, or an envelope).
+ */
+export function parseSkillsParams(method: SkillsMethod, params: unknown): { uri?: string; cursor?: string } | undefined {
+  const schema = method === SKILLS_LIST_METHOD ? LIST_PARAMS : method === RESOURCES_DIRECTORY_READ_METHOD ? DIRECTORY_PARAMS : URI_PARAMS;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params) || '_meta' in params)) return undefined;
+  const result = schema['~standard'].validate(params) as { value?: { uri?: string; cursor?: string } };
+  return result.value;
+}
+
+/**
+ * Installs {@link SKILLS_METHODS} on `server`.
  *
  * @param server a server the SDK's `SkillsExtension` is attached to, not yet connected.
  * @param era the era it serves: 2026-07-28 results carry the cache hint.
  */
 export function installSkillsHandlers(server: McpServer, era: Era, context: SkillsHandlerContext): void {
   const low = server.server;
-  const { store, pageSize } = context;
-  const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
-
-  low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, async ({ cursor }) => {
-    const snapshot = await store.ready();
-    const page = domain(() => pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri));
-    const skills = new RawJson(`[${page.items.map((skill) => skill.json).join(',')}]`);
-    return { skills, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() } as never;
-  });
-
-  low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, async ({ uri }) => {
-    const skill = findSkill(await store.ready(), uri);
-    if (skill === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${echo(uri)}`);
-    return { skill: new RawJson(skill.json), ...cacheFields() } as never;
-  });
-
-  low.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, async ({ uri, cursor }) => {
-    const snapshot = await store.ready();
-    const directory = findDirectory(snapshot, uri);
-    if (directory === undefined) {
-      const message = findFile(snapshot, uri) !== undefined ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`;
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
-    }
-    const page = domain(() => pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri));
-    return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() } as never;
-  });
-
-  low.setRequestHandler('resources/read', { params: URI_PARAMS }, async ({ uri }) => {
-    if (parseSkillUri(uri) === undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI this server can serve`);
-    }
-    const read = await context.reader.read(uri);
-    if (read.kind === 'directory') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is a directory; use resources/directory/read`);
-    if (read.kind === 'missing') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${echo(uri)}`);
-    const content = read.text === undefined ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) } : { uri, mimeType: read.mimeType, text: read.text };
-    return { contents: [content] } as never;
-  });
+  low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, (params) => answerSkillsMethod(SKILLS_LIST_METHOD, params, era, context) as never);
+  low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, (params) => answerSkillsMethod(SKILLS_GET_METHOD, params, era, context) as never);
+  low.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, (params) =>
+    answerSkillsMethod(RESOURCES_DIRECTORY_READ_METHOD, params, era, context) as never,
+  );
+  low.setRequestHandler('resources/read', { params: URI_PARAMS }, (params) => answerSkillsMethod('resources/read', params, era, context) as never);
 }
 
 /** Runs `action`, turning a domain error into the `ProtocolError` its code maps to. */

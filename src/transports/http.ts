@@ -11,6 +11,7 @@ import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/ser
 import type { HttpEndpoint } from '../config.js';
 import type { Adapter, Runtime } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
+import { replayRequest, tryFastPath } from './http-fast.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
@@ -44,6 +45,10 @@ export class HttpAdapter implements Adapter {
   readonly #token: string | undefined;
   #server: Server | undefined;
   #handler: McpHttpHandler | undefined;
+  #logger: Runtime['logger'] | undefined;
+  /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
+  #requests = 0;
+  #fastAnswers = 0;
 
   constructor(endpoint: HttpEndpoint, token: string | undefined) {
     this.#endpoint = endpoint;
@@ -53,6 +58,7 @@ export class HttpAdapter implements Adapter {
   /** @throws Error when the port cannot be bound. */
   async start(runtime: Runtime): Promise<void> {
     const { logger } = runtime;
+    this.#logger = logger;
     const { host, port } = this.#endpoint;
     const token = this.#token;
     const factory = createServerFactory(runtime, { stateless: true });
@@ -91,7 +97,20 @@ export class HttpAdapter implements Adapter {
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' } }));
         return;
       }
-      void serveMcp(req, res);
+      this.#requests++;
+      void tryFastPath(req, res, runtime.handlers).then(
+        (declined) => {
+          if (declined === undefined) {
+            this.#fastAnswers++;
+            return undefined;
+          }
+          return declined.body === undefined ? serveMcp(req, res) : serveMcp(replayRequest(req, declined.body), res);
+        },
+        (error: unknown) => {
+          logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
+          if (!res.headersSent) res.writeHead(500).end();
+        },
+      );
     });
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
@@ -117,5 +136,6 @@ export class HttpAdapter implements Adapter {
     server.closeIdleConnections();
     await Promise.race([Promise.allSettled([this.#handler?.close(), closed]), timer]);
     server.closeAllConnections();
+    this.#logger?.info({ event: 'http-stopped', requests: this.#requests, fastAnswers: this.#fastAnswers }, `served ${this.#requests} MCP requests`);
   }
 }
