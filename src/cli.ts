@@ -6,21 +6,28 @@
 import './heap.js';
 import { statSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import os from 'node:os';
 import {
+  CACHE_SCOPES,
   COMPAT_MODES,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
   parseHttpEndpoint,
   parsePageSize,
   parsePollMs,
-  parseRootArg,
+  parseTtlMs,
+  type CacheScope,
   type CompatMode,
   type Config,
   type HttpEndpoint,
 } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
-import type { RootSpec } from './index/types.js';
+import { resolveCacheDir } from './sources/git-cache.js';
+import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, parseByteSize, parseGitMaxFiles, parseGitPollMs } from './sources/git-options.js';
+import { parseGitAllow, type GitAllowEntry } from './sources/git-url.js';
+import { parseSourceArg, type SourceSpec } from './sources/root-arg.js';
+import type { GitSettings } from './sources/sources.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
 import { run } from './runtime.js';
 import { StdioAdapter } from './transports/stdio.js';
@@ -31,11 +38,19 @@ const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION 
 
 interface CommonOptions {
   logLevel: LogLevel;
-  pageSize: number;
   symlinks: SymlinkPolicy;
+  cacheDir?: string;
+  gitAllow?: GitAllowEntry[];
+  gitMaxFiles?: number;
+  gitMaxBytes?: number;
+  gitMaxFetchBytes?: number;
 }
 
 interface ServeOptions extends CommonOptions {
+  pageSize: number;
+  gitPoll?: number;
+  ttl?: number;
+  cacheScope: CacheScope;
   strict: boolean;
   watch: boolean;
   poll?: number | true;
@@ -56,56 +71,96 @@ function argParser<T>(parse: (text: string) => T): (text: string) => T {
 }
 
 /**
- * Resolves root arguments (`dir` or `prefix=dir`) against `cwd` and checks each is a directory.
+ * Resolves root arguments: folders (`dir`, `prefix=dir`) against `cwd`, each checked to be a directory, and git roots
+ * (`git+<url>#<ref>:<subdir>`, `github:owner/repo…`, with an optional `prefix=`), checked for form only (they are
+ * fetched when the server or command starts).
  *
  * @param args root arguments as typed.
- * @returns root specs with absolute paths.
- * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first root that is missing or
- *   not a directory; `CONFIG_INVALID` for a malformed `prefix=dir`.
+ * @returns the sources, in order.
+ * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first folder that is missing or
+ *   not a directory; `CONFIG_INVALID` for a malformed argument.
  */
-export function resolveRoots(args: readonly string[], cwd: string): RootSpec[] {
+export function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
   return args.map((arg) => {
-    let root: RootSpec;
+    let source: SourceSpec;
     try {
-      root = parseRootArg(arg, cwd);
+      source = parseSourceArg(arg, cwd);
     } catch (error) {
       throw new SkillsServeError('CONFIG_INVALID', (error as Error).message);
     }
+    if (source.kind === 'git') return source;
+    const { dir } = source.root;
     let stat;
     try {
-      stat = statSync(root.dir);
+      stat = statSync(dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${root.dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`);
+      throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`);
     }
-    if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${root.dir} is not a directory`);
-    return root;
+    if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} is not a directory`);
+    return source;
   });
 }
 
-/** Options every command shares. */
+/** Options every command shares: the roots, the log level, the symlink policy and how git roots are fetched. */
 function addCommonOptions(command: Command): Command {
   return command
-    .argument('<roots...>', 'skills folders: dir (holds skill directories, or is a skill) or prefix=dir (mounted under prefix)')
+    .argument('<roots...>', 'skills folders (dir, or prefix=dir to mount it under prefix) and git roots (git+<url>#<ref>:<subdir>, github:owner/repo#ref)')
     .addOption(new Option('--log-level <level>', 'minimum level of the logs written to stderr').choices(LOG_LEVELS).default('info').env('SKILLS_SERVE_LOG_LEVEL'))
-    .addOption(
-      new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
-        .argParser(argParser(parsePageSize))
-        .default(DEFAULT_PAGE_SIZE)
-        .env('SKILLS_SERVE_PAGE_SIZE'),
-    )
     .addOption(
       new Option('--symlinks <policy>', 'within: follow links that stay inside the roots; skip: never follow; follow: follow all')
         .choices(SYMLINK_POLICIES)
         .default('within')
         .env('SKILLS_SERVE_SYMLINKS'),
+    )
+    .addOption(new Option('--cache-dir <dir>', 'where git roots are fetched and their trees kept (default: the user cache directory)').env('SKILLS_SERVE_CACHE_DIR'))
+    .addOption(
+      new Option('--git-allow <host/org>', 'serve git roots only from these remotes (repeatable; host, host/org or host/org/repo)')
+        .argParser((value: string, previous: GitAllowEntry[] | undefined) => [...(previous ?? []), argParser(parseGitAllow)(value)])
+        .env('SKILLS_SERVE_GIT_ALLOW'),
+    )
+    .addOption(new Option('--git-max-files <n>', `most files one git tree may hold (default ${DEFAULT_GIT_LIMITS.maxFiles})`).argParser(argParser(parseGitMaxFiles)).env('SKILLS_SERVE_GIT_MAX_FILES'))
+    .addOption(
+      new Option('--git-max-bytes <size>', `most bytes one git tree may hold, e.g. 512M (default ${DEFAULT_GIT_LIMITS.maxBytes})`)
+        .argParser(argParser((text) => parseByteSize(text, '--git-max-bytes')))
+        .env('SKILLS_SERVE_GIT_MAX_BYTES'),
+    )
+    .addOption(
+      new Option('--git-max-fetch-bytes <size>', `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`)
+        .argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes')))
+        .env('SKILLS_SERVE_GIT_MAX_FETCH_BYTES'),
     );
 }
 
+/** `--page-size`, for the commands that page (serve and manifest). */
+function pageSizeOption(): Option {
+  return new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
+    .argParser(argParser(parsePageSize))
+    .default(DEFAULT_PAGE_SIZE)
+    .env('SKILLS_SERVE_PAGE_SIZE');
+}
+
+/** The git settings of a command's options (the token only from the environment: never a flag, which `ps` shows). */
+function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSettings {
+  const token = process.env['SKILLS_SERVE_GIT_TOKEN'];
+  return Object.freeze({
+    cacheDir: resolveCacheDir({ flag: options.cacheDir, env: process.env, home: os.homedir(), platform: process.platform, cwd: process.cwd() }),
+    pollMs,
+    allow: Object.freeze(options.gitAllow ?? []),
+    limits: Object.freeze({
+      ...(options.gitMaxFiles === undefined ? {} : { maxFiles: options.gitMaxFiles }),
+      ...(options.gitMaxBytes === undefined ? {} : { maxBytes: options.gitMaxBytes }),
+      ...(options.gitMaxFetchBytes === undefined ? {} : { maxFetchBytes: options.gitMaxFetchBytes }),
+    }),
+    token: token === undefined || token.trim() === '' ? undefined : token,
+    env: process.env,
+  });
+}
+
 /** Turns parsed roots into an exit on failure (with the error message on stderr). */
-function rootsOrExit(args: readonly string[]): RootSpec[] {
+function sourcesOrExit(args: readonly string[]): SourceSpec[] {
   try {
-    return resolveRoots(args, process.cwd());
+    return resolveSources(args, process.cwd());
   } catch (error) {
     if (!(error instanceof SkillsServeError)) throw error;
     process.stderr.write(`skills-serve: ${error.message}\n`);
@@ -153,10 +208,17 @@ function buildProgram(): Command {
         )
         .env('SKILLS_SERVE_HTTP_TOKEN'),
     )
+    .addOption(new Option('--git-poll <ms>', `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`).argParser(argParser(parseGitPollMs)).env('SKILLS_SERVE_GIT_POLL'))
+    .addOption(new Option('--ttl <ms>', 'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)').argParser(argParser(parseTtlMs)).env('SKILLS_SERVE_TTL'))
+    .addOption(new Option('--cache-scope <scope>', 'cacheScope of those results: private (default) or public').choices(CACHE_SCOPES).default('private').env('SKILLS_SERVE_CACHE_SCOPE'))
+    .addOption(pageSizeOption())
     .action(async (args: string[], options: ServeOptions) => {
-      const roots = rootsOrExit(args);
+      const sources = sourcesOrExit(args);
       const config: Config = Object.freeze({
-        roots: Object.freeze(roots),
+        sources: Object.freeze(sources),
+        git: gitSettings(options, options.gitPoll),
+        ttlMs: options.ttl,
+        cacheScope: options.cacheScope,
         logLevel: options.logLevel,
         pageSize: options.pageSize,
         strict: options.strict,
@@ -187,24 +249,29 @@ function buildProgram(): Command {
     .addOption(new Option('--json', 'print one JSON document instead of text').env('SKILLS_SERVE_JSON'))
     .addOption(strictOption())
     .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
-      const roots = rootsOrExit(args);
+      const sources = sourcesOrExit(args);
       const { runCheck } = await import('./commands/check.js');
-      process.exitCode = await runCheck(roots, {
+      process.exitCode = await runCheck(sources, {
         json: options.json === true,
         strict: options.strict,
         symlinks: options.symlinks,
+        git: gitSettings(options, undefined),
+        logger: createLogger(options.logLevel),
         write: (text) => process.stdout.write(text),
       });
     });
 
   addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))
     .addOption(new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'))
-    .action(async (args: string[], options: CommonOptions & { check?: string }) => {
-      const roots = rootsOrExit(args);
+    .addOption(pageSizeOption())
+    .action(async (args: string[], options: CommonOptions & { check?: string; pageSize: number }) => {
+      const sources = sourcesOrExit(args);
       const { runManifest } = await import('./commands/manifest.js');
-      process.exitCode = await runManifest(roots, {
+      process.exitCode = await runManifest(sources, {
         pageSize: options.pageSize,
         symlinks: options.symlinks,
+        git: gitSettings(options, undefined),
+        logger: createLogger(options.logLevel),
         ...(options.check === undefined ? {} : { checkFile: options.check }),
         write: (text) => process.stdout.write(text),
         warn: (text) => process.stderr.write(text),

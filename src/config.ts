@@ -6,14 +6,25 @@ import path from 'node:path';
 import type { SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
 import type { LogLevel } from './log.js';
+import type { SourceSpec } from './sources/root-arg.js';
+import type { GitSettings } from './sources/sources.js';
 
 /** `--compat`: surfaces for hosts without the Skills extension (instructions, tools, prompts). */
 export const COMPAT_MODES = ['auto', 'on', 'off'] as const;
 export type CompatMode = (typeof COMPAT_MODES)[number];
 
+/** `--cache-scope`: who may cache `skills/list` and `skills/get` results (2026-07-28 `cacheScope`). */
+export const CACHE_SCOPES = ['private', 'public'] as const;
+export type CacheScope = (typeof CACHE_SCOPES)[number];
+
 export interface Config {
-  /** Roots in command-line order; earlier roots win conflicts. */
-  readonly roots: readonly RootSpec[];
+  /** Roots in command-line order (folders and git roots); earlier roots win conflicts. */
+  readonly sources: readonly SourceSpec[];
+  /** How git roots are fetched and followed. */
+  readonly git: GitSettings;
+  /** `--ttl`: the `ttlMs` of 2026-07-28 `skills/list`/`skills/get` results; `undefined`: chosen from the sources. */
+  readonly ttlMs: number | undefined;
+  readonly cacheScope: CacheScope;
   readonly logLevel: LogLevel;
   /** Entries per `skills/list` and `resources/directory/read` page. */
   readonly pageSize: number;
@@ -108,6 +119,12 @@ export function parseIntegerOption(text: string, flag: string, min: number, max:
 
 /** Parses `--page-size`: 1…{@link MAX_PAGE_SIZE} entries. @throws RangeError otherwise. */
 export const parsePageSize = (text: string): number => parseIntegerOption(text, '--page-size', 1, MAX_PAGE_SIZE);
+
+/** Largest `--ttl` (ms): one day. */
+export const MAX_TTL_MS = 86_400_000;
+
+/** Parses `--ttl`: 0…{@link MAX_TTL_MS} ms. @throws RangeError otherwise. */
+export const parseTtlMs = (text: string): number => parseIntegerOption(text, '--ttl', 0, MAX_TTL_MS);
 
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
 export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);

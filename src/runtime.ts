@@ -5,18 +5,20 @@
  * that announce the runtime's typed events to their clients (docs/ARCHITECTURE.md, "Runtime").
  */
 import type { Config } from './config.js';
+import { exitCodeOf, SkillsServeError } from './errors.js';
 import { IndexBuilder } from './index/build.js';
 import { WorkerHasher } from './index/hash-pool.js';
 import { diffSnapshots, type SnapshotDiff } from './index/diff.js';
 import type { ServedFile } from './index/snapshot.js';
 import { SnapshotStore } from './index/store.js';
-import type { Diagnostic, Snapshot } from './index/types.js';
+import type { Diagnostic, RootSpec, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
 import { CompatSurfaces } from './server/compat.js';
 import { logDiagnostic } from './server/diagnostics.js';
 import { createFileReader, type FileReader } from './server/read.js';
 import type { CacheHint, SkillsHandlerContext } from './server/skills-handlers.js';
 import { createSkillSource } from './server/source.js';
+import { Sources } from './sources/sources.js';
 import { LiveIndex } from './watch/live-index.js';
 import { TreeWatcher } from './watch/watcher.js';
 import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
@@ -61,6 +63,9 @@ export interface RunOptions {
   readonly exit: (code: number) => void;
 }
 
+/** The default `ttlMs` when every root is a git root pinned to a tag or commit (ms): a day. */
+export const PINNED_TTL_MS = 86_400_000;
+
 /** Longest a graceful stop waits for requests in flight and open streams (ms). */
 export const STOP_TIMEOUT_MS = 5000;
 
@@ -74,9 +79,10 @@ export class Runtime {
   readonly source: SkillSource;
   readonly compat: CompatSurfaces;
   readonly handlers: SkillsHandlerContext;
-  readonly #live: LiveIndex;
-  readonly #watcher: TreeWatcher | undefined;
-  readonly #hasher: WorkerHasher;
+  #live: LiveIndex | undefined;
+  #watcher: TreeWatcher | undefined;
+  #sources: Sources | undefined;
+  readonly #hasher = new WorkerHasher(new URL('./hash-worker.js', import.meta.url));
   readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = { ready: new Set(), changed: new Set() };
   readonly #exit: (code: number) => void;
 
@@ -86,25 +92,67 @@ export class Runtime {
     this.version = options.version;
     this.#exit = options.exit;
     const { logger } = options;
+    this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
+    this.source = createSkillSource(this.store, config.pageSize, this.reader);
+    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
+    this.handlers = { store: this.store, pageSize: config.pageSize, reader: this.reader, cacheHint: () => this.#cacheHint() };
+    this.store.onSwap((previous, next) => this.#announce(previous, next));
+  }
+
+  /** The roots being indexed, once the sources are resolved (a git root's directory changes with its commits). */
+  get roots(): readonly RootSpec[] {
+    return this.#sources?.roots ?? [];
+  }
+
+  /**
+   * The cache hint of 2026-07-28 results: `--ttl` and `--cache-scope` when given; by default 0 while folders are
+   * watched (they change any time), the time until the next poll of a followed git branch, and a day when every root
+   * is a git root pinned to a tag or commit.
+   */
+  #cacheHint(): CacheHint {
+    const { ttlMs, cacheScope, watch, sources } = this.config;
+    if (ttlMs !== undefined) return { ttlMs, cacheScope };
+    const resolved = this.#sources;
+    if (resolved === undefined || (watch && sources.some((source) => source.kind === 'folder'))) return { ttlMs: 0, cacheScope };
+    if (resolved.pinned) return { ttlMs: PINNED_TTL_MS, cacheScope };
+    return { ttlMs: sources.every((source) => source.kind === 'git') ? (resolved.msUntilNextPoll() ?? 0) : 0, cacheScope };
+  }
+
+  /** Registers a listener for one of the runtime's events. */
+  on<K extends keyof RuntimeEvents>(event: K, listener: RuntimeEvents[K]): void {
+    (this.#listeners[event] as Set<RuntimeEvents[K]>).add(listener);
+  }
+
+  /**
+   * Resolves the sources (fetching git roots), then builds the index (the walk attaches the watches as it lists each
+   * directory). Resolves when the first snapshot is served.
+   *
+   * @throws SkillsServeError when a git root cannot be served (the CLI exits with its code's exit code).
+   */
+  async start(): Promise<void> {
+    const { config, logger } = this;
+    const sources = await Sources.open(config.sources, config.git, logger, config.watch);
+    this.#sources = sources;
+    const roots = sources.roots;
     let builder: IndexBuilder | undefined;
     this.#watcher = config.watch
       ? new TreeWatcher({
-          roots: config.roots,
+          roots,
+          unwatched: new Set(roots.flatMap((_, index) => (sources.isGit(index) ? [index] : []))),
           pollMs: config.pollMs,
           logger,
           files: (rootIndex) => builder?.files(rootIndex) ?? [],
           onBatch: (events) => {
-            this.#live.apply(events).catch((error: unknown) => logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'));
+            this.#live?.apply(events).catch((error: unknown) => logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'));
           },
         })
       : undefined;
-    this.#hasher = new WorkerHasher(new URL('./hash-worker.js', import.meta.url));
-    builder = new IndexBuilder(config.roots, {
+    builder = new IndexBuilder(roots, {
       symlinks: config.symlinks,
       hasher: this.#hasher,
       ...(this.#watcher === undefined ? {} : { observer: this.#watcher }),
     });
-    this.#live = new LiveIndex(
+    const live = new LiveIndex(
       builder,
       this.store,
       (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events),
@@ -114,38 +162,34 @@ export class Runtime {
           `out of file descriptors while indexing (${reasons[0] ?? ''}); what was served stays served, trying again in ${delayMs} ms. Raise \`ulimit -n\` if this persists.`,
         ),
     );
-    this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
-    this.source = createSkillSource(this.store, config.pageSize, this.reader);
-    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
-    const cacheHint: CacheHint = { ttlMs: 0, cacheScope: 'private' };
-    this.handlers = { store: this.store, pageSize: config.pageSize, reader: this.reader, cacheHint: () => cacheHint };
-    this.store.onSwap((previous, next) => this.#announce(previous, next));
-  }
-
-  /** Registers a listener for one of the runtime's events. */
-  on<K extends keyof RuntimeEvents>(event: K, listener: RuntimeEvents[K]): void {
-    (this.#listeners[event] as Set<RuntimeEvents[K]>).add(listener);
-  }
-
-  /** Builds the index (the walk attaches the watches as it lists each directory). Resolves when it is served. */
-  async start(): Promise<void> {
+    this.#live = live;
+    const indexer = builder;
+    // A followed git branch moved: index its new tree, swap it in, then let the old one go.
+    sources.on('commit', (rootIndex, root, done) => {
+      indexer.setRoot(rootIndex, root);
+      live.apply([{ rootIndex, kind: 'rescan', rel: '' }]).then(done, (error: unknown) => {
+        logger.error({ event: 'rebuild-failed', err: error }, 'indexing a new git commit failed');
+        done();
+      });
+    });
     this.#watcher?.start();
-    await this.#live.buildAll();
+    await live.buildAll();
     if (this.#watcher !== undefined) {
       this.logger.info({ event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories }, 'watching roots for changes');
     }
   }
 
-  /** Stops watching and hashing. Idempotent. */
+  /** Stops watching, hashing and following git branches. Idempotent. */
   close(): void {
     this.#watcher?.close();
     this.#hasher.close();
-    this.#live.close();
+    this.#live?.close();
+    void this.#sources?.stop();
   }
 
   async #reindex(file: ServedFile): Promise<void> {
     this.logger.info({ event: 'reindex', uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
-    await this.#live.reindexFile(file);
+    await this.#live?.reindexFile(file);
   }
 
   /** After each swap: logs new diagnostics, enforces `--strict` on the first build, tells the adapters. */
@@ -236,6 +280,11 @@ export async function run(config: Config, options: RunOptions, adapter: Adapter)
   }
   void adapter.ended.then(stop);
   runtime.start().catch((error: unknown) => {
+    if (error instanceof SkillsServeError) {
+      logger.fatal({ event: 'start-failed', code: error.code }, error.message);
+      options.exit(exitCodeOf(error.code));
+      return;
+    }
     logger.fatal({ event: 'build-failed', err: error }, 'index build failed');
     options.exit(1);
   });

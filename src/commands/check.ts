@@ -3,9 +3,9 @@
  * authors before they ship and for CI. Exit 1 when any skill was left out.
  */
 import path from 'node:path';
-import { buildSnapshot } from '../index/build.js';
-import type { SymlinkPolicy } from '../index/policy.js';
-import type { Diagnostic, RootSpec, Snapshot } from '../index/types.js';
+import type { Diagnostic, Snapshot } from '../index/types.js';
+import type { SourceSpec } from '../sources/root-arg.js';
+import { snapshotOf, type CommandOptions } from './snapshot-once.js';
 
 /** The `--json` document. */
 export interface CheckReport {
@@ -56,15 +56,15 @@ export function formatCheckReport(report: CheckReport, cwd: string): string {
 }
 
 /**
- * Runs `check` over `roots`.
+ * Runs `check` over `sources` (git roots fetched once).
  *
- * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0.
+ * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0; a
+ *   source that cannot be served exits with its error's code (1, or 2 for a configuration error).
  */
-export async function runCheck(
-  roots: readonly RootSpec[],
-  options: { json: boolean; strict?: boolean; symlinks: SymlinkPolicy; write: (text: string) => void; cwd?: string },
-): Promise<number> {
-  const report = checkReport(await buildSnapshot(roots, { symlinks: options.symlinks }));
+export async function runCheck(sources: readonly SourceSpec[], options: CommandOptions & { json: boolean; strict?: boolean; cwd?: string }): Promise<number> {
+  const snapshot = await snapshotOf(sources, options);
+  if (typeof snapshot === 'number') return snapshot;
+  const report = checkReport(snapshot);
   options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()));
   const failing = options.strict === true ? report.diagnostics.length : report.summary.leftOut;
   return failing > 0 ? 1 : 0;

@@ -14,12 +14,16 @@ export interface SkillChange {
   readonly filesRemoved: readonly string[];
   /** Files whose digest or size differ. */
   readonly filesChanged: readonly string[];
+  /** `_meta` keys whose values differ (a git root's `dev.skills-serve/source`: another commit), sorted. */
+  readonly meta: readonly string[];
 }
 
 export interface ManifestDiff {
   readonly added: readonly string[];
   readonly removed: readonly string[];
   readonly changed: readonly SkillChange[];
+  /** For `_meta` changes that name commits (`{ commit }` values): uri + `\0` + key → [before, after]. */
+  readonly commits?: ReadonlyMap<string, readonly [string, string]>;
 }
 
 type Resources = { uri: string; digest: string; size: number }[];
@@ -51,11 +55,33 @@ export function diffManifests(expected: readonly SkillEntry[], actual: readonly 
       })
       .map((file) => file.uri)
       .sort();
-    if (frontmatter.length + filesAdded.length + filesRemoved.length + filesChanged.length > 0) {
-      changed.push({ uri, frontmatter, filesAdded, filesRemoved, filesChanged });
+    const metaKeys = [...new Set([...Object.keys(then._meta ?? {}), ...Object.keys(now._meta ?? {})])].sort();
+    const meta = metaKeys.filter((key) => JSON.stringify(then._meta?.[key]) !== JSON.stringify(now._meta?.[key]));
+    if (frontmatter.length + filesAdded.length + filesRemoved.length + filesChanged.length + meta.length > 0) {
+      changed.push({ uri, frontmatter, filesAdded, filesRemoved, filesChanged, meta });
     }
   }
-  return { added, removed, changed };
+  const commits = new Map<string, readonly [string, string]>();
+  for (const change of changed) {
+    for (const key of change.meta) {
+      const from = commitOf(before.get(change.uri)?._meta?.[key]);
+      const to = commitOf(after.get(change.uri)?._meta?.[key]);
+      if (from !== undefined && to !== undefined) commits.set(`${change.uri}\0${key}`, [from, to]);
+    }
+  }
+  return { added, removed, changed, ...(commits.size === 0 ? {} : { commits }) };
+}
+
+/** ` (commit a1b2c3d → d4e5f6a)` for a git provenance change, else ''. */
+function describeCommits(diff: ManifestDiff, uri: string, key: string): string {
+  const commits = diff.commits?.get(`${uri}\0${key}`);
+  return commits === undefined ? '' : ` (commit ${commits[0].slice(0, 12)} → ${commits[1].slice(0, 12)})`;
+}
+
+/** The `commit` of a provenance value (`{ source, ref, commit }`), if it has one. */
+function commitOf(value: unknown): string | undefined {
+  const commit = typeof value === 'object' && value !== null ? (value as { commit?: unknown }).commit : undefined;
+  return typeof commit === 'string' ? commit : undefined;
 }
 
 /** Whether the diff is empty. */
@@ -76,6 +102,7 @@ export function formatManifestDiff(diff: ManifestDiff): string {
     if (change.filesAdded.length > 0) parts.push(`${change.filesAdded.length} file(s) added`);
     if (change.filesRemoved.length > 0) parts.push(`${change.filesRemoved.length} file(s) removed`);
     if (change.filesChanged.length > 0) parts.push(`${change.filesChanged.length} file(s) changed`);
+    for (const key of change.meta) parts.push(`${key} changed${describeCommits(diff, change.uri, key)}`);
     lines.push(`~ ${change.uri}: ${parts.join(', ')}`);
     for (const file of change.filesAdded) lines.push(`    + ${file}`);
     for (const file of change.filesRemoved) lines.push(`    - ${file}`);

@@ -3,11 +3,11 @@
  * with `--check FILE` compares the tree with a saved manifest and exits 1 with a readable summary when they differ.
  */
 import { readFile } from 'node:fs/promises';
-import { buildSnapshot } from '../index/build.js';
 import { entryOf } from '../index/entry.js';
-import type { SymlinkPolicy } from '../index/policy.js';
 import { pageOf } from '../index/snapshot.js';
-import type { RootSpec, SkillEntry } from '../index/types.js';
+import type { SkillEntry } from '../index/types.js';
+import type { SourceSpec } from '../sources/root-arg.js';
+import { snapshotOf, type CommandOptions } from './snapshot-once.js';
 import { diffManifests, formatManifestDiff, manifestsMatch } from './manifest-diff.js';
 
 /** The manifest document: `{ "skills": [ entry, … ] }`. */
@@ -15,22 +15,21 @@ export interface Manifest {
   readonly skills: readonly SkillEntry[];
 }
 
-export interface ManifestOptions {
+export interface ManifestOptions extends CommandOptions {
   readonly pageSize: number;
-  readonly symlinks: SymlinkPolicy;
   /** Compare with this saved manifest instead of printing. */
   readonly checkFile?: string;
-  readonly write: (text: string) => void;
   readonly warn: (text: string) => void;
 }
 
 /**
- * Runs `manifest` over `roots`.
+ * Runs `manifest` over `sources` (git roots fetched once; each entry's `_meta` records the commit it came from).
  *
  * @returns the exit code: 0 printed or matches; 1 the tree differs; 2 the saved file is unreadable or not a manifest.
  */
-export async function runManifest(roots: readonly RootSpec[], options: ManifestOptions): Promise<number> {
-  const snapshot = await buildSnapshot(roots, { symlinks: options.symlinks });
+export async function runManifest(sources: readonly SourceSpec[], options: ManifestOptions): Promise<number> {
+  const snapshot = await snapshotOf(sources, options);
+  if (typeof snapshot === 'number') return snapshot;
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   if (leftOut > 0) options.warn(`skills-serve: ${leftOut} skill(s) left out of the manifest; run skills-serve check to see why\n`);
   // Walk the pages exactly as a host would, so the manifest is what skills/list serves.

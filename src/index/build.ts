@@ -73,7 +73,7 @@ interface RootState {
  * (the live index does).
  */
 export class IndexBuilder {
-  readonly #roots: readonly RootSpec[];
+  readonly #roots: RootSpec[];
   readonly #states: RootState[];
   readonly #options: IndexOptions;
   readonly #hasher: LargeFileHasher;
@@ -90,10 +90,19 @@ export class IndexBuilder {
    * @param options symlink policy, hasher, observer.
    */
   constructor(roots: readonly RootSpec[], options: IndexOptions = {}) {
-    this.#roots = roots;
+    this.#roots = [...roots];
     this.#options = options;
     this.#hasher = options.hasher ?? new InProcessHasher();
     this.#states = roots.map((spec) => ({ real: undefined, base: spec.prefix, regions: new Map(), candidates: new Set(), linking: new Set(), diagnostics: [] }));
+  }
+
+  /**
+   * Serves root `rootIndex` from another directory (a git root's new commit) from its next rebuild of `''` on.
+   *
+   * @param spec the new directory, prefix and `_meta`.
+   */
+  setRoot(rootIndex: number, spec: RootSpec): void {
+    if (rootIndex >= 0 && rootIndex < this.#roots.length) this.#roots[rootIndex] = spec;
   }
 
   /** Directories (root-relative) of root `rootIndex` that hold a `SKILL.md`, valid or not. */
@@ -321,7 +330,7 @@ export class IndexBuilder {
         continue;
       }
       const node = skillDir.node === skillDir.previous ? cloneNode(skillDir.node) : skillDir.node;
-      const record = buildRecord({ segments, node, dirReal: skillDir.real, rootIndex, rel: skillDir.rel, manifestPath, frontmatter });
+      const record = buildRecord({ segments, node, dirReal: skillDir.real, rootIndex, rel: skillDir.rel, manifestPath, frontmatter, meta: spec.meta });
       if ('severity' in record) {
         note(record);
         continue;

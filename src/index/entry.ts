@@ -24,6 +24,8 @@ export interface RecordInput {
   /** Absolute host path of `SKILL.md`, for diagnostics. */
   readonly manifestPath: string;
   readonly frontmatter: ReadFrontmatter;
+  /** The entry's `_meta` (a git root's provenance), if any. */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -48,7 +50,7 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
   for (const [index, row] of rows.entries()) {
     parts.push(`${index === 0 ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`);
   }
-  parts.push(']}');
+  parts.push(input.meta === undefined ? ']}' : `],"_meta":${JSON.stringify(input.meta)}}`);
   const json = parts.join('');
   // Fresh copies: values cut from the SKILL.md text would keep the whole text alive.
   const { name, description } = JSON.parse(JSON.stringify({ name: input.frontmatter.name, description: input.frontmatter.description })) as {

@@ -15,6 +15,7 @@ export interface SkillEntry {
   readonly uri: string;
   readonly frontmatter: WireSkill['frontmatter'];
   readonly resources: readonly { readonly uri: string; readonly digest: string; readonly size: number }[];
+  readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 /** One directory given on the command line. `prefix` are skill-path segments it is mounted under (may be empty). */
@@ -23,6 +24,8 @@ export interface RootSpec {
   readonly dir: string;
   /** Organizational prefix segments (`acme/billing=./dir` gives `['acme', 'billing']`). */
   readonly prefix: readonly string[];
+  /** `_meta` of every entry of this root (a git root's provenance), if any. */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /**

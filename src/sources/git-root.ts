@@ -97,6 +97,7 @@ export class GitRoot extends EventEmitter {
   readonly #held = new Map<string, Held>();
   #current: Checkout | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #nextPollAt: number | undefined;
   #polling: Promise<boolean> | undefined;
   #stopped = false;
   /** The remote's state at the last poll, so an outage is warned about once, not every poll. */
@@ -245,6 +246,7 @@ export class GitRoot extends EventEmitter {
 
   #schedule(): void {
     if (this.#stopped) return;
+    this.#nextPollAt = Date.now() + this.#pollMs;
     this.#timer = setTimeout(() => {
       void this.pollNow().finally(() => this.#schedule());
     }, this.#pollMs);
@@ -332,6 +334,14 @@ export class GitRoot extends EventEmitter {
     } catch (error) {
       this.#warn(`cannot remove the old tree of commit ${checkout.provenance.commit}: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * When the next poll of a followed branch is due (ms since the epoch), or `undefined` for a tag or commit (never
+   * polled) and before {@link GitRoot.start}: what a cache hint for the served tree may promise.
+   */
+  get nextPollAt(): number | undefined {
+    return this.#nextPollAt;
   }
 
   /** Stops polling and kills any git command in flight; resolves once a running poll has ended. */

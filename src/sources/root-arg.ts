@@ -132,3 +132,14 @@ export function parseSubdir(text: string): string {
   }
   return parts.join('/');
 }
+
+/**
+ * A source as people read it in logs: a folder's absolute path, or `git+<url without credentials>#<ref>:<subdir>`
+ * (with the `prefix=` it was given).
+ */
+export function describeSource(source: SourceSpec): string {
+  if (source.kind === 'folder') return source.root.prefix.length === 0 ? source.root.dir : `${source.root.prefix.join('/')}=${source.root.dir}`;
+  const { remote, ref, subdir, prefix } = source.git;
+  const suffix = ref === undefined && subdir === '' ? '' : `#${ref ?? ''}${subdir === '' ? '' : `:${subdir}`}`;
+  return `${prefix.length === 0 ? '' : `${prefix.join('/')}=`}git+${remote.display}${suffix}`;
+}

@@ -8,6 +8,7 @@ import type { Adapter, Runtime } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { publicDiagnostic } from '../server/diagnostics.js';
 import { ConnectionRegistry } from '../server/subscriptions.js';
+import { describeSource } from '../sources/root-arg.js';
 import { StdioWire } from './stdio-wire.js';
 
 /** Serves one host on this process's stdin and stdout. */
@@ -26,11 +27,11 @@ export class StdioAdapter implements Adapter {
   async start(runtime: Runtime): Promise<void> {
     const { logger, config } = runtime;
     const connections = new ConnectionRegistry(logger, () =>
-      runtime.store.current.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, config.roots)),
+      runtime.store.current.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots)),
     );
-    runtime.on('ready', (snapshot) => connections.log(snapshot.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, config.roots))));
+    runtime.on('ready', (snapshot) => connections.log(snapshot.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots))));
     runtime.on('changed', ({ diff, newDiagnostics, promptsChanged }) => {
-      connections.log(newDiagnostics.map((diagnostic) => publicDiagnostic(diagnostic, config.roots)));
+      connections.log(newDiagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots)));
       connections.notify(diff);
       if (promptsChanged) connections.notifyPromptsChanged((server, era) => runtime.compat.offeredTo(server, era));
     });
@@ -53,7 +54,7 @@ export class StdioAdapter implements Adapter {
       this.#end('transport closed');
     };
     logger.info(
-      { event: 'serving', transport: 'stdio', roots: config.roots.map((root) => root.dir), watch: config.watch, pollMs: config.pollMs },
+      { event: 'serving', transport: 'stdio', roots: config.sources.map(describeSource), watch: config.watch, pollMs: config.pollMs },
       'serving on stdio; indexing',
     );
   }

@@ -43,6 +43,8 @@ export interface IndexedFile {
 
 export interface WatcherOptions {
   readonly roots: readonly RootSpec[];
+  /** Roots never watched (git trees: they never change in place; a new commit is a new tree). */
+  readonly unwatched?: ReadonlySet<number>;
   /** Polling interval in ms; `undefined` uses native file events. */
   readonly pollMs: number | undefined;
   /** Receives each batch, in arrival order. */
@@ -133,7 +135,7 @@ export class TreeWatcher implements IndexObserver {
   start(): void {
     this.#rootTimer = setInterval(() => this.#checkRoots(), ROOT_CHECK_MS);
     this.#rootTimer.unref();
-    for (const root of this.#roots) if (!root.polling) this.#watchParent(root);
+    for (const root of this.#roots) if (!root.polling && this.#options.unwatched?.has(root.index) !== true) this.#watchParent(root);
     if (this.#roots.some((root) => root.polling)) this.#startPolling();
   }
 
@@ -165,7 +167,7 @@ export class TreeWatcher implements IndexObserver {
   /** {@link IndexObserver}: the walk is about to list `rel` (at `real`): watch it first. */
   directory(rootIndex: number, rel: string, real: string): void {
     const root = this.#roots[rootIndex];
-    if (root === undefined || this.#closed) return;
+    if (root === undefined || this.#closed || this.#options.unwatched?.has(rootIndex) === true) return;
     let dir = root.dirs.get(rel);
     if (dir !== undefined && (dir.real !== real || this.#diedSince(rootIndex, rel, dir.seq))) {
       dir.watcher?.close();
@@ -295,7 +297,7 @@ export class TreeWatcher implements IndexObserver {
   }
 
   #checkRoots(): void {
-    for (const root of this.#roots) this.#checkRoot(root);
+    for (const root of this.#roots) if (this.#options.unwatched?.has(root.index) !== true) this.#checkRoot(root);
   }
 
   #checkRoot(root: RootWatch): void {

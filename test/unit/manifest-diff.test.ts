@@ -67,6 +67,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
           filesAdded: [],
           filesRemoved: [],
           filesChanged: [],
+          meta: [],
         },
       ],
     });
@@ -79,7 +80,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   it('reports a file added', () => {
     const diff = diffManifests([entry('alpha', {})], [entry('alpha', {}, { 'references/new.md': ['2', 5] })]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/references/new.md'], filesRemoved: [], filesChanged: [] },
+      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/references/new.md'], filesRemoved: [], filesChanged: [], meta: [] },
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 1 file(s) added\n    + skill://alpha/references/new.md\n1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
@@ -89,7 +90,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   it('reports a file removed', () => {
     const diff = diffManifests([entry('alpha', {}, { 'old.md': ['3', 7] })], [entry('alpha', {})]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: [], filesRemoved: ['skill://alpha/old.md'], filesChanged: [] },
+      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: [], filesRemoved: ['skill://alpha/old.md'], filesChanged: [], meta: [] },
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 1 file(s) removed\n    - skill://alpha/old.md\n1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
@@ -101,7 +102,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     const after = entry('alpha', {}, { 'a.md': ['9', 10], 'b.md': ['2', 21], 'c.md': ['3', 30] });
     const diff = diffManifests([before], [after]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: [], filesRemoved: [], filesChanged: ['skill://alpha/a.md', 'skill://alpha/b.md'] },
+      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: [], filesRemoved: [], filesChanged: ['skill://alpha/a.md', 'skill://alpha/b.md'], meta: [] },
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 2 file(s) changed\n    ~ skill://alpha/a.md\n    ~ skill://alpha/b.md\n' +
@@ -112,7 +113,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   it('treats a renamed file as one removed and one added', () => {
     const diff = diffManifests([entry('alpha', {}, { 'old name.md': ['4', 4] })], [entry('alpha', {}, { 'new-name.md': ['4', 4] })]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/new-name.md'], filesRemoved: ['skill://alpha/old name.md'], filesChanged: [] },
+      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/new-name.md'], filesRemoved: ['skill://alpha/old name.md'], filesChanged: [], meta: [] },
     ]);
   });
 
@@ -134,13 +135,14 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
       added: ['skill://new/SKILL.md'],
       removed: ['skill://gone/SKILL.md'],
       changed: [
-        { uri: 'skill://a-skill/SKILL.md', frontmatter: ['license'], filesAdded: [], filesRemoved: [], filesChanged: [] },
+        { uri: 'skill://a-skill/SKILL.md', frontmatter: ['license'], filesAdded: [], filesRemoved: [], filesChanged: [], meta: [] },
         {
           uri: 'skill://b-skill/SKILL.md',
           frontmatter: ['description'],
           filesAdded: ['skill://b-skill/a-new.md', 'skill://b-skill/z-new.md'],
           filesRemoved: ['skill://b-skill/drop.md'],
           filesChanged: ['skill://b-skill/edit.md'],
+          meta: [],
         },
       ],
     });
@@ -171,7 +173,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     const dynamic = { ...entry('alpha', {}), resources: 'dynamic' } as unknown as SkillEntry;
     const listed = entry('alpha', {}, { 'a.md': ['1', 1] });
     expect(diffManifests([dynamic], [listed]).changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/SKILL.md', 'skill://alpha/a.md'], filesRemoved: [], filesChanged: [] },
+      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/SKILL.md', 'skill://alpha/a.md'], filesRemoved: [], filesChanged: [], meta: [] },
     ]);
     expect(manifestsMatch(diffManifests([dynamic], [dynamic]))).toBe(true);
   });

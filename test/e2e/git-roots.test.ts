@@ -1,0 +1,121 @@
+/**
+ * Git roots through the CLI, over real stdio and real git (bare repositories on disk, and over smart HTTP on
+ * 127.0.0.1 through `git http-backend`): a pinned tag served byte-exact with its provenance in `_meta`; a branch
+ * followed after a push within `--git-poll` (plus a few seconds), with `list_changed` and the new commit in `_meta`;
+ * the cache served once the remote is gone; an unknown ref exits non-zero naming the ref, without a stack trace;
+ * `manifest --check` naming the commit that changed; the cache hint (`ttlMs`) of a pinned commit.
+ */
+import { spawnSync } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGitHttp, type GitHttpServer } from '../helpers/git-http.js';
+import { createRemote, type TestRemote } from '../helpers/git-repo.js';
+import { waitFor } from '../helpers/live.js';
+import { BIN, connect, ERAS, rawRequest, type Connection } from '../helpers/server.js';
+import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
+
+const PROVENANCE = 'dev.skills-serve/source';
+
+/** A remote holding `skills/alpha` (with a binary file) at tag v1 on main. */
+async function makeRemote(): Promise<{ remote: TestRemote; v1: string }> {
+  const remote = await createRemote();
+  const v1 = await remote.commit({
+    'skills/alpha/SKILL.md': skillMd('alpha', 'Alpha, from git.'),
+    'skills/alpha/assets/data.bin': Buffer.from([0, 1, 2, 255, 254, 13, 10]),
+    'README.md': 'not served: outside the subdirectory\n',
+  });
+  remote.tag('v1');
+  return { remote, v1 };
+}
+
+function runCli(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('git roots', () => {
+  const cleanup: string[] = [];
+  let connection: Connection | undefined;
+  let http: GitHttpServer | undefined;
+  afterEach(async () => {
+    await connection?.close();
+    connection = undefined;
+    await http?.close();
+    http = undefined;
+    for (const dir of cleanup.splice(0)) await removeTree(dir);
+  });
+
+  it.each(['file', 'http'] as const)('serves a pinned tag byte-exact with its provenance, over %s; the cache once the remote is gone', async (transport) => {
+    const { remote, v1 } = await makeRemote();
+    const cache = await makeTempDir();
+    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+    if (transport === 'http') http = await startGitHttp(remote.projectRoot);
+    const url = transport === 'file' ? remote.fileUrl : `${http?.base ?? ''}/${remote.name}`;
+    const arg = `git+${url}#v1:skills`;
+    connection = await connect([arg, '--cache-dir', cache], ERAS[2]);
+    const { skills } = await connection.skills.list();
+    expect(skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+    const entry = skills[0]!;
+    expect(entry.resources).toEqual([
+      { uri: 'skill://alpha/SKILL.md', digest: sha256(skillMd('alpha', 'Alpha, from git.')), size: Buffer.byteLength(skillMd('alpha', 'Alpha, from git.')) },
+      { uri: 'skill://alpha/assets/data.bin', digest: sha256(Buffer.from([0, 1, 2, 255, 254, 13, 10])), size: 7 },
+    ].sort((a, b) => (a.uri < b.uri ? -1 : 1)));
+    expect((entry as { _meta?: Record<string, unknown> })._meta).toEqual({ [PROVENANCE]: { source: url, ref: 'v1', commit: v1, subdir: 'skills' } });
+    const data = await connection.skills.read(entry, 'skill://alpha/assets/data.bin');
+    expect([...data.bytes]).toEqual([0, 1, 2, 255, 254, 13, 10]);
+    // A pinned tag never changes: a long cache hint.
+    expect((await rawRequest(connection, 'skills/list', {}))['ttlMs']).toBe(86_400_000);
+    await connection.close();
+    connection = undefined;
+
+    // The remote gone: the cached tree is served as it was.
+    await http?.close();
+    http = undefined;
+    await fsp.rm(remote.bare, { recursive: true, force: true });
+    connection = await connect([arg, '--cache-dir', cache], ERAS[1]);
+    expect((await connection.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+  });
+
+  it('follows a branch: a push is served within --git-poll plus a few seconds, with list_changed and the new commit', async () => {
+    const { remote } = await makeRemote();
+    const cache = await makeTempDir();
+    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+    connection = await connect([`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--git-poll', '1000'], ERAS[1]);
+    let listChanged = 0;
+    connection.client.setNotificationHandler('notifications/resources/list_changed', () => {
+      listChanged++;
+    });
+    expect((await connection.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+    const next = await remote.commit({ 'skills/beta/SKILL.md': skillMd('beta', 'Beta, pushed later.') });
+    const live = connection;
+    await waitFor(async () => (await live.skills.list()).skills.length === 2, { timeoutMs: 10_000 });
+    const { skills } = await connection.skills.list();
+    expect(skills.map((skill) => [skill.uri, ((skill as { _meta?: Record<string, { commit?: string }> })._meta?.[PROVENANCE])?.commit])).toEqual([
+      ['skill://alpha/SKILL.md', next],
+      ['skill://beta/SKILL.md', next],
+    ]);
+    await waitFor(() => listChanged > 0, { timeoutMs: 5000 });
+    await connection.skills.read(skills[1]!, 'skill://beta/SKILL.md');
+  });
+
+  it('exits 1 naming an unknown ref, without a stack trace; manifest --check names the commit that changed', async () => {
+    const { remote, v1 } = await makeRemote();
+    const cache = await makeTempDir();
+    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+    const unknown = runCli(['check', '--cache-dir', cache, `git+${remote.fileUrl}#no-such-branch:skills`]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('no-such-branch');
+    expect(unknown.stderr).not.toMatch(/\n\s+at /u);
+
+    const saved = path.join(cache, 'manifest.json');
+    const first = runCli(['manifest', '--cache-dir', cache, `git+${remote.fileUrl}#main:skills`]);
+    expect(first.status).toBe(0);
+    await fsp.writeFile(saved, first.stdout);
+    const v2 = await remote.commit({ 'skills/alpha/notes.md': 'notes added in v2\n' });
+    const check = runCli(['manifest', '--cache-dir', cache, '--check', saved, `git+${remote.fileUrl}#main:skills`]);
+    expect(check.status).toBe(1);
+    expect(check.stdout).toContain(`~ skill://alpha/SKILL.md: 1 file(s) added, ${PROVENANCE} changed (commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)})`);
+    expect(check.stdout).toContain('    + skill://alpha/notes.md');
+  });
+});
