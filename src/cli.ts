@@ -1,6 +1,6 @@
 /**
  * The `skills-serve` command line: argv + env → frozen {@link Config} → `serve` (default), `check` or `manifest`.
- * The only module that reads `process.argv`/`process.env` or exits (DESIGN §1.5, §3 `cli.ts`).
+ * The only module that reads `process.argv`/`process.env` or exits (docs/ARCHITECTURE.md, "Layers").
  * Every flag has an environment twin `SKILLS_SERVE_<FLAG>`.
  */
 import './heap.js';

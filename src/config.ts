@@ -1,6 +1,6 @@
 /**
  * The resolved configuration: built once by `cli.ts` from argv and env, frozen, read by everything else
- * (DESIGN §1.5 "Config is resolved once"). Pure.
+ * (docs/ARCHITECTURE.md, "Invariants": config is resolved once). Pure.
  */
 import path from 'node:path';
 import type { SymlinkPolicy } from './index/policy.js';

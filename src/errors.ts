@@ -1,6 +1,6 @@
 /**
  * Domain errors with string codes, and the one table that maps them to JSON-RPC error codes and exit codes
- * (DESIGN §6 "Errors"). Messages name `skill://` URIs, never host paths. Unknown skills, files and directories are
+ * (docs/ARCHITECTURE.md, "Errors"). Messages name `skill://` URIs, never host paths. Unknown skills, files and directories are
  * answered where they are looked up (`server/source.ts`, `server/resource-read.ts`) with the SDK's -32602.
  */
 

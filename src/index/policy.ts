@@ -1,5 +1,5 @@
 /**
- * What the index serves: pure decisions about names and links (DESIGN §5 "Policies").
+ * What the index serves: pure decisions about names and links (docs/ARCHITECTURE.md, "Policies").
  */
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';

@@ -1,5 +1,5 @@
 /**
- * The current snapshot, swapped atomically (DESIGN §1.3 "One immutable snapshot at a time").
+ * The current snapshot, swapped atomically (docs/ARCHITECTURE.md, "Invariants": one immutable snapshot at a time).
  * Requests read `current` once; `skills/list` and friends wait for {@link SnapshotStore.ready} so that no client
  * ever sees a partial catalog.
  */

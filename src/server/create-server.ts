@@ -1,6 +1,6 @@
 /**
  * The per-connection server factory: one `McpServer` per connection (and per `server/discover` probe), each with
- * the one shared `SkillsExtension` attached. All state lives outside the factory (DESIGN §7).
+ * the one shared `SkillsExtension` attached. All state lives outside the factory (docs/ARCHITECTURE.md, "Serving").
  * Implements SEP-2640 "Capability": `extensions["io.modelcontextprotocol/skills"] = { directoryRead: true }` plus
  * the `resources` capability; with `--compat auto|on` also `instructions`, `tools` and `prompts` (see `compat.ts`).
  */

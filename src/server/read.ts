@@ -1,6 +1,6 @@
 /**
  * Reading one served file for `resources/read`, checked against its entry before anything is sent
- * (SEP-2640 "resources/read"; DESIGN §1.4 "Never serve bytes that contradict the published entry").
+ * (SEP-2640 "resources/read"; docs/ARCHITECTURE.md, "Invariants": reads never contradict entries).
  */
 import { createHash } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';

@@ -171,7 +171,7 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
   });
 
   it('refuses dot segments and raw control characters even when they resolve to a served file (no normalization)', async () => {
-    // DESIGN/uri.ts: a URI with a `.`/`..` segment, or a raw NUL, is not a well-formed skill URI; skills/get and
+    // src/index/uri.ts: a URI with a `.`/`..` segment, or a raw NUL, is not a well-formed skill URI; skills/get and
     // resources/directory/read refuse these. resources/read must not quietly serve another URI's bytes for them.
     const uris = [
       'skill://s/./SKILL.md',

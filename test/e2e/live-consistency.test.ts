@@ -1,5 +1,5 @@
 /**
- * "Never serve bytes that contradict the published entry" (DESIGN §1.4, §4) over real stdio: a file whose bytes change
+ * "Never serve bytes that contradict the published entry" (docs/ARCHITECTURE.md, "Invariants") over real stdio: a file whose bytes change
  * while its size and mtime stay the same (mtime restored with `utimes`, atime left newer, so neither a size/mtime
  * check nor chokidar's "only the access time changed" filter sees it) is re-indexed by the read itself: the read
  * returns the new bytes, the entry then carries their digest, and hosts are notified. Both a 2025-era and a

@@ -1,7 +1,7 @@
 /**
  * What fault and load tests compare the server against: the catalog a simple tree on disk calls for (computed
  * without `src/`), complete `skills/list` enumerations over a {@link Wire}, and the history of digests a server
- * published per URI, which decides whether a read served bytes it had already replaced (DESIGN §1.4 "Never serve
+ * published per URI, which decides whether a read served bytes it had already replaced (docs/ARCHITECTURE.md, "Invariants": "never serve
  * bytes that contradict the published entry").
  */
 import { createHash } from 'node:crypto';

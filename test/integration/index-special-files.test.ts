@@ -1,5 +1,5 @@
 /**
- * Special and unreadable files inside skills (DESIGN §5 "Special files"): skipped with one warning each, never
+ * Special and unreadable files inside skills (docs/ARCHITECTURE.md, "Policies": special files): skipped with one warning each, never
  * opened in a way that blocks, and the rest of the skill is served.
  */
 import { promises as fsp } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Symlink policy on real trees (DESIGN §5 "Symlinks"): links whose real path stays inside a served root are
+ * Symlink policy on real trees (docs/ARCHITECTURE.md, "Policies": symlinks): links whose real path stays inside a served root are
  * followed; links out of the roots (including a sibling whose name merely starts with the root's), dangling links
  * and loops are skipped with exactly one warning each, and the rest of the skill is still served.
  */

@@ -369,7 +369,7 @@ function ownerOf(section: string): string {
  * - commander spawns `<program>-<subcommand>` executables only for subcommands declared with an executable
  *   description; skills-serve declares action-handler subcommands only.
  * - pino / thread-stream start a worker thread only for `transport:` targets; skills-serve logs through
- *   `pino.destination({ dest: 2, sync: true })` (DESIGN §2).
+ *   `pino.destination({ dest: 2, sync: true })` (src/log.ts).
  * - ajv (inside @modelcontextprotocol/server's bundled JSON Schema validator) compiles validators with
  *   `new Function` from JSON Schemas of the protocol, never from files in a skills folder.
  */
