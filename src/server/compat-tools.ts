@@ -4,9 +4,9 @@
  * Every failure a model can act on (unknown skill, ambiguous name, bad cursor, unreadable file) is a tool result with
  * `isError: true` (MCP "Tools" › "Error handling"); an unknown tool name is left to the caller (-32602).
  */
-import { ProtocolError, type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/server';
+import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
-import { SkillsServeError } from '../errors.js';
+import { SkillsServeError, toToolError } from '../errors.js';
 import { pageOf } from '../index/snapshot.js';
 import type { Snapshot } from '../index/types.js';
 import { directoryText, resolveFile, resolveSkill, skillFilesText } from './compat-catalog.js';
@@ -137,7 +137,8 @@ async function readFile(uri: string, deps: ToolDeps): Promise<CallToolResult> {
   try {
     read = await deps.read(uri);
   } catch (error) {
-    if (error instanceof ProtocolError) return textResult(error.message, true);
+    const message = toToolError(error);
+    if (message !== undefined) return textResult(message, true);
     deps.onUnexpected(error, uri);
     return textResult(`${uri} could not be read`, true);
   }

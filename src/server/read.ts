@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { SkillsServeError } from '../errors.js';
 import { identityOf } from '../index/record.js';
 import { findDirectory, findFile, type ServedFile } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
@@ -86,7 +86,8 @@ export interface FileReader {
   /**
    * @param uri any spelling of a served file's URI.
    * @returns the bytes (and their text when they are lossless UTF-8), or what the URI is instead.
-   * @throws ProtocolError -32603 when the file cannot be read, or keeps changing while it is re-indexed.
+   * @throws SkillsServeError `READ_FAILED` when the file cannot be read, `FILE_CHANGING` when it keeps changing while it
+   *   is re-indexed.
    */
   read(uri: string): Promise<ReadResult>;
 }
@@ -116,9 +117,9 @@ export function createFileReader(
         if (outcome.kind === 'ok') return { kind: 'file', bytes: outcome.bytes, text: decodeLossless(outcome.bytes), mimeType: file.mimeType };
         if (outcome.kind === 'error') {
           warn(`read failed: ${outcome.reason}`, file.path);
-          throw new ProtocolError(ProtocolErrorCode.InternalError, `${file.uri} could not be read`);
+          throw new SkillsServeError('READ_FAILED', `${file.uri} could not be read`);
         }
-        if (attempt >= MAX_STALE_RETRIES) throw new ProtocolError(ProtocolErrorCode.InternalError, `${file.uri} keeps changing on disk; try again`);
+        if (attempt >= MAX_STALE_RETRIES) throw new SkillsServeError('FILE_CHANGING', `${file.uri} keeps changing on disk; try again`);
         await reindex(file);
         snapshot = store.current;
       }

@@ -8,9 +8,9 @@
  * `resources/read` checks the URI exactly as the client sent it (the SDK's handler parses it with WHATWG `URL` first,
  * which resolves dot segments: `skill://s/references/../SKILL.md` would read `skill://s/SKILL.md`).
  */
-import { ProtocolError, ProtocolErrorCode, type McpServer, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import type { McpServer, StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, RESOURCES_DIRECTORY_READ_METHOD } from '@modelcontextprotocol/server/ext/skills';
-import { SkillsServeError, rpcCodeOf } from '../errors.js';
+import { SkillsServeError, toProtocolError } from '../errors.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
 import { Base64Blob, RawJson } from './raw-json.js';
@@ -81,8 +81,8 @@ export type SkillsMethod = (typeof SKILLS_METHODS)[number];
  *
  * @param era the connection's era: 2026-07-28 results carry the cache hint.
  * @returns the result (entries and blobs as pre-serialized parts).
- * @throws ProtocolError -32602 for an unknown skill, file or directory, a bad cursor or URI; -32603 when a file cannot
- *   be read.
+ * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that cannot
+ *   be read (-32603): the server's handlers map them through `errors.ts`.
  */
 export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: string; cursor?: string }, era: Era, context: SkillsHandlerContext): Promise<Record<string, unknown>> {
   const { store, pageSize } = context;
@@ -91,13 +91,13 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
   switch (method) {
     case SKILLS_LIST_METHOD: {
       const snapshot = await store.ready();
-      const page = domain(() => pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri));
+      const page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri);
       const skills = new RawJson(`[${page.items.map((skill) => skill.json).join(',')}]`);
       return { skills, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
     }
     case SKILLS_GET_METHOD: {
       const skill = findSkill(await store.ready(), uri);
-      if (skill === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${echo(uri)}`);
+      if (skill === undefined) throw new SkillsServeError('SKILL_NOT_FOUND', `No skill is served at ${echo(uri)}`);
       return { skill: new RawJson(skill.json), ...cacheFields() };
     }
     case RESOURCES_DIRECTORY_READ_METHOD: {
@@ -105,18 +105,16 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
       const directory = findDirectory(snapshot, uri);
       if (directory === undefined) {
         const message = findFile(snapshot, uri) !== undefined ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`;
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+        throw new SkillsServeError('NOT_A_DIRECTORY', message);
       }
-      const page = domain(() => pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri));
+      const page = pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri);
       return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
     }
     default: {
-      if (parseSkillUri(uri) === undefined) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI this server can serve`);
-      }
+      if (parseSkillUri(uri) === undefined) throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);
       const read = await context.reader.read(uri);
-      if (read.kind === 'directory') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is a directory; use resources/directory/read`);
-      if (read.kind === 'missing') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${echo(uri)}`);
+      if (read.kind === 'directory') throw new SkillsServeError('IS_A_DIRECTORY', `${echo(uri)} is a directory; use resources/directory/read`);
+      if (read.kind === 'missing') throw new SkillsServeError('RESOURCE_NOT_FOUND', `Resource not found: ${echo(uri)}`);
       const content = read.text === undefined ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) } : { uri, mimeType: read.mimeType, text: read.text };
       return { contents: [content] };
     }
@@ -144,20 +142,16 @@ export function parseSkillsParams(method: SkillsMethod, params: unknown): { uri?
  */
 export function installSkillsHandlers(server: McpServer, era: Era, context: SkillsHandlerContext): void {
   const low = server.server;
-  low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, (params) => answerSkillsMethod(SKILLS_LIST_METHOD, params, era, context) as never);
-  low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, (params) => answerSkillsMethod(SKILLS_GET_METHOD, params, era, context) as never);
-  low.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, (params) =>
-    answerSkillsMethod(RESOURCES_DIRECTORY_READ_METHOD, params, era, context) as never,
-  );
-  low.setRequestHandler('resources/read', { params: URI_PARAMS }, (params) => answerSkillsMethod('resources/read', params, era, context) as never);
+  const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }) => {
+    try {
+      return (await answerSkillsMethod(method, params, era, context)) as never;
+    } catch (error) {
+      throw toProtocolError(error) ?? error;
+    }
+  };
+  low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, answer(SKILLS_LIST_METHOD));
+  low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, answer(SKILLS_GET_METHOD));
+  low.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, answer(RESOURCES_DIRECTORY_READ_METHOD));
+  low.setRequestHandler('resources/read', { params: URI_PARAMS }, answer('resources/read'));
 }
 
-/** Runs `action`, turning a domain error into the `ProtocolError` its code maps to. */
-function domain<T>(action: () => T): T {
-  try {
-    return action();
-  } catch (error) {
-    if (error instanceof SkillsServeError) throw new ProtocolError(rpcCodeOf(error.code), error.message);
-    throw error;
-  }
-}
