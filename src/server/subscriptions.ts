@@ -84,11 +84,6 @@ export class ConnectionRegistry {
     };
   }
 
-  /** Number of tracked connections (open or opening). */
-  get size(): number {
-    return this.#connections.size;
-  }
-
   /**
    * Sends what `diff` calls for to every connected server. Never throws; failures are logged.
    *
