@@ -7,6 +7,7 @@ import './heap.js';
 import { statSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import os from 'node:os';
+import path from 'node:path';
 import {
   CACHE_SCOPES,
   COMPAT_MODES,
@@ -57,6 +58,7 @@ interface ServeOptions extends CommonOptions {
   compat: CompatMode;
   http?: HttpEndpoint;
   httpToken?: string;
+  httpTokens?: string;
 }
 
 /** Wraps a parser that throws into one commander reports as an invalid argument. */
@@ -208,11 +210,21 @@ function buildProgram(): Command {
         )
         .env('SKILLS_SERVE_HTTP_TOKEN'),
     )
+    .addOption(
+      new Option('--http-tokens <file>', 'per-team tokens: a JSON file of { name, token, prefixes } entries; each token sees only the skills under its prefixes')
+        .env('SKILLS_SERVE_HTTP_TOKENS'),
+    )
     .addOption(new Option('--git-poll <ms>', `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`).argParser(argParser(parseGitPollMs)).env('SKILLS_SERVE_GIT_POLL'))
     .addOption(new Option('--ttl <ms>', 'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)').argParser(argParser(parseTtlMs)).env('SKILLS_SERVE_TTL'))
     .addOption(new Option('--cache-scope <scope>', 'cacheScope of those results: private (default) or public').choices(CACHE_SCOPES).default('private').env('SKILLS_SERVE_CACHE_SCOPE'))
     .addOption(pageSizeOption())
     .action(async (args: string[], options: ServeOptions) => {
+      for (const [flag, given] of [['--http-token', options.httpToken], ['--http-tokens', options.httpTokens]] as const) {
+        if (given !== undefined && options.http === undefined) {
+          process.stderr.write(`skills-serve: ${flag} applies to --http only (stdio has no requests to authenticate)\n`);
+          process.exit(exitCodeOf('CONFIG_INVALID'));
+        }
+      }
       const sources = sourcesOrExit(args);
       const config: Config = Object.freeze({
         sources: Object.freeze(sources),
@@ -228,6 +240,7 @@ function buildProgram(): Command {
         compat: options.compat,
         ...(options.http === undefined ? {} : { http: options.http }),
         ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),
+        ...(options.httpTokens === undefined ? {} : { httpTokens: path.resolve(options.httpTokens) }),
       });
       const logger = createLogger(config.logLevel);
       process.on('uncaughtException', (error) => {
@@ -241,7 +254,9 @@ function buildProgram(): Command {
       const adapter =
         config.http === undefined
           ? new StdioAdapter()
-          : await import('./transports/http.js').then(({ HttpAdapter }) => new HttpAdapter(config.http as HttpEndpoint, config.httpToken));
+          : await import('./transports/http.js').then(
+              ({ HttpAdapter }) => new HttpAdapter(config.http as HttpEndpoint, { token: config.httpToken, tokensFile: config.httpTokens }),
+            );
       await run(config, runOptions, adapter);
     });
 

@@ -40,6 +40,8 @@ export interface Config {
   readonly http?: HttpEndpoint;
   /** `--http-token`: bearer token every HTTP request must carry. */
   readonly httpToken?: string;
+  /** `--http-tokens FILE`: per-team tokens, each with the skill-path prefixes it may see. */
+  readonly httpTokens?: string;
   /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
   readonly compat: CompatMode;
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { CompatSurfaces } from './compat.js';
 import { installSkillsHandlers, type SkillsHandlerContext } from './skills-handlers.js';
 import type { ConnectionRegistry } from './subscriptions.js';
+import { isVisibleUri, type Visibility } from './visibility.js';
 
 /** Server name announced in `initialize` / `server/discover`. */
 export const SERVER_NAME = 'skills-serve';
@@ -35,6 +36,8 @@ export interface FactoryOptions {
    * `resources.subscribe` nor `resources.listChanged`.
    */
   readonly stateless?: boolean;
+  /** The view of the clients these servers serve (`--http-tokens`); `undefined` sees everything. */
+  readonly visibility?: Visibility;
 }
 
 /**
@@ -46,8 +49,10 @@ export interface FactoryOptions {
  *   first index build only for the instructions catalog; at once in `--compat off`).
  */
 export function createServerFactory(context: ServingContext, options: FactoryOptions = {}): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
+  const view = options.visibility;
+  const handlers = view === undefined ? context.handlers : { ...context.handlers, visibility: view };
   const extension = new SkillsExtension({
-    source: context.source,
+    source: view === undefined ? context.source : viewSource(context.source, view),
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
   });
   return async ({ era }) => {
@@ -61,9 +66,20 @@ export function createServerFactory(context: ServingContext, options: FactoryOpt
       },
     );
     extension.attach(server);
-    installSkillsHandlers(server, era, context.handlers);
+    installSkillsHandlers(server, era, handlers);
     context.compat.attach(server, era);
     if (notifies) options.connections?.register(server, era);
     return server;
+  };
+}
+
+/** A source whose `resources/list` holds only what `view` may see (the other methods are answered by the handlers). */
+function viewSource(source: SkillSource, view: Visibility): SkillSource {
+  const listResources = source.listResources;
+  return {
+    ...source,
+    ...(listResources === undefined
+      ? {}
+      : { listResources: async (ctx) => (await listResources.call(source, ctx)).filter((resource) => isVisibleUri(view, resource.uri)) }),
   };
 }

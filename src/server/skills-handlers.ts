@@ -13,7 +13,9 @@ import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, RESOURCES_DIRECTORY_READ_METHOD 
 import { SkillsServeError, toProtocolError } from '../errors.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
+import type { DirectoryChild } from '../index/types.js';
 import { Base64Blob, RawJson } from './raw-json.js';
+import { isVisible, leadsToVisible, visibleChildren, visibleSkills, type Visibility } from './visibility.js';
 import type { FileReader } from './read.js';
 import type { Era } from './subscriptions.js';
 import type { SnapshotStore } from '../index/store.js';
@@ -69,6 +71,8 @@ export interface SkillsHandlerContext {
   readonly reader: FileReader;
   /** The cache hint of 2026-07-28 results. */
   readonly cacheHint: () => CacheHint;
+  /** The client's view (`--http-tokens`); `undefined` sees everything. */
+  readonly visibility?: Visibility | undefined;
 }
 
 /** The four methods answered from the snapshot, by name. */
@@ -88,37 +92,52 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
   const { store, pageSize } = context;
   const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
   const { uri = '', cursor } = params;
+  const view = context.visibility;
+  // What a view may not see is answered exactly as what does not exist.
+  const segments = view === undefined ? undefined : parseSkillUri(uri);
+  const seen = (): boolean => view === undefined || (segments !== undefined && isVisible(view, segments));
+  const onTheWay = (): boolean => view === undefined || (segments !== undefined && leadsToVisible(view, segments));
   switch (method) {
     case SKILLS_LIST_METHOD: {
       const snapshot = await store.ready();
-      const page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri);
+      const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri);
       const skills = new RawJson(`[${page.items.map((skill) => skill.json).join(',')}]`);
       return { skills, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
     }
     case SKILLS_GET_METHOD: {
       const skill = findSkill(await store.ready(), uri);
-      if (skill === undefined) throw new SkillsServeError('SKILL_NOT_FOUND', `No skill is served at ${echo(uri)}`);
+      if (skill === undefined || (view !== undefined && !isVisible(view, skill.segments))) {
+        throw new SkillsServeError('SKILL_NOT_FOUND', `No skill is served at ${echo(uri)}`);
+      }
       return { skill: new RawJson(skill.json), ...cacheFields() };
     }
     case RESOURCES_DIRECTORY_READ_METHOD: {
       const snapshot = await store.ready();
-      const directory = findDirectory(snapshot, uri);
-      if (directory === undefined) {
-        const message = findFile(snapshot, uri) !== undefined ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`;
-        throw new SkillsServeError('NOT_A_DIRECTORY', message);
+      const directory = onTheWay() ? findDirectory(snapshot, uri) : undefined;
+      const children = directory === undefined ? undefined : visibleOrAll(view, directory.uri, listDirectory(directory));
+      if (children === undefined) {
+        const isFile = seen() && findFile(snapshot, uri) !== undefined;
+        throw new SkillsServeError('NOT_A_DIRECTORY', isFile ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`);
       }
-      const page = pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri);
+      const page = pageOf(children, cursor, pageSize, (child) => child.uri);
       return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
     }
     default: {
       if (parseSkillUri(uri) === undefined) throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);
-      const read = await context.reader.read(uri);
+      const read = onTheWay() ? await context.reader.read(uri) : ({ kind: 'missing' } as const);
       if (read.kind === 'directory') throw new SkillsServeError('IS_A_DIRECTORY', `${echo(uri)} is a directory; use resources/directory/read`);
-      if (read.kind === 'missing') throw new SkillsServeError('RESOURCE_NOT_FOUND', `Resource not found: ${echo(uri)}`);
+      if (read.kind === 'missing' || !seen()) throw new SkillsServeError('RESOURCE_NOT_FOUND', `Resource not found: ${echo(uri)}`);
       const content = read.text === undefined ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) } : { uri, mimeType: read.mimeType, text: read.text };
       return { contents: [content] };
     }
   }
+}
+
+/** A directory's children as `view` may list them (all without a view), or `undefined` when it may not be seen. */
+function visibleOrAll(view: Visibility | undefined, uri: string, children: readonly DirectoryChild[]): readonly DirectoryChild[] | undefined {
+  if (view === undefined) return children;
+  const segments = parseSkillUri(uri);
+  return segments === undefined ? undefined : visibleChildren(view, segments, children);
 }
 
 /**

@@ -1,17 +1,21 @@
 /**
  * Streamable HTTP serving (`--http [host:]port`): stateless, so any replica answers any request over the same tree
  * (cursors are keyset cursors on URIs, valid on every replica). Both protocol eras through the SDK's
- * `createMcpHandler`; 2026-07-28 clients that keep a `subscriptions/listen` stream open hear about changes.
- * DNS-rebinding protection (Host and Origin checks) for loopback binds; optional bearer token.
+ * `createMcpHandler`; 2026-07-28 clients that keep a `subscriptions/listen` stream open hear about changes. Stateless
+ * 2025-era reads take the fast path (`http-fast.ts`). DNS-rebinding protection (Host and Origin checks) for loopback
+ * binds; an optional bearer token (`--http-token`), or per-team tokens each seeing part of the namespace
+ * (`--http-tokens FILE`: one handler, with its own listen streams, per view, so nobody hears of what they may not see).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { HttpEndpoint } from '../config.js';
-import type { Adapter, Runtime } from '../runtime.js';
+import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
+import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
+import { HttpTokens } from './http-tokens.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
@@ -24,6 +28,11 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/u.test(host);
 }
 
+/** The bearer token of an `Authorization` header, or `undefined`. */
+function bearerOf(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/iu.exec(header ?? '')?.[1];
+}
+
 /**
  * Whether an `Authorization` header carries the bearer token (compared in constant time).
  *
@@ -31,49 +40,75 @@ export function isLoopbackHost(host: string): boolean {
  * @param token the configured token.
  */
 export function hasBearerToken(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/iu.exec(header ?? '');
-  if (match === null) return false;
-  const given = Buffer.from(match[1] as string, 'utf8');
-  const expected = Buffer.from(token, 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  const given = bearerOf(header);
+  if (given === undefined) return false;
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(token, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** How HTTP clients authenticate: nobody, one token (sees everything), or a tokens file (each token its view). */
+export interface HttpAuth {
+  readonly token?: string | undefined;
+  /** `--http-tokens FILE`. */
+  readonly tokensFile?: string | undefined;
+}
+
+/** One MCP handler and its Node adapter: per view, so each view's listen streams hear only what it may see. */
+interface ViewHandler {
+  readonly handler: McpHttpHandler;
+  readonly serve: ReturnType<typeof toNodeHandler>;
 }
 
 /** Serves the runtime over Streamable HTTP at `http://<host>:<port>/mcp`; `/healthz` and `/readyz` beside it. */
 export class HttpAdapter implements Adapter {
   readonly ended: Promise<string> = new Promise(() => undefined); // only a signal ends an HTTP server
   readonly #endpoint: HttpEndpoint;
-  readonly #token: string | undefined;
+  readonly #auth: HttpAuth;
   #server: Server | undefined;
-  #handler: McpHttpHandler | undefined;
+  #tokens: HttpTokens | undefined;
+  readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
   /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
   #requests = 0;
   #fastAnswers = 0;
 
-  constructor(endpoint: HttpEndpoint, token: string | undefined) {
+  constructor(endpoint: HttpEndpoint, auth: HttpAuth = {}) {
     this.#endpoint = endpoint;
-    this.#token = token;
+    this.#auth = auth;
   }
 
-  /** @throws Error when the port cannot be bound. */
+  /** @throws Error when the port cannot be bound, or the tokens file cannot be read. */
   async start(runtime: Runtime): Promise<void> {
     const { logger } = runtime;
     this.#logger = logger;
     const { host, port } = this.#endpoint;
-    const token = this.#token;
-    const factory = createServerFactory(runtime, { stateless: true });
-    const handler = createMcpHandler(factory, { legacy: 'stateless', onerror: (error) => logger.debug({ event: 'request-error', err: error }, 'request error') });
-    this.#handler = handler;
-    runtime.on('changed', ({ diff, promptsChanged }) => {
-      if (diff.listChanged) handler.notify.resourcesChanged();
-      for (const uri of diff.updated) handler.notify.resourceUpdated(uri);
-      if (promptsChanged) handler.notify.promptsChanged();
+    const { token, tokensFile } = this.#auth;
+    if (tokensFile !== undefined) {
+      try {
+        this.#tokens = new HttpTokens(tokensFile, (message) => logger.warn({ event: 'http-tokens-unusable' }, message));
+      } catch (error) {
+        throw new Error(`--http-tokens ${tokensFile}: ${(error as Error).message}`);
+      }
+    }
+    const handlerFor = (view: Visibility | undefined): ViewHandler => {
+      let entry = this.#handlers.get(view);
+      if (entry === undefined) {
+        const factory = createServerFactory(runtime, { stateless: true, ...(view === undefined ? {} : { visibility: view }) });
+        const handler = createMcpHandler(factory, { legacy: 'stateless', onerror: (error) => logger.debug({ event: 'request-error', err: error }, 'request error') });
+        const serve = toNodeHandler(handler, { onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed') });
+        this.#handlers.set(view, (entry = { handler, serve }));
+      }
+      return entry;
+    };
+    handlerFor(undefined);
+    runtime.on('changed', (change) => {
+      for (const [view, { handler }] of this.#handlers) announce(handler, change, view);
     });
-    const serveMcp = toNodeHandler(handler, { onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed') });
     const loopback = isLoopbackHost(host);
     const hostGuard = loopback ? localhostHostValidation() : undefined;
     const originGuard = loopback ? localhostOriginValidation() : undefined;
-    if (!loopback && token === undefined) {
+    if (!loopback && token === undefined && tokensFile === undefined) {
       logger.warn({ event: 'http-open', host }, `serving on non-loopback address ${host} without --http-token: anyone who can reach the port can read every skill`);
     }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -82,7 +117,9 @@ export class HttpAdapter implements Adapter {
         const snapshot = runtime.store.current;
         const ready = snapshot.generation > 0;
         res.writeHead(path === READY_PATH && !ready ? 503 : 200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: ready ? 'ready' : 'indexing', skills: snapshot.ordered.length, generation: snapshot.generation }));
+        // With per-team tokens, even the number of skills is not told to unauthenticated callers.
+        const counts = this.#tokens === undefined ? { skills: snapshot.ordered.length } : {};
+        res.end(JSON.stringify({ status: ready ? 'ready' : 'indexing', ...counts, generation: snapshot.generation }));
         return;
       }
       if (path !== MCP_PATH) {
@@ -92,19 +129,22 @@ export class HttpAdapter implements Adapter {
       }
       if (hostGuard !== undefined && !hostGuard(req, res)) return;
       if (originGuard !== undefined && !originGuard(req, res)) return;
-      if (token !== undefined && !hasBearerToken(req.headers.authorization, token)) {
+      const authorized = this.#authorize(req.headers.authorization);
+      if (authorized === false) {
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' } }));
         return;
       }
+      const view = authorized === true ? undefined : authorized;
+      const { serve } = handlerFor(view);
       this.#requests++;
-      void tryFastPath(req, res, runtime.handlers).then(
+      void tryFastPath(req, res, view === undefined ? runtime.handlers : { ...runtime.handlers, visibility: view }).then(
         (declined) => {
           if (declined === undefined) {
             this.#fastAnswers++;
             return undefined;
           }
-          return declined.body === undefined ? serveMcp(req, res) : serveMcp(replayRequest(req, declined.body), res);
+          return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
         },
         (error: unknown) => {
           logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
@@ -127,15 +167,36 @@ export class HttpAdapter implements Adapter {
     logger.info({ event: 'serving', transport: 'http', url, port: actualPort }, `serving on ${url}; indexing`);
   }
 
+  /**
+   * Who a request is: `true` (sees everything), a view (`--http-tokens`), or `false` (unauthorized).
+   */
+  #authorize(header: string | undefined): Visibility | boolean {
+    const { token } = this.#auth;
+    if (this.#tokens === undefined && token === undefined) return true;
+    if (token !== undefined && hasBearerToken(header, token)) return true;
+    const given = bearerOf(header);
+    return (given === undefined ? undefined : this.#tokens?.viewOf(given)) ?? false;
+  }
+
   /** Stops accepting connections, finishes requests in flight, closes listen streams, within `timeoutMs`. */
   async stop(timeoutMs: number): Promise<void> {
     const server = this.#server;
     if (server === undefined) return;
+    this.#tokens?.close();
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await Promise.race([Promise.allSettled([this.#handler?.close(), closed]), timer]);
+    await Promise.race([Promise.allSettled([...[...this.#handlers.values()].map(({ handler }) => handler.close()), closed]), timer]);
     server.closeAllConnections();
     this.#logger?.info({ event: 'http-stopped', requests: this.#requests, fastAnswers: this.#fastAnswers }, `served ${this.#requests} MCP requests`);
   }
+}
+
+/** Tells one handler's listen streams about a change, as far as its view may see it. */
+function announce(handler: McpHttpHandler, { diff, promptsChanged }: RuntimeChange, view: Visibility | undefined): void {
+  const seen = view === undefined ? () => true : (uri: string) => isVisibleUri(view, uri);
+  const touchesView = view === undefined || diff.skillsChanged.some(seen);
+  if (diff.listChanged && touchesView) handler.notify.resourcesChanged();
+  for (const uri of diff.updated) if (seen(uri)) handler.notify.resourceUpdated(uri);
+  if (promptsChanged && touchesView) handler.notify.promptsChanged();
 }

@@ -1,0 +1,67 @@
+/**
+ * Per-team visibility (`--http-tokens`): which part of the namespace one HTTP client may see (pure;
+ * docs/ARCHITECTURE.md, "Serving"). A client's view is a list of skill-path prefixes: it sees every skill whose path
+ * starts with one of them, every file and directory under them, and the grouping directories on the way to them
+ * (listing only what leads to them). Everything else is answered exactly as if it did not exist.
+ */
+import type { DirectoryChild, SkillRecord, Snapshot } from '../index/types.js';
+import { parseSkillUri } from '../index/uri.js';
+
+/** One client's view. */
+export interface Visibility {
+  /** A name for logs (never the token). */
+  readonly name: string;
+  /** Skill-path prefixes, as segments (`[['acme', 'billing'], ['shared']]`); `[[]]` sees everything. */
+  readonly prefixes: readonly (readonly string[])[];
+}
+
+function startsWith(segments: readonly string[], prefix: readonly string[]): boolean {
+  if (segments.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (segments[index] !== prefix[index]) return false;
+  return true;
+}
+
+/** Whether `segments` (a skill path, or a file or directory path) lies at or under one of the view's prefixes. */
+export function isVisible(view: Visibility, segments: readonly string[]): boolean {
+  return view.prefixes.some((prefix) => startsWith(segments, prefix));
+}
+
+/** Whether `segments` is visible, or a directory on the way to a visible prefix (a grouping directory above it). */
+export function leadsToVisible(view: Visibility, segments: readonly string[]): boolean {
+  return view.prefixes.some((prefix) => startsWith(segments, prefix) || startsWith(prefix, segments));
+}
+
+/** Whether the resource at `uri` (any spelling) may be seen. */
+export function isVisibleUri(view: Visibility, uri: string): boolean {
+  const segments = parseSkillUri(uri);
+  return segments !== undefined && isVisible(view, segments);
+}
+
+const visibleSkillsCache = new WeakMap<Snapshot, Map<Visibility, readonly SkillRecord[]>>();
+
+/**
+ * The skills of `snapshot` the view sees, in `skills/list` order (computed once per snapshot and view).
+ *
+ * @returns all of `snapshot.ordered` when `view` is undefined.
+ */
+export function visibleSkills(snapshot: Snapshot, view: Visibility | undefined): readonly SkillRecord[] {
+  if (view === undefined) return snapshot.ordered;
+  let byView = visibleSkillsCache.get(snapshot);
+  if (byView === undefined) visibleSkillsCache.set(snapshot, (byView = new Map()));
+  let skills = byView.get(view);
+  if (skills === undefined) byView.set(view, (skills = snapshot.ordered.filter((skill) => isVisible(view, skill.segments))));
+  return skills;
+}
+
+/**
+ * The children of a directory the view may list: all of them inside a visible prefix; only those on the way to one
+ * in a grouping directory above it.
+ *
+ * @param segments the directory's path.
+ * @returns `undefined` when the directory itself may not be seen.
+ */
+export function visibleChildren(view: Visibility, segments: readonly string[], children: readonly DirectoryChild[]): readonly DirectoryChild[] | undefined {
+  if (isVisible(view, segments)) return children;
+  if (!leadsToVisible(view, segments)) return undefined;
+  return children.filter((child) => leadsToVisible(view, [...segments, child.name]));
+}

@@ -1,0 +1,105 @@
+/**
+ * `--http-tokens FILE`: bearer tokens, each with the skill-path prefixes its holder may see (issue 14, per-team
+ * visibility; docs/ARCHITECTURE.md, "Transports"). The file is JSON:
+ *
+ *   { "tokens": [ { "name": "billing", "token": "…", "prefixes": ["acme/billing", "shared"] },
+ *                 { "name": "ops", "token": "…", "prefixes": ["*"] } ] }
+ *
+ * `"*"` sees everything. Tokens are compared in constant time (their SHA-256 digests, so neither content nor length
+ * leaks through timing); names appear in logs, tokens never. The file is read again when it changes; a file that no
+ * longer parses keeps the previous tokens, with a warning.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
+import type { Visibility } from '../server/visibility.js';
+
+/** One token's entry, resolved. */
+interface TokenEntry {
+  readonly digest: Buffer;
+  readonly view: Visibility;
+}
+
+/** How often the file is checked for changes (ms). */
+export const TOKENS_CHECK_MS = 1000;
+
+/**
+ * Parses the tokens file's text.
+ *
+ * @returns one entry per token.
+ * @throws Error naming what is wrong (a token's value is never repeated in the message).
+ */
+export function parseTokensFile(text: string): TokenEntry[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('not JSON'); // the parser's message may quote the text, tokens included
+  }
+  const tokens = (parsed as { tokens?: unknown } | null)?.tokens;
+  if (!Array.isArray(tokens) || tokens.length === 0) throw new Error('expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token');
+  const seen = new Set<string>();
+  return tokens.map((item: unknown, index) => {
+    const { name, token, prefixes } = (item ?? {}) as { name?: unknown; token?: unknown; prefixes?: unknown };
+    const label = typeof name === 'string' && name !== '' ? name : `tokens[${index}]`;
+    if (typeof name !== 'string' || name === '') throw new Error(`tokens[${index}]: "name" must be a non-empty string`);
+    if (typeof token !== 'string' || token.length < 16) throw new Error(`${label}: "token" must be a string of at least 16 characters`);
+    if (seen.has(token)) throw new Error(`${label}: the same token is listed twice`);
+    seen.add(token);
+    if (!Array.isArray(prefixes) || prefixes.length === 0 || !prefixes.every((prefix) => typeof prefix === 'string' && prefix !== '')) {
+      throw new Error(`${label}: "prefixes" must be a non-empty list of skill-path prefixes (or "*")`);
+    }
+    const segments = (prefixes as string[]).map((prefix) => (prefix === '*' ? [] : prefix.split('/').filter((segment) => segment !== '')));
+    if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*')) throw new Error(`${label}: a prefix is empty`);
+    return { digest: digestOf(token), view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }) };
+  });
+}
+
+function digestOf(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** The tokens of a file, kept current. */
+export class HttpTokens {
+  readonly #file: string;
+  readonly #warn: (message: string) => void;
+  #entries: TokenEntry[];
+
+  /**
+   * Reads `file` and starts following it.
+   *
+   * @param warn told when a changed file cannot be used (the previous tokens stay).
+   * @throws Error when the file cannot be read or parsed at start (the CLI exits 2 with the message).
+   */
+  constructor(file: string, warn: (message: string) => void) {
+    this.#file = file;
+    this.#warn = warn;
+    this.#entries = parseTokensFile(readFileSync(file, 'utf8'));
+    watchFile(file, { interval: TOKENS_CHECK_MS, persistent: false }, () => this.#reload());
+  }
+
+  /**
+   * The view of the client presenting `token` (compared in constant time with every known token).
+   *
+   * @returns the view, or `undefined` for an unknown token.
+   */
+  viewOf(token: string): Visibility | undefined {
+    const digest = digestOf(token);
+    let found: Visibility | undefined;
+    for (const entry of this.#entries) if (timingSafeEqual(digest, entry.digest)) found = entry.view;
+    return found;
+  }
+
+  /** Stops following the file. */
+  close(): void {
+    unwatchFile(this.#file);
+  }
+
+  #reload(): void {
+    try {
+      statSync(this.#file);
+      this.#entries = parseTokensFile(readFileSync(this.#file, 'utf8'));
+    } catch (error) {
+      this.#warn(`${this.#file} could not be used (${(error as Error).message}); the previous tokens stay in force`);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Per-team visibility over HTTP (`--http-tokens FILE`), with the official client on real HTTP (127.0.0.1): each token
+ * lists, gets, reads and lists directories of only the skills under its prefixes; everything else is answered exactly
+ * as an absent skill is (same code, same message), so nothing leaks existence; an unknown token gets 401; the file
+ * is read again when it changes. Both eras.
+ */
+import { Client } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/live.js';
+import { ANY_RESULT, ERAS, eraClientOptions, SAMPLE_SKILLS, startHttpServer, type HttpServer } from '../helpers/server.js';
+import { makeTempDir, removeTree } from '../helpers/tree.js';
+
+const BILLING = 'billing-token-0123456789';
+const EVERYONE = 'everyone-token-0123456789';
+const LATER = 'later-token-0123456789abc';
+
+async function clientFor(server: HttpServer, token: string, era: (typeof ERAS)[number]): Promise<{ client: Client; skills: SkillsClient }> {
+  const client = new Client({ name: 'tokens-test', version: '1' }, eraClientOptions(era));
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return { client, skills: new SkillsClient(client) };
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    const { code, message } = error as { code: number; message: string };
+    return { code, message };
+  }
+  throw new Error('expected an error');
+}
+
+describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
+  let dir: string;
+  let file: string;
+  let server: HttpServer;
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    file = path.join(dir, 'tokens.json');
+    await fsp.writeFile(
+      file,
+      JSON.stringify({
+        tokens: [
+          { name: 'billing', token: BILLING, prefixes: ['acme/billing'] },
+          { name: 'everyone', token: EVERYONE, prefixes: ['*'] },
+        ],
+      }),
+    );
+    server = await startHttpServer(['--http-tokens', file, SAMPLE_SKILLS]);
+  });
+  afterAll(async () => {
+    await server.stop();
+    await removeTree(dir);
+  });
+
+  it('each token sees exactly its skills; what it may not see answers as what does not exist', async () => {
+    const billing = await clientFor(server, BILLING, era);
+    const everyone = await clientFor(server, EVERYONE, era);
+    try {
+      expect((await billing.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
+      expect((await everyone.skills.list()).skills).toHaveLength(6);
+      const refunds = (await billing.skills.list()).skills[0]!;
+      expect((await billing.skills.read(refunds, 'skill://acme/billing/refunds/SKILL.md')).verified).toBe(true);
+
+      // A skill of another team: the same answers as for one that does not exist.
+      const hidden = 'skill://acme/support/refunds/SKILL.md';
+      const absent = 'skill://acme/nothing/here/SKILL.md';
+      const get = async (uri: string) => errorOf(billing.client.request({ method: 'skills/get', params: { uri } }, ANY_RESULT));
+      expect(await get(hidden)).toEqual({ ...(await get(absent)), message: (await get(absent)).message.replace(absent, hidden) });
+      const read = async (uri: string) => errorOf(billing.client.readResource({ uri }));
+      expect((await read(hidden)).code).toBe(-32602);
+      expect((await read(hidden)).message).toBe((await read(absent)).message.replace(absent, hidden));
+      // The grouping directory lists only the way to what the token sees.
+      const acme = (await billing.client.request({ method: 'resources/directory/read', params: { uri: 'skill://acme' } }, ANY_RESULT)) as { resources: { uri: string }[] };
+      expect(acme.resources.map((resource) => resource.uri)).toEqual(['skill://acme/billing']);
+      const dirError = await errorOf(billing.client.request({ method: 'resources/directory/read', params: { uri: 'skill://acme/support' } }, ANY_RESULT));
+      expect(dirError).toEqual({ code: -32602, message: expect.stringContaining('skill://acme/support is not a directory resource') });
+    } finally {
+      await billing.client.close();
+      await everyone.client.close();
+    }
+  });
+
+  it('refuses an unknown token with 401, and follows the file when it changes', async () => {
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${LATER}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
+    await fsp.writeFile(file, JSON.stringify({ tokens: [{ name: 'later', token: LATER, prefixes: ['data-pipeline'] }] }));
+    await waitFor(async () => {
+      const answer = await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' });
+      return answer.status !== 401;
+    });
+    const later = await clientFor(server, LATER, era);
+    try {
+      expect((await later.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://data-pipeline/SKILL.md', 'skill://data-pipeline/csv-cleaning/SKILL.md']);
+    } finally {
+      await later.client.close();
+    }
+    // Restore for the other era's run.
+    await fsp.writeFile(
+      file,
+      JSON.stringify({
+        tokens: [
+          { name: 'billing', token: BILLING, prefixes: ['acme/billing'] },
+          { name: 'everyone', token: EVERYONE, prefixes: ['*'] },
+        ],
+      }),
+    );
+    await waitFor(async () => (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' })).status === 401);
+  });
+});
