@@ -1,27 +1,30 @@
 #!/usr/bin/env node
-// `npm run bench` (after `npm run build`): every benchmark of skills-serve in one run, side by side with baselines
-// measured in the same run, on synthetic trees of 100, 1,000 and 10,000 skills (~10 files each; ~1 GiB at 10,000).
+// `npm run bench` (after `npm run build`): the benchmarks of skills-serve in one run, side by side with floors measured
+// in the same run, on the trees of issue 10's generator: 1,000 skills (10,000 files, ~97 MB, ~4k directories) and
+// 10,000 skills (100,000 files, ~0.94 GB, ~40k directories). The headline rows are the default (watching) mode.
 // Prints a markdown table and writes BENCHMARKS.md. See BENCHMARKS.md for what each figure means.
 //
-//   node bench/run.mjs            full run (100, 1,000, 10,000 skills); writes BENCHMARKS.md at the repo root
-//   node bench/run.mjs --quick    100 and 1,000 skills only; writes the report to a temp file unless --out is given
+//   node bench/run.mjs            full run (1,000 and 10,000 skills); writes BENCHMARKS.md at the repo root
+//   node bench/run.mjs --quick    1,000 skills only, fewer runs; writes the report to a temp file unless --out is given
 //   options: --out FILE   where to write the report;  --keep   keep the trees and the bundled harness (paths printed)
 //
-// Trees live under os.tmpdir() and are deleted at the end, also on failure; every child process is bounded in time
-// and killed (by pid) if the run fails or is interrupted.
+// The built CLI (bin/ + dist/) is copied into the work directory first, so a rebuild of dist/ by someone else during
+// the run does not change what is measured. Trees live under os.tmpdir() and are deleted at the end, also on failure;
+// every child process is bounded in time and killed (by pid) if the run fails or is interrupted.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { measureHttp } from './http.mjs';
 import { EDITS, measureLiveLatency } from './live.mjs';
 import { loadFiguresOf, renderReport } from './report.mjs';
+import { measureStart } from './start.mjs';
 import { bareNodeStart, killAll, peakRssKb, RpcChild, spawnNode, within } from './stdio.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const BIN = path.join(REPO, 'bin', 'skills-serve.js');
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
 const KEEP = argv.includes('--keep');
@@ -30,16 +33,23 @@ if (outIndex !== -1 && (argv[outIndex + 1] === undefined || argv[outIndex + 1].s
   process.stderr.write('bench: --out needs a file name\n');
   process.exit(2);
 }
-const SIZES = QUICK ? [100, 1000] : [100, 1000, 10_000];
-const LIVE_SIZES = QUICK ? [100, 1000] : [100, 10_000];
-/** Runs of each in-process measurement (the first is reported next to the second, warm one). */
-const IN_PROCESS_RUNS = 2;
-/** Runs of the stdio startup measurement (median reported). */
-const STARTUP_RUNS = 3;
+const SIZES = QUICK ? [1000] : [1000, 10_000];
+/** Starts of each mode (default, --no-watch) per tree, interleaved with floor runs and bare node starts (medians). */
+const ROUNDS = QUICK ? 3 : 5;
+/** Starts of the default mode with the host-side ping probe (the last one then serves the reads and the edits). */
+const PROBE_RUNS = QUICK ? 2 : 3;
 /** Full skills/list enumerations once the index is built (median reported). */
-const ENUMERATIONS = 5;
+const ENUMERATIONS = 3;
+/** The tree of the live-update edits, and how many. */
+const LIVE_SKILLS = QUICK ? 1000 : 10_000;
+const LIVE_EDITS = QUICK ? 10 : EDITS;
+/**
+ * The HTTP row: its tree, clients, alternating rounds of `seconds` for the server and the floor (short rounds, many:
+ * the median of the per-round ratios shrugs off a burst of load from elsewhere during one round).
+ */
+const HTTP = { skills: 1000, clients: 32, rounds: QUICK ? 2 : 5, seconds: 2, warmupSeconds: 1 };
 /** The whole run is aborted after this long (ms). */
-const WATCHDOG_MS = (QUICK ? 6 : 20) * 60_000;
+const WATCHDOG_MS = (QUICK ? 8 : 20) * 60_000;
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-benchrun-'));
 let finished = false;
@@ -109,44 +119,43 @@ function flushWrites() {
   spawnSync('sync', { timeout: 120_000, stdio: 'ignore' });
 }
 
-/**
- * Startup over real stdio, median of STARTUP_RUNS, next to bare `node -e ''` starts interleaved with them. The last
- * run then measures full enumerations, a `ping` round trip (the transport's floor per page), and `resources/read` of
- * every large file, next to the pipe floor (harness `pipe-floor`: the same bytes, base64, over the same kind of pipe).
- */
-async function measureStdio(harness, root, tree) {
-  const bare = [];
-  const init = [];
-  const initCompatOff = [];
-  const list = [];
-  const hwmKb = [];
-  let skills = 0;
-  const extra = {};
-  for (let run = 0; run < STARTUP_RUNS; run++) {
-    bare.push(await bareNodeStart());
-    // `initialize` alone with --compat off: the default (auto) waits up to COMPAT_CATALOG_WAIT_MS for the first index
-    // build, to list the skills in the instructions; this shows the start without that wait.
-    const plain = new RpcChild([BIN, '--no-watch', '--compat', 'off', root]);
-    try {
-      initCompatOff.push(await plain.initialize());
-    } finally {
-      await plain.close();
-    }
-    const server = new RpcChild([BIN, '--no-watch', root]);
-    try {
-      init.push(await server.initialize());
-      const listed = await server.listAll(300_000);
-      list.push(performance.now() - server.startedAt);
-      hwmKb.push(peakRssKb(server.pid));
-      skills = listed.length;
-      if (run === STARTUP_RUNS - 1) Object.assign(extra, await measureBuiltServer(harness, server, root, listed, tree));
-    } finally {
-      await server.close();
-    }
-  }
-  return { bare, init, initCompatOff, list, hwmKb, skills, ...extra };
+/** Copies bin/skills-serve.js and dist/*.js into `work/app`, so what is measured cannot change under the run. */
+function copyApp() {
+  const app = path.join(work, 'app');
+  mkdirSync(path.join(app, 'bin'), { recursive: true });
+  mkdirSync(path.join(app, 'dist'));
+  copyFileSync(path.join(REPO, 'bin', 'skills-serve.js'), path.join(app, 'bin', 'skills-serve.js'));
+  const files = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js'));
+  for (const name of files) copyFileSync(path.join(REPO, 'dist', name), path.join(app, 'dist', name));
+  for (const needed of ['cli.js', 'hash-worker.js']) if (!files.includes(needed)) throw new Error(`dist/${needed} is missing: run \`npm run build\` first (npm run bench does)`);
+  return { bin: path.join(app, 'bin', 'skills-serve.js'), worker: path.join(app, 'dist', 'hash-worker.js'), files: files.length };
 }
 
+const DEFAULT_FLAGS = [];
+const NO_WATCH_FLAGS = ['--no-watch'];
+
+/**
+ * The starts of one tree: ROUNDS rounds of (bare node, floor in a fresh process, default mode, --no-watch), so the
+ * medians compare runs taken under the same load.
+ */
+async function measureStarts(app, harness, root, skills) {
+  const rounds = { bare: [], floor: [], watch: [], noWatch: [] };
+  const scale = Math.max(1, skills / 1000);
+  for (let round = 0; round < ROUNDS; round++) {
+    log(`${skills} skills: round ${round + 1}/${ROUNDS}: bare node, floor, default mode, --no-watch`);
+    rounds.bare.push(await bareNodeStart());
+    rounds.floor.push((await runHarness(harness, ['floor', root, 1], 120_000 * scale)).runs[0]);
+    rounds.watch.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
+    rounds.noWatch.push(await measureStart(app.bin, root, NO_WATCH_FLAGS));
+  }
+  return rounds;
+}
+
+/**
+ * The built, watching server of the last probe run: full enumerations next to as many `ping` round trips, and
+ * `resources/read` of every large file next to the pipe floor (harness `pipe-floor`: the same bytes, base64, over the
+ * same kind of pipe).
+ */
 async function measureBuiltServer(harness, server, root, listed, tree) {
   const pages = Math.ceil(listed.length / 100);
   const enumerations = [];
@@ -219,10 +228,10 @@ function gitState() {
 }
 
 async function main() {
-  if (!existsSync(path.join(REPO, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does)');
   const started = Date.now();
   const before = machine();
   log(`${QUICK ? 'quick' : 'full'} run on ${before.cpu} (${before.cores} cores), Node ${before.node}; load ${before.loadavg.map((n) => n.toFixed(2)).join(' ')}; work dir ${work}`);
+  const app = copyApp();
   const harness = await bundleHarness();
   const results = [];
   for (const skills of SIZES) {
@@ -234,17 +243,34 @@ async function main() {
     row.tree = await runHarness(harness, ['generate', root, skills], 600_000);
     flushWrites();
     const scale = Math.max(1, skills / 1000);
-    log(`${skills} skills: floor (sync walk + readFileSync + sha256), ${IN_PROCESS_RUNS} runs`);
-    row.floor = await runHarness(harness, ['floor', root, IN_PROCESS_RUNS], 120_000 * scale);
-    log(`${skills} skills: in-process buildSnapshot with event-loop probe, ${IN_PROCESS_RUNS} runs`);
-    row.build = await runHarness(harness, ['build', root, IN_PROCESS_RUNS], 120_000 * scale);
-    log(`${skills} skills: SDK loadSkills(), ${IN_PROCESS_RUNS} runs`);
-    row.sdk = await runHarness(harness, ['sdk', root, IN_PROCESS_RUNS], 300_000 * scale);
-    log(`${skills} skills: stdio startup x${STARTUP_RUNS}, enumeration, resources/read of ${row.tree.large.length} large files`);
-    row.stdio = await measureStdio(harness, root, row.tree);
-    if (LIVE_SIZES.includes(skills)) {
-      log(`${skills} skills: write → notifications/resources/updated, ${EDITS} edits`);
-      row.live = await measureLiveLatency(BIN, root, skills);
+    row.starts = await measureStarts(app, harness, root, skills);
+    log(`${skills} skills: in-process buildSnapshot with the event-loop probe (hashing worker)`);
+    row.build = await runHarness(harness, ['build', root, 1, app.worker], 120_000 * scale);
+    log(`${skills} skills: default mode with the host-side ping probe, ${PROBE_RUNS} runs`);
+    row.probes = [];
+    let kept;
+    for (let run = 0; run < PROBE_RUNS; run++) {
+      const last = run === PROBE_RUNS - 1;
+      const result = await measureStart(app.bin, root, DEFAULT_FLAGS, { probe: true, keep: last });
+      if (last) {
+        kept = result;
+        const { server: _server, listed: _listed, ...figures } = result;
+        row.probes.push(figures);
+      } else row.probes.push(result);
+    }
+    try {
+      log(`${skills} skills: enumeration, resources/read of ${row.tree.large.length} large files (and the pipe floor)`);
+      row.built = await measureBuiltServer(harness, kept.server, root, kept.listed, row.tree);
+      if (skills === LIVE_SKILLS) {
+        log(`${skills} skills: write → notifications/resources/updated, ${LIVE_EDITS} edits`);
+        row.live = await measureLiveLatency(kept.server, root, skills, LIVE_EDITS);
+      }
+    } finally {
+      await kept.server.close();
+    }
+    if (skills === HTTP.skills) {
+      log(`${skills} skills: HTTP, ${HTTP.clients} keep-alive clients, ${HTTP.rounds} × ${HTTP.seconds} s per side`);
+      row.http = await measureHttp({ bin: app.bin, root, floorScript: path.join(REPO, 'bench', 'http-floor.mjs'), work, ...HTTP, log });
     }
     if (!KEEP) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
@@ -260,9 +286,9 @@ async function main() {
     git: gitState(),
     date: new Date(started).toISOString(),
     wallSeconds: (Date.now() - started) / 1000,
-    runs: { inProcess: IN_PROCESS_RUNS, startup: STARTUP_RUNS, enumerations: ENUMERATIONS, edits: EDITS },
+    runs: { rounds: ROUNDS, probes: PROBE_RUNS, enumerations: ENUMERATIONS, edits: LIVE_EDITS, liveSkills: LIVE_SKILLS, http: HTTP },
   });
-  process.stdout.write(`${report.table}\n`);
+  process.stdout.write(`${report.summary}\n\n${report.table}\n`);
   writeFileSync(out, report.markdown);
   const raw = path.join(os.tmpdir(), `skills-serve-bench-results${QUICK ? '-quick' : ''}.json`);
   writeFileSync(raw, `${JSON.stringify({ results, before, after }, null, 2)}\n`);

@@ -192,16 +192,53 @@ export class RpcChild {
   }
 }
 
-/** Time (ms) from spawning a bare `node -e ''` to its exit. */
+/** Time (ms) from spawning a bare `node -e 0` to its exit. */
 export function bareNodeStart(timeoutMs = 30_000) {
   const started = performance.now();
-  const child = spawnNode(['-e', ''], { stdio: 'ignore' });
+  const child = spawnNode(['-e', '0'], { stdio: 'ignore' });
   return within(
     timeoutMs,
-    "bare node -e ''",
+    'bare node -e 0',
     new Promise((resolve, reject) => {
       child.once('error', reject);
       child.once('exit', () => resolve(performance.now() - started));
     }),
   );
+}
+
+/**
+ * The host-side event-loop probe: from `startAt` on, sends `ping` to `server` every `intervalMs` (without waiting for
+ * the previous answer, so a ping is waiting whenever the server's loop is blocked) and records each round trip.
+ * `stop()` ends the probe and resolves with `{ rtts: number[], sentAt: number[], sent: number }` (round trips and send
+ * times, ms, in answer order; send times are `performance.now()`) once every ping sent was answered.
+ * A ping is answered only when the server's event loop runs, so the longest round trip bounds the longest block from
+ * below (to within `intervalMs`), seen from the host, pipe and scheduling included.
+ */
+export function startPingProbe(server, intervalMs = 5) {
+  const rtts = [];
+  const sentAt = [];
+  const inFlight = new Set();
+  let sent = 0;
+  const tick = () => {
+    const at = performance.now();
+    sent++;
+    const answered = server.request('ping', {}, 120_000).then(
+      () => {
+        rtts.push(performance.now() - at);
+        sentAt.push(at);
+      },
+      () => undefined,
+    );
+    inFlight.add(answered);
+    answered.finally(() => inFlight.delete(answered));
+  };
+  const timer = setInterval(tick, intervalMs);
+  tick();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all([...inFlight]);
+      return { rtts, sentAt, sent };
+    },
+  };
 }
