@@ -15,6 +15,7 @@ import { findHiddenCharacters } from './hygiene.js';
 import { buildNamespace, findChild, placeSkill, removeSkill } from './namespace.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import { outermostRegions, regionContains, type Region } from './region.js';
+import { createSlicer } from './slice.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
 import { DirNode, type Diagnostic, type FileNode, type RootSpec, type SkillRecord, type Snapshot } from './types.js';
 import { compareUris } from './uri.js';
@@ -298,10 +299,12 @@ export class IndexBuilder {
     withdraw();
     if (walk === undefined) return;
     state.diagnostics.push(...walk.diagnostics);
+    const slice = createSlicer();
     for (const walked of walk.regions) {
       const built = await this.#buildRecords(rootIndex, spec, state, walked);
       state.regions.set(walked.rel, built);
       if (built.linkTargets.length > 0) state.linking.add(built);
+      await slice();
     }
   }
 
