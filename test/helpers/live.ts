@@ -11,8 +11,13 @@
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { promises as fsp, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { logLines, waitForEvent as waitForLogEvent, type LogFields, type LogLine } from './logs.js';
 import { connect, ERAS, type Connection, type Era } from './server.js';
 import { makeTree, removeTree, sha256, skillMd } from './tree.js';
+import { waitFor, WAIT_MS } from './wait.js';
+
+export { waitFor, WAIT_MS, type WaitOptions } from './wait.js';
+export type { LogLine } from './logs.js';
 
 /** The eras live tests run in: a 2025-era host (`resources/subscribe`) and a 2026-07-28 host (`subscriptions/listen`). */
 export const LIVE_ERAS = [ERAS[1], ERAS[2]] as const;
@@ -20,43 +25,6 @@ export const LIVE_ERAS = [ERAS[1], ERAS[2]] as const;
 /** The barrier skill, served from its own root so that tests may delete the root under test. */
 export const SENTINEL_SKILL = 'skill://sentinel/SKILL.md';
 export const SENTINEL_URI = 'skill://sentinel/tick.txt';
-
-/** Default bound of every wait (ms); generous for slow CI machines, never reached when things work. */
-export const WAIT_MS = 15_000;
-
-export interface WaitOptions {
-  /** Give up after this long (ms). */
-  readonly timeoutMs?: number;
-  /** Pause between polls (ms). */
-  readonly intervalMs?: number;
-  /** Explains the last failed poll in the timeout error. */
-  readonly describe?: () => string;
-}
-
-/**
- * Polls `predicate` until it returns `true`; rejects after `timeoutMs`. A predicate that throws counts as "not yet"
- * (its last error is reported on timeout). This is the only synchronization the live tests use.
- *
- * @param predicate the condition (sync or async).
- * @param options bounds and a description of what was awaited.
- */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
-  const { timeoutMs = WAIT_MS, intervalMs = 25 } = options;
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      if (await predicate()) return;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() >= deadline) {
-      const why = options.describe?.() ?? (lastError === undefined ? 'the condition stayed false' : String(lastError));
-      throw new Error(`waitFor: not reached within ${timeoutMs} ms: ${why}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
 
 /** One change notification as the host received it. */
 export interface Heard {
@@ -80,9 +48,6 @@ export interface ExpectedSkill {
   readonly dir: string;
 }
 
-/** One parsed stderr log line (pino JSON). */
-export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
-
 export interface LiveServer {
   readonly connection: Connection;
   readonly era: Era;
@@ -94,8 +59,8 @@ export interface LiveServer {
   heardSince(mark: number): HeardSummary;
   /** Parsed stderr lines so far. */
   logs(): LogLine[];
-  /** Resolves once a stderr line's `msg` contains `text`. */
-  waitForEvent(event: string, timeoutMs?: number): Promise<LogLine>;
+  /** Resolves with the first stderr log line (so far or to come) whose `event` is `event` and that carries `fields`. */
+  waitForEvent(event: string, fields?: LogFields, timeoutMs?: number): Promise<LogLine>;
   /** The whole listing (every page, the sentinel left out), verified by the SDK's `SkillsClient`. */
   list(): Promise<Skill[]>;
   /**
@@ -126,7 +91,7 @@ export interface LiveOptions {
 /**
  * Spawns the server on `roots` plus a sentinel root, records notifications, subscribes (2025 era: `resources/subscribe`
  * per URI; 2026-07-28: `client.listen` with `resourcesListChanged` and `resourceSubscriptions`), and waits until the
- * watcher is ready (stderr "watching roots for changes", unless `--no-watch`) and the first `skills/list` answered.
+ * watcher is ready (the `watching` log event, unless `--no-watch`) and the first `skills/list` answered.
  */
 export async function startLive(roots: readonly string[], options: LiveOptions): Promise<LiveServer> {
   const sentinelRoot = await makeTree({ 'sentinel/SKILL.md': skillMd('sentinel', 'Barrier for live tests.'), 'sentinel/tick.txt': 'tick\n' });
@@ -150,25 +115,9 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
   if (modern) await listen();
   else for (const uri of subscriptions) await connection.client.subscribeResource({ uri });
 
-  const logs = (): LogLine[] =>
-    connection
-      .stderr()
-      .split('\n')
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as LogLine];
-        } catch {
-          return [];
-        }
-      });
-  const waitForEvent = async (event: string, timeoutMs = WAIT_MS): Promise<LogLine> => {
-    let found: LogLine | undefined;
-    await waitFor(() => (found = logs().find((line) => line['event'] === event)) !== undefined, {
-      timeoutMs,
-      describe: () => `no stderr line with event ${JSON.stringify(event)}; stderr:\n${connection.stderr()}`,
-    });
-    return found as LogLine;
-  };
+  const logs = (): LogLine[] => logLines(connection.stderr());
+  const waitForEvent = (event: string, fields: LogFields = {}, timeoutMs = WAIT_MS): Promise<LogLine> =>
+    waitForLogEvent(() => connection.stderr(), event, fields, { timeoutMs });
   const listAll = async (): Promise<Skill[]> => (await connection.skills.list()).skills;
   const list = async (): Promise<Skill[]> => (await listAll()).filter((skill) => skill.uri !== SENTINEL_SKILL);
   const sentinel: ExpectedSkill = { uri: SENTINEL_SKILL, dir: path.join(sentinelRoot, 'sentinel') };
