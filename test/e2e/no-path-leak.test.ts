@@ -14,8 +14,10 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf, hasEvent } from '../helpers/logs.js';
 import { ANY_RESULT, BIN, eraClientOptions, ERAS, SAMPLE_SKILLS, type Era } from '../helpers/server.js';
 import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MARKER = 'LEAKMARKER-q7z3x9';
 
@@ -214,20 +216,31 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     // A new skill and an edit while connected: notifications carry URIs only.
     await addToTree(root, { 'late/SKILL.md': skillMd('late', 'Added while connected.') });
     await fsp.appendFile(path.join(root, 'pdf-summaries', 'SKILL.md'), '\nEdited.\n');
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      const listed = (await skills.list()).skills.map((skill) => skill.uri);
-      if (listed.includes('skill://late/SKILL.md')) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let listed: string[] = [];
+    await waitFor(
+      async () => {
+        listed = [];
+        let next: string | undefined;
+        do {
+          const page = await skills.list(next === undefined ? {} : { cursor: next });
+          listed.push(...page.skills.map((skill) => skill.uri));
+          next = page.nextCursor;
+        } while (next !== undefined);
+        return listed.includes('skill://late/SKILL.md');
+      },
+      { describe: () => `skill://late/SKILL.md was never listed; listed ${JSON.stringify(listed)}` },
+    );
 
     // The session produced a realistic amount of traffic, and stderr did log paths (so the check below means something).
     expect(transport.lines.length).toBeGreaterThan(60);
     const errors = transport.lines.filter((line) => line.includes('"error":{'));
     expect(errors.length).toBeGreaterThan(30);
-    expect(errors.some((line) => line.includes('skill://report-writer/references/vanishing.md'))).toBe(true);
-    expect(errors.some((line) => line.includes('skill://report-writer/references/swapped.md'))).toBe(true);
-    expect(transport.stderr).toContain(root);
+    const errorBodies = errors.map((line) => JSON.stringify((JSON.parse(line) as { error: unknown }).error));
+    for (const uri of ['skill://report-writer/references/vanishing.md', 'skill://report-writer/references/swapped.md']) {
+      expect(errorBodies).toContain(JSON.stringify({ code: -32602, message: `Resource not found: ${uri}` }));
+    }
+    expect(eventsOf(transport.stderr, 'serving')).toMatchObject([{ transport: 'stdio', roots: [root] }]);
+    expect(hasEvent(transport.stderr, 'diagnostic', { rule: 'name-mismatch', file: path.join(root, 'broken', 'SKILL.md') })).toBe(true);
     expect(transport.partial).toBe('');
 
     const spellings = forbiddenSpellings(root);

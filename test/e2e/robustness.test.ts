@@ -3,15 +3,18 @@
  *
  * Everything here talks raw JSON lines to `bin/skills-serve.js` (spawnRaw), in the 2025-11-25 era. After every
  * hostile step the server must still answer `ping`, every stdout line must be a JSON-RPC 2.0 message, stdout must
- * never carry a stack trace, and a hostile input that got no JSON-RPC answer must at least have been logged on
- * stderr (an operator must be able to see why a host's request went nowhere).
+ * never carry a stack trace, and a hostile input gets exactly its JSON-RPC error and a `rejected` event on stderr
+ * (an operator must be able to see why a host's request went nowhere).
  */
 import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { handshake, spawnRaw, type RawServer } from '../helpers/server.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
+import { waitFor } from '../helpers/wait.js';
 
 type Message = Record<string, unknown>;
 interface RpcError {
@@ -108,93 +111,110 @@ async function smallTree(): Promise<string> {
   });
 }
 
-/**
- * Sends each raw line, then a ping; for each line, reports whether it was answered (any response whose id is the
- * line's id, or null) or at least logged on stderr. Returns the lines that were neither.
- */
-async function silentlyDropped(session: Session, lines: readonly { line: string | Uint8Array; id?: number | string }[]): Promise<string[]> {
-  const dropped: string[] = [];
-  for (const { line, id } of lines) {
-    const stderrBefore = session.server.stderr().length;
-    const linesBefore = session.server.lines.length;
-    session.sendLine(line);
-    await session.expectAlive();
-    // A response may be produced asynchronously after the ping's; give it a moment.
-    const answered = await session.server
-      .waitFor((message) => (id !== undefined && message['id'] === id) || (message['id'] === null && 'error' in message), 500)
-      .then(() => true)
-      .catch(() => false);
-    const answeredNow = answered && session.server.lines.length > linesBefore;
-    const logged = session.server.stderr().length > stderrBefore;
-    if (!answeredNow && !logged) dropped.push(typeof line === 'string' ? line.slice(0, 80) : `<bytes ${Buffer.from(line).toString('hex')}>`);
-  }
-  return dropped;
+/** One hostile line and exactly what the server must do with it. */
+interface Rejection {
+  readonly line: string | Uint8Array;
+  /** The error of the `id: null` response it gets. */
+  readonly error: RpcError;
+  /** The `line` field of its `rejected` log event (the line as received, decoded as UTF-8). */
+  readonly logged: string;
 }
 
+/**
+ * Sends each hostile line, then a ping, and checks what came back: exactly one response, `id: null` with
+ * `rejection.error`, before the ping's answer; and exactly one `rejected` warning on stderr with its code, `id: null`
+ * and the line. Lines are handled in order, so by the time the ping is answered the rejection has been sent and
+ * logged (stderr is a separate pipe: its line is awaited, then counted).
+ */
+async function expectRejected(session: Session, rejections: readonly Rejection[]): Promise<void> {
+  for (const { line, error, logged } of rejections) {
+    const label = typeof line === 'string' ? JSON.stringify(line) : `<bytes ${Buffer.from(line).toString('hex')}>`;
+    const linesBefore = session.server.lines.length;
+    const logsBefore = session.server.logs().length;
+    session.sendLine(line);
+    await session.expectAlive();
+    const answers = session.server.lines.slice(linesBefore).map((text) => JSON.parse(text) as Message);
+    expect(answers.slice(0, -1), label).toEqual([{ jsonrpc: '2.0', id: null, error }]);
+    await waitForEvent(session.server.stderr, 'rejected', {}, { after: logsBefore });
+    expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([{ level: 40, code: error.code, id: null, line: logged }]);
+  }
+}
+
+const NOT_JSON: RpcError = { code: -32700, message: 'Parse error: the line is not JSON' };
+const NOT_AN_OBJECT: RpcError = { code: -32600, message: 'Invalid Request: a message must be a JSON object' };
+const NO_BATCHES: RpcError = { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' };
+const BAD_VERSION: RpcError = { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' };
+
 describe('hostile JSON lines', () => {
-  it('answers malformed JSON with -32700 or logs it, and keeps serving', async () => {
+  it('answers malformed JSON with -32700 (id null), logs a rejected event, and keeps serving', async () => {
     const session = await startSession([await smallTree()]);
-    const dropped = await silentlyDropped(session, [
-      { line: '{not json' },
-      { line: '{"jsonrpc":"2.0","id":' },
-      { line: '}' },
-      { line: '{"jsonrpc":"2.0","id":7,"method":"ping"' },
-      { line: Buffer.from([0xff, 0xfe, 0x7b, 0x22]) },
-      { line: '\u0000' },
+    const notJson = (line: string): Rejection => ({ line, error: NOT_JSON, logged: line });
+    await expectRejected(session, [
+      notJson('{not json'),
+      notJson('{"jsonrpc":"2.0","id":'),
+      notJson('}'),
+      notJson('{"jsonrpc":"2.0","id":7,"method":"ping"'),
+      { line: Buffer.from([0xff, 0xfe, 0x7b, 0x22]), error: NOT_JSON, logged: '\ufffd\ufffd{"' },
+      notJson('\u0000'),
     ]);
-    // Blank lines are not errors; they must merely not disturb the session.
+    // Blank lines are not errors: no answer, no log line.
+    const linesBefore = session.server.lines.length;
+    const logsBefore = session.server.logs().length;
     session.sendLine('');
     session.sendLine('   ');
     await session.expectAlive();
+    expect(session.server.lines.length).toBe(linesBefore + 1); // only the ping's answer
+    expect(session.server.logs().slice(logsBefore)).toEqual([]);
     session.expectWireClean();
-    expect(dropped, 'malformed lines that got neither a -32700 response nor a log line').toEqual([]);
   });
 
-  it('rejects non-object JSON values and JSON-RPC batches (answered or logged), and keeps serving', async () => {
+  it('rejects non-object JSON values and JSON-RPC batches with -32600 (id null), logged, and keeps serving', async () => {
     const session = await startSession([await smallTree()]);
-    const batchId = session.id();
-    const dropped = await silentlyDropped(session, [
-      { line: 'null' },
-      { line: '42' },
-      { line: '"skills/list"' },
-      { line: 'true' },
-      { line: '{}' },
-      { line: '[]' },
-      { line: JSON.stringify([{ jsonrpc: '2.0', id: batchId, method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }]), id: batchId },
+    const batch = JSON.stringify([{ jsonrpc: '2.0', id: session.id(), method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    await expectRejected(session, [
+      { line: 'null', error: NOT_AN_OBJECT, logged: 'null' },
+      { line: '42', error: NOT_AN_OBJECT, logged: '42' },
+      { line: '"skills/list"', error: NOT_AN_OBJECT, logged: '"skills/list"' },
+      { line: 'true', error: NOT_AN_OBJECT, logged: 'true' },
+      { line: '{}', error: BAD_VERSION, logged: '{}' },
+      { line: '[]', error: NO_BATCHES, logged: '[]' },
+      // A batch is refused whole: not even its ping is answered under its own id.
+      { line: batch, error: NO_BATCHES, logged: batch },
     ]);
-    await session.expectAlive();
     session.expectWireClean();
-    expect(dropped).toEqual([]);
   });
 
-  it('answers every request that carries a usable id exactly once, whatever else is wrong with it', async () => {
+  it('answers every request that carries a usable id exactly once, with -32600 naming what is wrong, logged', async () => {
     const session = await startSession([await smallTree()]);
-    const cases: { label: string; message: Message }[] = [
-      { label: 'params is a string', message: { jsonrpc: '2.0', method: 'resources/read', params: 'skill://alpha/SKILL.md' } },
-      { label: 'params is an array', message: { jsonrpc: '2.0', method: 'resources/read', params: ['skill://alpha/SKILL.md'] } },
-      { label: 'params is null', message: { jsonrpc: '2.0', method: 'skills/list', params: null } },
-      { label: 'params is a number', message: { jsonrpc: '2.0', method: 'skills/get', params: 42 } },
-      { label: '_meta is a string', message: { jsonrpc: '2.0', method: 'resources/read', params: { uri: 'skill://alpha/SKILL.md', _meta: 'x' } } },
-      { label: 'method is a number', message: { jsonrpc: '2.0', method: 42 } },
-      { label: 'jsonrpc is "1.0"', message: { jsonrpc: '1.0', method: 'ping' } },
-      { label: 'jsonrpc is missing', message: { method: 'ping' } },
+    const paramsNotObject: RpcError = { code: -32600, message: 'Invalid Request: "params" must be an object' };
+    const cases: { label: string; message: Message; error: RpcError }[] = [
+      { label: 'params is a string', message: { jsonrpc: '2.0', method: 'resources/read', params: 'skill://alpha/SKILL.md' }, error: paramsNotObject },
+      { label: 'params is an array', message: { jsonrpc: '2.0', method: 'resources/read', params: ['skill://alpha/SKILL.md'] }, error: paramsNotObject },
+      { label: 'params is null', message: { jsonrpc: '2.0', method: 'skills/list', params: null }, error: paramsNotObject },
+      { label: 'params is a number', message: { jsonrpc: '2.0', method: 'skills/get', params: 42 }, error: paramsNotObject },
+      {
+        label: '_meta is a string',
+        message: { jsonrpc: '2.0', method: 'resources/read', params: { uri: 'skill://alpha/SKILL.md', _meta: 'x' } },
+        error: { code: -32600, message: 'Invalid Request: "params._meta" must be an object' },
+      },
+      { label: 'method is a number', message: { jsonrpc: '2.0', method: 42 }, error: { code: -32600, message: 'Invalid Request: "method" must be a string' } },
+      { label: 'jsonrpc is "1.0"', message: { jsonrpc: '1.0', method: 'ping' }, error: BAD_VERSION },
+      { label: 'jsonrpc is missing', message: { method: 'ping' }, error: BAD_VERSION },
     ];
-    const unanswered: string[] = [];
-    const answers: Record<string, unknown> = {};
-    for (const { label, message } of cases) {
+    for (const { label, message, error } of cases) {
       const id = session.id();
+      const linesBefore = session.server.lines.length;
+      const logsBefore = session.server.logs().length;
       session.server.send({ ...message, id });
-      session.server.send({ jsonrpc: '2.0', id: session.id(), method: 'ping' });
-      // Lines are handled in order: by the time the ping after it is answered, so is the case (if ever); 1 s of slack.
-      const response = await session.server.waitFor((m) => m['id'] === id || (m['id'] === null && 'error' in m), 1_000).catch(() => undefined);
-      if (response === undefined) unanswered.push(label);
-      else answers[label] = errorOf(response)?.code ?? 'result';
+      // Lines are handled in order: once the ping after it is answered, so is the case (a host waits for every
+      // request it sent; an unanswered one hangs it until its own timeout).
       await session.expectAlive();
+      const answers = session.server.lines.slice(linesBefore).map((text) => JSON.parse(text) as Message);
+      expect(answers.slice(0, -1), label).toEqual([{ jsonrpc: '2.0', id, error }]);
+      await waitForEvent(session.server.stderr, 'rejected', {}, { after: logsBefore });
+      expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([{ level: 40, code: -32600, id }]);
     }
     session.expectWireClean();
-    // A host waits for every request it sent: an unanswered one hangs it until its own timeout.
-    expect(unanswered, `answered: ${JSON.stringify(answers)}`).toEqual([]);
-    for (const code of Object.values(answers)) expect([-32600, -32602, -32601]).toContain(code);
   });
 
   it('answers wrong param types with -32602 (not -32603), on every method that takes them', async () => {
@@ -282,8 +302,7 @@ describe('huge lines', () => {
     server.child.stdin?.write(padded);
     const answer = await server.waitFor((message) => message['id'] === null && message['error'] !== undefined, 15_000);
     expect(answer['error']).toEqual({ code: -32600, message: `Invalid Request: the message is ${Buffer.byteLength(padded) - 1} bytes; the limit is ${10 * 1024 * 1024}` });
-    const rejected = server.logs().find((line) => line['event'] === 'rejected');
-    expect(rejected).toMatchObject({ level: 40, code: -32600, id: null });
+    expect(await waitForEvent(server.stderr, 'rejected')).toMatchObject({ level: 40, code: -32600, id: null });
     const pingId = session.id();
     server.send({ jsonrpc: '2.0', id: pingId, method: 'ping' });
     expect((await server.waitFor((message) => message['id'] === pingId, 10_000))['result']).toEqual({});
@@ -314,6 +333,8 @@ describe('a changing disk', () => {
     const uriOf = (rel: string) => `skill://${rel}`;
     for (const [rel, text] of Object.entries(spec)) versions.set(uriOf(rel), new Set([text]));
 
+    // Skills deleted during the reads: a read of one of their files may find it gone.
+    const removed = new Set<string>();
     const edits = (async () => {
       for (let round = 0; round < 20; round++) {
         const victim = `skill-${String(round * 7).padStart(3, '0')}`;
@@ -321,7 +342,11 @@ describe('a changing disk', () => {
         const text = `v2 round ${round}\n`.repeat(30);
         versions.get(uriOf(changed))?.add(text);
         await fsp.writeFile(path.join(root, changed), text);
-        if (round % 3 === 0) await fsp.rm(path.join(root, `skill-${String(round * 7 + 1).padStart(3, '0')}`), { recursive: true, force: true });
+        if (round % 3 === 0) {
+          const gone = `skill-${String(round * 7 + 1).padStart(3, '0')}`;
+          removed.add(gone);
+          await fsp.rm(path.join(root, gone), { recursive: true, force: true });
+        }
         if (round % 4 === 0) await addToTree(root, { [`added-${round}/SKILL.md`]: skillMd(`added-${round}`, `Added in round ${round}.`) });
         await new Promise((resolve) => setTimeout(resolve, 30));
       }
@@ -335,7 +360,11 @@ describe('a changing disk', () => {
         for (const { uri, response } of batch) {
           const error = errorOf(response);
           if (error !== undefined) {
-            if (![-32602, -32603].includes(error.code) || !error.message.includes(uri)) problems.push(`${uri}: ${error.code} ${error.message}`);
+            // The one error a read may meet: the file's skill was deleted, and re-indexing it before answering found
+            // the file gone. An edited file is re-indexed and served in its new version, never refused.
+            const skill = /^skill:\/\/([^/]+)\//u.exec(uri)?.[1] ?? '';
+            const expected = { code: -32602, message: `Resource not found: ${uri}` };
+            if (!removed.has(skill) || !isDeepStrictEqual(error, expected)) problems.push(`${uri}: ${error.code} ${error.message}`);
             continue;
           }
           const contents = (response['result'] as { contents: { text?: string }[] }).contents[0];
@@ -353,15 +382,16 @@ describe('a changing disk', () => {
     // Once the watcher catches up, the catalog is exactly the disk.
     const expected = new Set<string>();
     for (const entry of await fsp.readdir(root)) expected.add(`skill://${entry}/SKILL.md`);
-    const deadline = Date.now() + 20_000;
-    let current = new Set<string>();
-    while (Date.now() < deadline) {
-      const page = await session.call('skills/list', {}, 30_000);
-      current = new Set((page['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri));
-      if (current.size === expected.size && [...expected].every((uri) => current.has(uri))) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect([...current].sort()).toEqual([...expected].sort());
+    const want = [...expected].sort();
+    let current: string[] = [];
+    await waitFor(
+      async () => {
+        const page = await session.call('skills/list', {}, 30_000);
+        current = (page['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri).sort();
+        return isDeepStrictEqual(current, want);
+      },
+      { timeoutMs: 20_000, intervalMs: 100, describe: () => `skills/list is ${JSON.stringify(current)}, disk has ${JSON.stringify(want)}` },
+    );
     await session.expectAlive();
     session.expectWireClean();
   }, 120_000);
@@ -369,56 +399,61 @@ describe('a changing disk', () => {
   it.each([
     ['watching', [] as string[]],
     ['--no-watch', ['--no-watch']],
-  ])('a file deleted between listing and reading (%s): -32602/-32603 naming the URI, logged, then no longer listed', async (_label, flags) => {
+  ])('a file deleted between listing and reading (%s): -32602 Resource not found, the skill re-indexed first', async (label, flags) => {
     const root = await smallTree();
     const session = await startSession([...flags, root]);
     const uri = 'skill://alpha/notes.txt';
-    const before = (await session.call('skills/get', { uri: 'skill://alpha/SKILL.md' }))['result'] as { skill: { resources: { uri: string }[] } };
-    expect(before.skill.resources.map((resource) => resource.uri)).toContain(uri);
-    const stderrBefore = session.server.stderr().length;
+    const resourcesOfAlpha = async (): Promise<string[]> =>
+      ((await session.call('skills/get', { uri: 'skill://alpha/SKILL.md' }))['result'] as { skill: { resources: { uri: string }[] } }).skill.resources.map(
+        (resource) => resource.uri,
+      );
+    expect(await resourcesOfAlpha()).toEqual(['skill://alpha/SKILL.md', uri, 'skill://alpha/refs/guide.md']);
+    const logsBefore = session.server.logs().length;
     await fsp.rm(path.join(root, 'alpha', 'notes.txt'));
     const response = await session.call('resources/read', { uri });
-    const error = errorOf(response);
-    expect(error?.code === -32602 || error?.code === -32603, JSON.stringify(response)).toBe(true);
-    expect(error?.message).toContain(uri);
-    expect(session.server.stderr().length, 'the vanished file left no trace on stderr').toBeGreaterThan(stderrBefore);
-    await session.expectAlive();
-    // The catalog drops it (after the watcher, or after the read re-indexed the skill).
-    const deadline = Date.now() + 15_000;
-    let resources: string[] = [];
-    while (Date.now() < deadline) {
-      const entry = (await session.call('skills/get', { uri: 'skill://alpha/SKILL.md' }))['result'] as { skill: { resources: { uri: string }[] } };
-      resources = entry.skill.resources.map((resource) => resource.uri);
-      if (!resources.includes(uri)) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(errorOf(response), JSON.stringify(response)).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
+    // The answer comes from a snapshot without the file: the entry no longer lists it either, at once.
+    expect(await resourcesOfAlpha()).toEqual(['skill://alpha/SKILL.md', 'skill://alpha/refs/guide.md']);
+    // The snapshot without the file was logged (stderr is a separate pipe: awaited, then counted).
+    await waitForEvent(session.server.stderr, 'index-updated', {}, { after: logsBefore });
+    const logged = session.server.logs().slice(logsBefore);
+    if (label === '--no-watch') {
+      // Nothing else can have noticed: the read found the file gone, logged it and re-indexed the skill.
+      expect(eventsOf(logged, 'reindex')).toMatchObject([{ level: 30, uri }]);
+      expect(eventsOf(logged, 'index-updated')).toMatchObject([{ skills: 2, files: 4, generation: 2 }]);
+    } else {
+      // The watcher may have re-indexed first (then the read finds no such file and logs nothing itself); either way
+      // a new snapshot without the file was logged, and a reindex, if any, names this URI.
+      for (const line of eventsOf(logged, 'reindex')) expect(line).toMatchObject({ uri });
     }
-    expect(resources).not.toContain(uri);
-    expect(resources).toContain('skill://alpha/refs/guide.md');
+    await session.expectAlive();
     session.expectWireClean();
   });
 
-  it('a whole skill deleted between listing and reading: its SKILL.md read fails cleanly and the skill leaves skills/list', async () => {
+  it('a whole skill deleted between listing and reading: the read answers -32602 Resource not found and the skill leaves skills/list', async () => {
     const root = await smallTree();
     const session = await startSession([root]);
     await session.call('skills/list', {});
     await fsp.rm(path.join(root, 'beta'), { recursive: true });
-    const error = errorOf(await session.call('resources/read', { uri: 'skill://beta/data.txt' }));
-    expect(error?.code === -32602 || error?.code === -32603).toBe(true);
-    expect(error?.message).toContain('skill://beta/data.txt');
-    const deadline = Date.now() + 15_000;
+    const uri = 'skill://beta/data.txt';
+    expect(errorOf(await session.call('resources/read', { uri }))).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
     let uris: string[] = [];
-    while (Date.now() < deadline) {
-      uris = ((await session.call('skills/list', {}))['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri);
-      if (!uris.includes('skill://beta/SKILL.md')) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(uris).toEqual(['skill://alpha/SKILL.md']);
-    expect(errorOf(await session.call('skills/get', { uri: 'skill://beta/SKILL.md' }))?.code).toBe(-32602);
+    await waitFor(
+      async () => {
+        uris = ((await session.call('skills/list', {}))['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri);
+        return isDeepStrictEqual(uris, ['skill://alpha/SKILL.md']);
+      },
+      { describe: () => `skills/list still lists ${JSON.stringify(uris)}` },
+    );
+    expect(errorOf(await session.call('skills/get', { uri: 'skill://beta/SKILL.md' }))).toEqual({
+      code: -32602,
+      message: 'No skill is served at skill://beta/SKILL.md',
+    });
     await session.expectAlive();
     session.expectWireClean();
   });
 
-  it('a served file replaced by a FIFO or a directory (index not yet updated) is never read in a way that blocks', async () => {
+  it('a served file replaced by a FIFO or a directory (--no-watch): not served, answered -32602 without blocking, re-indexed', async () => {
     const root = await smallTree();
     const session = await startSession(['--no-watch', root]);
     await session.call('skills/list', {});
@@ -426,28 +461,39 @@ describe('a changing disk', () => {
     execFileSync('mkfifo', [path.join(root, 'alpha', 'notes.txt')]);
     await fsp.rm(path.join(root, 'beta', 'data.txt'));
     await fsp.mkdir(path.join(root, 'beta', 'data.txt'));
-    for (const uri of ['skill://alpha/notes.txt', 'skill://beta/data.txt']) {
-      const error = errorOf(await session.call('resources/read', { uri }, 10_000));
-      expect(error?.code === -32602 || error?.code === -32603, uri).toBe(true);
-      expect(error?.message).toContain(uri);
-    }
+    const logsBefore = session.server.logs().length;
+    // A FIFO is no file a skill may hold: re-indexed, the skill no longer publishes it.
+    const fifo = 'skill://alpha/notes.txt';
+    expect(errorOf(await session.call('resources/read', { uri: fifo }, 10_000))).toEqual({ code: -32602, message: `Resource not found: ${fifo}` });
+    // A directory now stands where the file was: re-indexed, the URI names a directory resource.
+    const dir = 'skill://beta/data.txt';
+    expect(errorOf(await session.call('resources/read', { uri: dir }, 10_000))).toEqual({
+      code: -32602,
+      message: `${dir} is a directory; use resources/directory/read`,
+    });
+    await waitForEvent(session.server.stderr, 'index-updated', { generation: 3 }, { after: logsBefore });
+    const logged = session.server.logs().slice(logsBefore);
+    expect(eventsOf(logged, 'reindex').map((line) => line['uri'])).toEqual([fifo, dir]);
+    expect(eventsOf(logged, 'diagnostic')).toMatchObject([
+      { level: 40, rule: 'special-file', severity: 'warning', file: path.join(root, 'alpha', 'notes.txt') },
+    ]);
     await session.expectAlive();
     expect(((await session.call('resources/read', { uri: 'skill://alpha/refs/guide.md' }))['result'] as { contents: { text: string }[] }).contents[0]?.text).toBe('# guide\n');
     session.expectWireClean();
   });
 
   // Permission checks do not apply to root (CI runs as root): chmod 000 would still be readable, so the case is moot.
-  it.skipIf(process.getuid?.() === 0)('a served file made unreadable (chmod 000): -32603 naming the URI, logged with the reason', async () => {
+  it.skipIf(process.getuid?.() === 0)('a served file made unreadable (chmod 000): -32603 naming the URI, a read-failed event naming the path', async () => {
     const root = await smallTree();
     const session = await startSession(['--no-watch', root]);
     await session.call('skills/list', {});
     await fsp.chmod(path.join(root, 'alpha', 'notes.txt'), 0o000);
     try {
-      const stderrBefore = session.server.stderr().length;
+      const logsBefore = session.server.logs().length;
       const error = errorOf(await session.call('resources/read', { uri: 'skill://alpha/notes.txt' }));
-      expect(error?.code).toBe(-32603);
-      expect(error?.message).toContain('skill://alpha/notes.txt');
-      expect(session.server.stderr().slice(stderrBefore)).toContain('EACCES');
+      expect(error).toEqual({ code: -32603, message: 'skill://alpha/notes.txt could not be read' });
+      await waitForEvent(session.server.stderr, 'read-failed', {}, { after: logsBefore });
+      expect(eventsOf(session.server.logs().slice(logsBefore), 'read-failed')).toMatchObject([{ level: 40, path: path.join(root, 'alpha', 'notes.txt') }]);
       await session.expectAlive();
       session.expectWireClean();
     } finally {
