@@ -6,10 +6,11 @@
  * test files are spawning it.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireDist } from '../helpers/dist.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { connect, ERAS, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
 
@@ -44,7 +45,7 @@ describe('the npm package', () => {
   let installedBin: string;
 
   beforeAll(() => {
-    if (!existsSync(path.join(REPO, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first');
+    requireDist();
     temp = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-package-'));
     const packDir = path.join(temp, 'pack');
     mkdirSync(packDir);
