@@ -14,6 +14,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogDifference, diskCatalog, listAll, reduceListing, type ListedSkill } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
+import { eventsOf, logLines, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
@@ -93,22 +94,27 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
   it.each([
     ['--no-watch', ['--no-watch']],
     ['watching', [] as string[]],
-  ])('a served file made unreadable after indexing (%s): -32603 or -32602 naming the URI, logged with EACCES; readable again, served again', async (_label, flags) => {
+  ])('a served file made unreadable after indexing (%s): refused naming the URI and logged; readable again, served again', async (_label, flags) => {
     const root = await readableTree(spec());
     const wire = spawnWire({ args: [...flags, root], wrap: AS_NOBODY });
     await wire.handshake();
     expect(uidOf(wire.pid), 'the server does not run as nobody: permission bits would not apply').toBe(NOBODY);
-    if (flags.length === 0) await waitFor(() => wire.stderr().includes('watching roots for changes'));
+    const watching = flags.length === 0;
+    if (watching) await waitForEvent(wire.stderr, 'watching');
     await converge(wire, root);
     const uri = 'skill://alpha/notes.txt';
     const file = path.join(root, 'alpha', 'notes.txt');
-    const stderrBefore = wire.stderr().length;
+    const logsBefore = logLines(wire.stderr()).length;
     await fsp.chmod(file, 0o000);
-    const error = errorOf(await wire.request('resources/read', { uri }));
-    // -32603 when the read met EACCES; -32602 when the watcher re-indexed first and left the unreadable file out.
-    expect([-32603, -32602], JSON.stringify(error)).toContain(error?.code);
-    expect(error?.message).toContain(uri);
-    expect(wire.stderr().slice(stderrBefore)).toContain('EACCES');
+    if (watching) {
+      // A permission change is a change: the watcher re-indexes, and the unreadable file is left out with a warning.
+      await waitForEvent(wire.stderr, 'diagnostic', { rule: 'unreadable-file', file }, { after: logsBefore });
+      expect(errorOf(await wire.request('resources/read', { uri }))).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
+    } else {
+      // Still published: the read meets EACCES, answers -32603 and logs the file's path.
+      expect(errorOf(await wire.request('resources/read', { uri }))).toEqual({ code: -32603, message: `${uri} could not be read` });
+      expect(await waitForEvent(wire.stderr, 'read-failed', {}, { after: logsBefore })).toMatchObject({ level: 40, path: file });
+    }
     // The other files are untouched.
     expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://alpha/refs/guide.md' })).toString()).toBe('# guide\n');
 
@@ -124,12 +130,16 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
     const wire = spawnWire({ args: ['--no-watch', root], wrap: AS_NOBODY });
     await wire.handshake();
     await converge(wire, root);
+    const logsBefore = logLines(wire.stderr()).length;
     await fsp.chmod(path.join(root, 'alpha', 'refs'), 0o000);
     for (const uri of ['skill://alpha/refs/guide.md', 'skill://alpha/refs/more.md']) {
-      const error = errorOf(await wire.request('resources/read', { uri }));
-      expect(error?.code, uri).toBe(-32603);
-      expect(error?.message).toContain(uri);
+      expect(errorOf(await wire.request('resources/read', { uri })), uri).toEqual({ code: -32603, message: `${uri} could not be read` });
     }
+    await waitFor(() => eventsOf(logLines(wire.stderr()).slice(logsBefore), 'read-failed').length >= 2);
+    expect(eventsOf(logLines(wire.stderr()).slice(logsBefore), 'read-failed').map((line) => line['path'])).toEqual([
+      path.join(root, 'alpha', 'refs', 'guide.md'),
+      path.join(root, 'alpha', 'refs', 'more.md'),
+    ]);
     expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://alpha/notes.txt' })).toString()).toBe('alpha notes\n');
     expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://beta/data.txt' })).toString()).toBe('beta data\n');
     await fsp.chmod(path.join(root, 'alpha', 'refs'), 0o755);
@@ -145,14 +155,14 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
     const { skills } = await listAll(wire);
     const alpha = skills.find((skill) => skill.uri === 'skill://alpha/SKILL.md');
     expect(alpha?.resources.map((file) => file.uri)).toEqual(['skill://alpha/SKILL.md', 'skill://alpha/notes.txt', 'skill://alpha/refs/guide.md']);
-    const warning = wire
-      .stderr()
-      .split('\n')
-      .find((line) => line.includes('"level":40') && line.includes('more.md'));
-    expect(warning, `no warning naming the unreadable file; stderr:\n${wire.stderr()}`).toBeDefined();
+    // A build's diagnostics are logged before its index-built line.
+    await waitForEvent(wire.stderr, 'index-built');
+    expect(eventsOf(wire.stderr(), 'diagnostic'), `stderr:\n${wire.stderr()}`).toMatchObject([
+      { level: 40, rule: 'unreadable-file', severity: 'warning', file: path.join(root, 'alpha', 'refs', 'more.md') },
+    ]);
     await expectReadsVerified(wire);
 
-    await waitFor(() => wire.stderr().includes('watching roots for changes'));
+    await waitForEvent(wire.stderr, 'watching');
     await fsp.chmod(path.join(root, 'alpha', 'refs', 'more.md'), 0o644);
     // A permission change is a change: once readable, the file is published.
     await converge(wire, root);
@@ -180,10 +190,10 @@ describe.skipIf(!UNSHARE)('a root on a read-only bind mount (unshare -m: a mount
     expect(isReadOnlyMount(wire.pid, mnt), 'the server does not see a read-only mount').toBe(true);
     await converge(wire, src);
     await expectReadsVerified(wire);
-    // The server sees a read-only file system: nothing it does may need to write there.
-    expect(wire.stderr()).not.toMatch(/EROFS|read-only file system/iu);
+    // The server sees a read-only file system: nothing it does may need to write there (no warning, no error).
+    if (flags.length === 0) await waitForEvent(wire.stderr, 'watching');
+    expect(logLines(wire.stderr()).filter((line) => (line.level ?? 0) >= 40)).toEqual([]);
 
-    if (flags.length === 0) await waitFor(() => wire.stderr().includes('watching roots for changes'));
     await fsp.writeFile(path.join(src, 'alpha', 'notes.txt'), 'alpha notes, edited underneath the bind\n');
     if (flags.length === 0) {
       await fsp.mkdir(path.join(src, 'gamma'));

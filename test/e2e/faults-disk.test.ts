@@ -14,13 +14,17 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogDifference, diskCatalog, listAll, reduceListing, type ListedSkill } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
+import { waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, hasStackTrace, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
+import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
-/** What the read of the damaged URI must answer. */
-type Expect = { readonly kind: 'bytes' } | { readonly kind: 'error'; readonly code: -32602 };
+/** What the read of the damaged URI must answer: the bytes now on disk, or -32602 with the message for `uri`. */
+type Expect = { readonly kind: 'bytes' } | { readonly kind: 'error'; readonly code: -32602; message(uri: string): string };
+
+const NOT_FOUND: Expect = { kind: 'error', code: -32602, message: (uri) => `Resource not found: ${uri}` };
+const A_DIRECTORY: Expect = { kind: 'error', code: -32602, message: (uri) => `${uri} is a directory; use resources/directory/read` };
 
 interface Fault {
   readonly name: string;
@@ -32,7 +36,7 @@ interface Fault {
 }
 
 const FAULTS: readonly Fault[] = [
-  { name: 'deleted', target: 'notes.txt', expect: { kind: 'error', code: -32602 }, apply: (dir) => fsp.rm(path.join(dir, 'notes.txt')) },
+  { name: 'deleted', target: 'notes.txt', expect: NOT_FOUND, apply: (dir) => fsp.rm(path.join(dir, 'notes.txt')) },
   { name: 'truncated in place', target: 'notes.txt', expect: { kind: 'bytes' }, apply: (dir) => fsp.truncate(path.join(dir, 'notes.txt'), 3) },
   {
     name: 'overwritten in place, same size',
@@ -58,7 +62,7 @@ const FAULTS: readonly Fault[] = [
   {
     name: 'replaced by a directory',
     target: 'notes.txt',
-    expect: { kind: 'error', code: -32602 },
+    expect: A_DIRECTORY,
     apply: async (dir) => {
       await fsp.rm(path.join(dir, 'notes.txt'));
       await fsp.mkdir(path.join(dir, 'notes.txt'));
@@ -68,7 +72,7 @@ const FAULTS: readonly Fault[] = [
   {
     name: 'replaced by a link out of the root',
     target: 'notes.txt',
-    expect: { kind: 'error', code: -32602 },
+    expect: NOT_FOUND,
     apply: async (dir, root) => {
       await fsp.rm(path.join(dir, 'notes.txt'));
       await fsp.symlink(outsideOf(root), path.join(dir, 'notes.txt'));
@@ -77,7 +81,7 @@ const FAULTS: readonly Fault[] = [
   {
     name: 'its directory replaced by a file',
     target: 'refs/guide.md',
-    expect: { kind: 'error', code: -32602 },
+    expect: NOT_FOUND,
     apply: async (dir) => {
       await fsp.rm(path.join(dir, 'refs'), { recursive: true });
       await fsp.writeFile(path.join(dir, 'refs'), 'refs is a file now\n');
@@ -128,7 +132,7 @@ describe.each([
     await fsp.writeFile(outsideOf(root), 'secret\n');
     wire = spawnWire({ args: [...flags, root] });
     await wire.handshake();
-    if (!flags.includes('--no-watch')) await waitFor(() => wire.stderr().includes('watching roots for changes'), { describe: () => wire.stderr() });
+    if (!flags.includes('--no-watch')) await waitForEvent(wire.stderr, 'watching');
     expect(catalogDifference((await listAll(wire)).skills, diskCatalog(root))).toBeUndefined();
   });
   afterAll(async () => {
@@ -148,9 +152,7 @@ describe.each([
     const response = await wire.request('resources/read', { uri });
     const error = errorOf(response);
     if (fault.expect.kind === 'error') {
-      expect(error?.code, JSON.stringify(response).slice(0, 300)).toBe(fault.expect.code);
-      expect(error?.message).toContain(uri);
-      expect(hasStackTrace(error?.message ?? '')).toBe(false);
+      expect(error, JSON.stringify(response).slice(0, 300)).toEqual({ code: fault.expect.code, message: fault.expect.message(uri) });
     } else {
       expect(error, 'the read failed instead of serving the bytes now on disk').toBeUndefined();
       const served = bytesOfRead(response);
@@ -179,9 +181,7 @@ describe.each([
     expect((await getEntry(wire, 'skill://whole/SKILL.md'))?.resources.map((file) => file.uri)).toContain(uri);
     await fsp.rm(path.join(root, 'whole'), { recursive: true });
     await fsp.writeFile(path.join(root, 'whole'), 'a file where a skill was\n');
-    const error = errorOf(await wire.request('resources/read', { uri }));
-    expect(error?.code).toBe(-32602);
-    expect(error?.message).toContain(uri);
+    expect(errorOf(await wire.request('resources/read', { uri }))).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
     await waitFor(async () => (await getEntry(wire, 'skill://whole/SKILL.md')) === undefined);
     const listed = await listAll(wire);
     expect(listed.skills.map((skill) => skill.uri)).not.toContain('skill://whole/SKILL.md');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { catalogDifference, diskCatalog, listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
+import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, hasStackTrace, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
@@ -35,7 +36,7 @@ afterAll(() => removeTree(root));
 async function start(flags: readonly string[] = []): Promise<Wire> {
   const wire = spawnWire({ args: [...flags, root] });
   await wire.handshake();
-  if (!flags.includes('--no-watch')) await waitFor(() => wire.stderr().includes('watching roots for changes'));
+  if (!flags.includes('--no-watch')) await waitForEvent(wire.stderr, 'watching');
   await listAll(wire);
   return wire;
 }
@@ -104,11 +105,11 @@ describe('the server stopped mid-stream', () => {
     const ids = Array.from({ length: 4 }, () => send(wire, 'resources/read', { uri: BLOB_URI }));
     await started;
     wire.child.stdout?.pause();
-    const updates = wire.stderr().split('index updated').length;
+    const updates = eventsOf(wire.stderr(), 'index-updated').length;
     await fsp.writeFile(path.join(root, 'small', 'notes.md'), 'small notes v2, written while the host was not reading\n');
     ids.push(...Array.from({ length: 10 }, () => send(wire, 'skills/get', { uri: 'skill://small/SKILL.md' })));
     // Its stdout is full, yet the server goes on: the edit is indexed (stderr is still read).
-    await waitFor(() => wire.stderr().split('index updated').length > updates, { describe: () => wire.stderr().slice(-1500) });
+    await waitFor(() => eventsOf(wire.stderr(), 'index-updated').length > updates, { describe: () => wire.stderr().slice(-1500) });
     wire.child.stdout?.resume();
 
     await expectAllAnswered(wire, ids);
@@ -155,10 +156,13 @@ describe('the host vanishing', () => {
     wire.child.stderr?.destroy();
     // An unknown file logs nothing on stdout but may warn on stderr; a missing one does.
     const answer = await wire.request('resources/read', { uri: 'skill://small/nope.md' });
-    expect((answer['error'] as { code: number }).code).toBe(-32602);
+    expect(answer['error']).toEqual({ code: -32602, message: 'Resource not found: skill://small/nope.md' });
     await fsp.rm(path.join(root, 'small', 'notes.md'));
     try {
-      expect((await wire.request('resources/read', { uri: 'skill://small/notes.md' }))['error']).toBeDefined();
+      expect((await wire.request('resources/read', { uri: 'skill://small/notes.md' }))['error']).toEqual({
+        code: -32602,
+        message: 'Resource not found: skill://small/notes.md',
+      });
       expect((await wire.request('ping'))['result']).toEqual({});
     } finally {
       await restoreSmall();

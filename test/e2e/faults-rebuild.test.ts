@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalogDifference, diskCatalog, listAll, PublishedHistory, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
+import { hasEvent, logReader, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
 
@@ -146,12 +147,13 @@ describe('the tree written while the first build runs', () => {
     const names = writeFlatTree(root, 2_000);
     const churn = new Churn(root, names, 2_000);
     const wire = spawnWire({ args: [root] });
+    const logs = logReader(wire.stderr);
     let opsBeforeBuilt = -1;
     const churning = (async () => {
       // From spawn until the first build is served, then 100 operations more (the watcher's first rebuilds).
       while (opsBeforeBuilt < 0 || churn.ops < opsBeforeBuilt + 100) {
         await churn.step();
-        if (opsBeforeBuilt < 0 && wire.stderr().includes('index built')) opsBeforeBuilt = churn.ops;
+        if (opsBeforeBuilt < 0 && hasEvent(logs(), 'index-built')) opsBeforeBuilt = churn.ops;
         if (churn.ops > 20_000) throw new Error('the first build did not finish within 20,000 churn operations');
       }
     })();
@@ -189,7 +191,7 @@ describe('a request storm during a rebuild', () => {
     const names = writeFlatTree(root, 400);
     const wire = spawnWire({ args: [root] });
     await wire.handshake();
-    await waitFor(() => wire.stderr().includes('watching roots for changes'));
+    await waitForEvent(wire.stderr, 'watching');
     await converge(wire, root, 30_000);
 
     const history = new PublishedHistory();

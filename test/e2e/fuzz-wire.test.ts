@@ -12,6 +12,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/live.js';
+import { hasEvent } from '../helpers/logs.js';
+import { servingPort } from '../helpers/server.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { idKey, spawnWire, stopAll, wireProblem, type Message, type Wire } from '../helpers/wire.js';
 
@@ -309,8 +311,8 @@ const httpEra = fc.constantFrom('none', '2025-11-25', '2024-11-05', '2026-07-28'
 describe('fuzzing HTTP', () => {
   it(`${FUZZ_RUNS} generated POST bodies: never a 5xx, nothing on stdout, every request answered exactly once, alive throughout`, async () => {
     const wire: Wire = spawnWire({ args: ['--http', '127.0.0.1:0', '--no-watch', root] });
-    let port: string | undefined;
-    await waitFor(() => (port = /"port":(\d+)/u.exec(wire.stderr())?.[1]) !== undefined && wire.stderr().includes('index built'), { describe: () => wire.stderr() });
+    let port: number | undefined;
+    await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), { describe: () => wire.stderr() });
     const url = `http://127.0.0.1:${port}/mcp`;
     await fc.assert(
       fc.asyncProperty(unit.filter((item) => item.kind !== 'blank'), httpEra, async (generated, era) => {

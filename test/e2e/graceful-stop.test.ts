@@ -12,6 +12,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
+import { hasEvent } from '../helpers/logs.js';
+import { servingPort } from '../helpers/server.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, hasStackTrace, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
 
@@ -131,8 +133,8 @@ const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', '
 
 async function startHttp(): Promise<{ wire: Wire; url: string }> {
   const wire = spawnWire({ args: ['--http', '127.0.0.1:0', root] });
-  let port: string | undefined;
-  await waitFor(() => (port = /"port":(\d+)/u.exec(wire.stderr())?.[1]) !== undefined && wire.stderr().includes('index built'), {
+  let port: number | undefined;
+  await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), {
     describe: () => wire.stderr(),
   });
   return { wire, url: `http://127.0.0.1:${port}/mcp` };

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf } from '../helpers/logs.js';
 import { SAMPLE_SKILLS, startHttpServer, type HttpServer } from '../helpers/server.js';
 
 interface Answer {
@@ -79,11 +80,7 @@ describe('the HTTP fast path', () => {
   it('took the fast path for the content-length sends of the successful read requests, and only for those', async () => {
     const code = await server.stop();
     expect(code).toBe(0);
-    const stopped = server
-      .stderr()
-      .split('\n')
-      .filter((line) => line.includes('"event":"http-stopped"'))
-      .map((line) => JSON.parse(line) as { requests: number; fastAnswers: number });
+    const stopped = eventsOf(server.stderr(), 'http-stopped');
     // Two sends per row; the fast path answers skills/list (2), its second page, skills/get, the two reads and the
     // directory read: 7 rows, each once (the chunked send of every row goes the SDK's way).
     expect(stopped).toEqual([expect.objectContaining({ requests: REQUESTS.length * 2, fastAnswers: 7 })]);

@@ -7,9 +7,11 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { ANY_RESULT, eraClientOptions, ERAS, SAMPLE_SKILLS, startHttpServer, type Era, type HttpServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 let servers: HttpServer[] = [];
 const clients: Client[] = [];
@@ -68,7 +70,7 @@ describe('HTTP live updates', () => {
     const root = await makeTree({ 'a/SKILL.md': skillMd('a', 'Skill a.'), 'a/notes.md': 'v1\n' });
     try {
       const server = await start([root]);
-      for (let waited = 0; !server.stderr().includes('watching roots for changes') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitForEvent(server.stderr, 'watching');
       const client = await connectHttp(server.url, ERAS[2]);
       const heard: string[] = [];
       client.setNotificationHandler('notifications/resources/list_changed', () => void heard.push('list_changed'));
@@ -78,11 +80,9 @@ describe('HTTP live updates', () => {
         await writeFile(path.join(root, 'a/notes.md'), 'v2, longer\n');
         await mkdir(path.join(root, 'b'));
         await writeFile(path.join(root, 'b/SKILL.md'), skillMd('b', 'Skill b.'));
-        for (let waited = 0; !(heard.includes('updated skill://a/notes.md') && heard.includes('list_changed')) && waited < 10_000; waited += 25) {
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-        expect(heard).toContain('updated skill://a/notes.md');
-        expect(heard).toContain('list_changed');
+        await waitFor(() => heard.includes('updated skill://a/notes.md') && heard.includes('list_changed'), {
+          describe: () => `heard ${JSON.stringify(heard)}, not both "updated skill://a/notes.md" and "list_changed"`,
+        });
         expect((await new SkillsClient(client).list()).skills.map((skill) => skill.uri)).toEqual(['skill://a/SKILL.md', 'skill://b/SKILL.md']);
       } finally {
         await subscription.close();
@@ -127,7 +127,7 @@ describe('HTTP endpoint', () => {
 
   it('warns when bound to a non-loopback address without a token, and exits 0 on SIGTERM', async () => {
     const server = await start(['--http', '0.0.0.0:0', '--no-watch', SAMPLE_SKILLS]);
-    expect(server.stderr()).toContain('without --http-token');
+    expect(eventsOf(server.stderr(), 'http-open')).toMatchObject([{ level: 40, host: '0.0.0.0' }]);
     servers = [];
     expect(await server.stop()).toBe(0);
   });

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
+import { eventsOf, hasEvent, logLines } from '../helpers/logs.js';
 import { handshake, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
 
 const VERSION = (JSON.parse(spawnSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: REPO, encoding: 'utf8' }).stdout) as { version: string }).version;
@@ -30,7 +31,7 @@ describe('stdio lifecycle', () => {
     const server = spawnRaw([bigTree, '--page-size', '10000']);
     server.send(initializeRequest(1));
     const initialized = await server.waitFor((message) => message['id'] === 1);
-    const builtWhenInitialized = server.stderr().includes('index built');
+    const builtWhenInitialized = hasEvent(server.stderr(), 'index-built');
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
     const listed = await server.waitFor((message) => message['id'] === 2, 30_000);
@@ -63,7 +64,7 @@ describe('stdio lifecycle', () => {
     await server.waitFor((message) => message['id'] === 1);
     server.child.kill(signal);
     expect(await server.exited()).toBe(0);
-    expect(server.stderr()).toContain(`"reason":"${signal}"`);
+    expect(eventsOf(server.stderr(), 'stopping')).toMatchObject([{ level: 30, reason: signal }]);
   });
 
   it('logs the resolved roots, the skill count and the number of diagnostics to stderr at startup', async () => {
@@ -74,9 +75,11 @@ describe('stdio lifecycle', () => {
     await server.waitFor((message) => message['id'] === 2);
     server.child.stdin?.end();
     await server.exited();
-    const logs = server.stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logs.find((log) => Array.isArray(log['roots']))?.['roots']).toEqual([SAMPLE_SKILLS]);
-    expect(logs.find((log) => log['skills'] !== undefined)).toMatchObject({ skills: 6, diagnostics: 0 });
+    const logs = logLines(server.stderr());
+    // Every stderr line is a JSON log record.
+    expect(logs).toHaveLength(server.stderr().trim().split('\n').length);
+    expect(eventsOf(logs, 'serving')).toMatchObject([{ transport: 'stdio', roots: [SAMPLE_SKILLS] }]);
+    expect(eventsOf(logs, 'index-built')).toMatchObject([{ skills: 6, diagnostics: 0, generation: 1 }]);
   });
 });
 
@@ -95,24 +98,26 @@ describe('command line', () => {
   });
 
   it('exits 1 naming the resolved absolute path of a missing root or a file given as root', () => {
-    const missing = cli(['./no-such-skills-dir'], process.cwd());
-    expect(missing.status).toBe(1);
-    expect(missing.stderr).toContain(path.resolve('no-such-skills-dir'));
-    expect(missing.stdout).toBe('');
-    const file = cli([path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')]);
-    expect(file.status).toBe(1);
-    expect(file.stderr).toContain(`${path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md')} is not a directory`);
+    expect(cli(['./no-such-skills-dir'], process.cwd())).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `skills-serve: skills root ${path.resolve('no-such-skills-dir')} cannot be used (it does not exist)\n`,
+    });
+    const file = path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md');
+    expect(cli([file])).toEqual({ status: 1, stdout: '', stderr: `skills-serve: skills root ${file} is not a directory\n` });
   });
 
-  it.each([[[]], [['--page-size', '0', SAMPLE_SKILLS]], [['--log-level', 'loud', SAMPLE_SKILLS]], [['--bogus', SAMPLE_SKILLS]]])(
-    'exits 2 on a usage error: %j',
-    (args) => {
-      const result = cli(args);
-      expect(result.status).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/error/u);
-    },
-  );
+  it.each([
+    [[], "error: missing required argument 'roots'"],
+    [['--page-size', '0', SAMPLE_SKILLS], `error: option '--page-size <n>' argument '0' is invalid. --page-size must be an integer from 1 to 10000 (got "0")`],
+    [
+      ['--log-level', 'loud', SAMPLE_SKILLS],
+      "error: option '--log-level <level>' argument 'loud' is invalid. Allowed choices are trace, debug, info, warn, error, fatal, silent.",
+    ],
+    [['--bogus', SAMPLE_SKILLS], "error: unknown option '--bogus'"],
+  ])('exits 2 on a usage error: %j', (args, error) => {
+    expect(cli(args)).toEqual({ status: 2, stdout: '', stderr: `${error}\n(run skills-serve --help for usage)\n` });
+  });
 });
 
 describe('--strict', () => {
@@ -142,8 +147,10 @@ describe('--strict', () => {
       const server = spawnRaw(['--strict', dir]);
       server.send(initializeRequest(1));
       expect(await server.exited()).toBe(1);
-      expect(server.stderr()).toContain('[secret-file]');
-      expect(server.stderr()).toContain('--strict: the index has 1 diagnostic(s)');
+      const logs = logLines(server.stderr());
+      expect(eventsOf(logs, 'diagnostic')).toMatchObject([{ level: 40, rule: 'secret-file', severity: 'warning', file: path.join(dir, 's', 'prod.env') }]);
+      expect(eventsOf(logs, 'strict-failed')).toMatchObject([{ level: 60, diagnostics: 1 }]);
+      expect(eventsOf(logs, 'index-built')).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

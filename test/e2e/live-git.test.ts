@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIVE_ERAS, startLive, stopLive, writeFilesAtomically, type ExpectedSkill, type LiveServer } from '../helpers/live.js';
+import { eventsOf } from '../helpers/logs.js';
 import { addToTree, makeTree, skillMd } from '../helpers/tree.js';
 
 function git(cwd: string, ...args: string[]): string {
@@ -107,5 +108,5 @@ describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
  */
 async function rebuilds(live: LiveServer): Promise<number> {
   await live.list();
-  return live.logs().filter((line) => line.msg?.startsWith('index updated') === true).length;
+  return eventsOf(live.logs(), 'index-updated').length;
 }

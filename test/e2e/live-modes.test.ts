@@ -6,6 +6,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, writeFilesAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
+import { eventsOf, hasEvent } from '../helpers/logs.js';
 import { skillMd } from '../helpers/tree.js';
 
 describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
@@ -22,7 +23,7 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
     const live = server;
     expect(await live.waitForEvent('serving')).toMatchObject({ watch: false });
     await live.waitForEvent('index-built');
-    expect(live.logs().some((line) => line.msg?.includes('watching roots for changes') === true)).toBe(false);
+    expect(hasEvent(live.logs(), 'watching')).toBe(false);
     const before = await live.list();
     const mark = live.mark();
 
@@ -37,7 +38,7 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
     expect(await live.list()).toEqual(before);
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: [] });
     expect(live.heard).toEqual([]);
-    expect(live.logs().filter((line) => line.msg?.startsWith('index updated') === true)).toEqual([]);
+    expect(eventsOf(live.logs(), 'index-updated')).toEqual([]);
   });
 
   it('--poll 100: follows edits, additions and deletions by polling', async () => {

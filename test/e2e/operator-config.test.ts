@@ -6,8 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { cli } from '../helpers/cli.js';
+import { waitForEvent } from '../helpers/logs.js';
 import { eraClientOptions, ERAS, SAMPLE_SKILLS, spawnRaw, handshake, startHttpServer, type HttpServer } from '../helpers/server.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 
@@ -78,7 +79,7 @@ it('diagnostics found before a 2025-era host connects reach it as log messages o
   const dir = await trees.tree({ 'good/SKILL.md': skillMd('good', 'Good.'), 'bad/SKILL.md': skillMd('wrong-name', 'Bad.') });
   const server = spawnRaw(['--no-watch', dir]);
   try {
-    for (let waited = 0; !server.stderr().includes('index built') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitForEvent(server.stderr, 'index-built', { diagnostics: 1 });
     await handshake(server);
     const message = await server.waitFor((m) => m['method'] === 'notifications/message');
     expect(message['params']).toMatchObject({

@@ -8,6 +8,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { eventsOf, logLines, type LogLine } from './logs.js';
+import { waitFor } from './wait.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');
 export const BIN = path.join(REPO, 'bin', 'skills-serve.js');
@@ -110,11 +112,11 @@ export interface RawServer {
   readonly lines: string[];
   stderr(): string;
   /** The stderr lines that are JSON log records (pino), parsed. */
-  logs(): Record<string, unknown>[];
+  logs(): LogLine[];
   send(message: unknown): void;
   /** Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects after `timeoutMs`. */
   waitFor(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
-  /** Resolves with the exit code (or signal name). */
+  /** Resolves with the exit code (or signal name) once the process exited and its stdout and stderr are drained. */
   exited(): Promise<number | string>;
 }
 
@@ -162,22 +164,15 @@ export function spawnRaw(args: readonly string[], env: Record<string, string> = 
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
+  // 'close', not 'exit': it comes once stdout and stderr are drained too, so a test that awaits the exit sees every line.
   const exit = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+    child.on('close', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   return {
     child,
     lines,
     stderr: () => stderr,
-    logs: () =>
-      stderr.split('\n').flatMap((line) => {
-        try {
-          const record: unknown = JSON.parse(line);
-          return typeof record === 'object' && record !== null ? [record as Record<string, unknown>] : [];
-        } catch {
-          return [];
-        }
-      }),
+    logs: () => logLines(stderr),
     send: (message) => child.stdin?.write(`${JSON.stringify(message)}\n`),
     waitFor: (predicate, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
@@ -254,35 +249,44 @@ export interface HttpServer {
   stop(): Promise<number | string>;
 }
 
+/** The port an HTTP server logged in its `serving` event, if it logged one yet. */
+export function servingPort(stderr: string): number | undefined {
+  const port = eventsOf(stderr, 'serving', { transport: 'http' })[0]?.['port'];
+  return typeof port === 'number' ? port : undefined;
+}
+
 /**
- * Starts `skills-serve --http 0 <args>` and resolves once it listens and the first index build is served.
+ * Starts `skills-serve --http 0 <args>` and resolves once it listens (its `serving` event names the port) and the
+ * first index build is served (its `index-built` event).
  *
  * @param args further CLI arguments (roots, flags).
  * @param env extra environment variables.
+ * @throws Error with the server's stderr when it exits first or does not get there within 20 s (it is killed then).
  */
-export function startHttpServer(args: readonly string[], env: Record<string, string> = {}): Promise<HttpServer> {
+export async function startHttpServer(args: readonly string[], env: Record<string, string> = {}): Promise<HttpServer> {
   const raw = spawnRaw(['--http', '0', ...args], env);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`HTTP server did not start:\n${raw.stderr()}`)), 20_000);
-    const check = setInterval(() => {
-      const port = /"port":(\d+)/u.exec(raw.stderr())?.[1];
-      if (port === undefined || !raw.stderr().includes('index built')) return;
-      clearInterval(check);
-      clearTimeout(timer);
-      resolve({
-        url: `http://127.0.0.1:${port}/mcp`,
-        port: Number(port),
-        stderr: raw.stderr,
-        stop: () => {
-          raw.child.kill('SIGTERM');
-          return raw.exited();
-        },
-      });
-    }, 20);
-    void raw.exited().then((code) => {
-      clearInterval(check);
-      clearTimeout(timer);
-      reject(new Error(`HTTP server exited ${code}:\n${raw.stderr()}`));
-    });
+  let exitCode: number | string | undefined;
+  void raw.exited().then((code) => {
+    exitCode = code;
   });
+  let port: number | undefined;
+  try {
+    await waitFor(() => exitCode !== undefined || ((port = servingPort(raw.stderr())) !== undefined && eventsOf(raw.stderr(), 'index-built').length > 0), {
+      timeoutMs: 20_000,
+      describe: () => `the HTTP server logged no serving port and index-built event:\n${raw.stderr()}`,
+    });
+  } catch (error) {
+    raw.child.kill('SIGKILL');
+    throw error;
+  }
+  if (exitCode !== undefined || port === undefined) throw new Error(`HTTP server exited ${exitCode}:\n${raw.stderr()}`);
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    stderr: raw.stderr,
+    stop: () => {
+      raw.child.kill('SIGTERM');
+      return raw.exited();
+    },
+  };
 }
