@@ -9,15 +9,19 @@ import { runCheck } from './commands/check.js';
 import { runManifest } from './commands/manifest.js';
 import {
   COMPAT_MODES,
+  DEFAULT_INSTRUCTIONS_MAX,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
   parseHttpEndpoint,
+  parseInstructionsMax,
   parsePageSize,
   parsePollMs,
   parseRootArg,
+  RESOURCE_LIST_MODES,
   type CompatMode,
   type Config,
   type HttpEndpoint,
+  type ResourceListMode,
 } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
@@ -41,6 +45,8 @@ interface ServeOptions extends CommonOptions {
   watch: boolean;
   poll?: number | true;
   compat: CompatMode;
+  instructionsMax: number;
+  resources: ResourceListMode;
   http?: HttpEndpoint;
   httpToken?: string;
 }
@@ -140,6 +146,18 @@ function buildProgram(): Command {
         .env('SKILLS_SERVE_COMPAT'),
     )
     .addOption(
+      new Option('--instructions-max <chars>', 'most characters of the instructions sent to hosts without the extension (whole catalog lines only)')
+        .argParser(argParser(parseInstructionsMax))
+        .default(DEFAULT_INSTRUCTIONS_MAX)
+        .env('SKILLS_SERVE_INSTRUCTIONS_MAX'),
+    )
+    .addOption(
+      new Option('--resources <list>', "what resources/list lists: skills (each skill's SKILL.md) or files (every served file, for @ mentions)")
+        .choices(RESOURCE_LIST_MODES)
+        .default('skills')
+        .env('SKILLS_SERVE_RESOURCES'),
+    )
+    .addOption(
       new Option('--http <[host:]port>', 'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)')
         .argParser(argParser(parseHttpEndpoint))
         .env('SKILLS_SERVE_HTTP'),
@@ -165,6 +183,8 @@ function buildProgram(): Command {
         watch: options.watch,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
+        instructionsMax: options.instructionsMax,
+        resources: options.resources,
         ...(options.http === undefined ? {} : { http: options.http }),
         ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),
       });

@@ -11,6 +11,10 @@ import type { LogLevel } from './log.js';
 export const COMPAT_MODES = ['auto', 'on', 'off'] as const;
 export type CompatMode = (typeof COMPAT_MODES)[number];
 
+/** `--resources`: what `resources/list` lists: each skill's `SKILL.md`, or every served file. */
+export const RESOURCE_LIST_MODES = ['skills', 'files'] as const;
+export type ResourceListMode = (typeof RESOURCE_LIST_MODES)[number];
+
 export interface Config {
   /** Roots in command-line order; earlier roots win conflicts. */
   readonly roots: readonly RootSpec[];
@@ -31,6 +35,10 @@ export interface Config {
   readonly httpToken?: string;
   /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
   readonly compat: CompatMode;
+  /** `--instructions-max`: bound of the compat `instructions` text, in UTF-16 code units. */
+  readonly instructionsMax: number;
+  /** `--resources`: what `resources/list` lists. */
+  readonly resources: ResourceListMode;
 }
 
 /**
@@ -108,6 +116,19 @@ export function parseIntegerOption(text: string, flag: string, min: number, max:
 
 /** Parses `--page-size`: 1…{@link MAX_PAGE_SIZE} entries. @throws RangeError otherwise. */
 export const parsePageSize = (text: string): number => parseIntegerOption(text, '--page-size', 1, MAX_PAGE_SIZE);
+
+/**
+ * Default `--instructions-max`: the strictest bound seen in a host. Claude Code 2.1.332 cuts server instructions at
+ * 4,096 characters (its `CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH` default) and appends `… [truncated]`.
+ */
+export const DEFAULT_INSTRUCTIONS_MAX = 4096;
+/** Smallest accepted `--instructions-max`: room for the introduction, the pointer to the tools and a few skills. */
+export const MIN_INSTRUCTIONS_MAX = 1024;
+/** Largest accepted `--instructions-max`. */
+export const MAX_INSTRUCTIONS_MAX = 1_000_000;
+
+/** Parses `--instructions-max`: {@link MIN_INSTRUCTIONS_MAX}…{@link MAX_INSTRUCTIONS_MAX} characters. @throws RangeError otherwise. */
+export const parseInstructionsMax = (text: string): number => parseIntegerOption(text, '--instructions-max', MIN_INSTRUCTIONS_MAX, MAX_INSTRUCTIONS_MAX);
 
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
 export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);

@@ -1,6 +1,7 @@
 /**
- * The per-connection server factory: one `McpServer` per connection (and per `server/discover` probe), each with
- * the one shared `SkillsExtension` attached. All state lives outside the factory (DESIGN §7).
+ * The per-connection server factory: one `McpServer` per connection (and per `server/discover` probe), each with a
+ * `SkillsExtension` over the one shared source, watched by the compat surfaces (a client that uses the extension is
+ * offered no compat tools or prompts). All catalog state lives outside the factory (DESIGN §7).
  * Implements SEP-2640 "Capability": `extensions["io.modelcontextprotocol/skills"] = { directoryRead: true }` plus
  * the `resources` capability; with `--compat auto|on` also `instructions`, `tools` and `prompts` (see `compat.ts`).
  */
@@ -39,10 +40,7 @@ export interface ServerContext {
  *   first index build only for the instructions catalog; at once in `--compat off`).
  */
 export function createServerFactory(context: ServerContext): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
-  const extension = new SkillsExtension({
-    source: context.source,
-    onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
-  });
+  const onWarning = (warning: { path: string; message: string }): void => context.logger.warn({ path: warning.path }, warning.message);
   return async ({ era }) => {
     const instructions = await context.compat.instructions();
     const notifies = !(context.stateless === true && era === 'legacy');
@@ -53,9 +51,10 @@ export function createServerFactory(context: ServerContext): (request: { era: 'l
         ...(instructions === undefined ? {} : { instructions }),
       },
     );
-    extension.attach(server);
-    serveResourceRead(server, context.source);
     context.compat.attach(server, era);
+    const source = context.compat.observe(server, context.source);
+    new SkillsExtension({ source, onWarning }).attach(server);
+    serveResourceRead(server, source);
     if (notifies) context.connections.register(server, era);
     return server;
   };

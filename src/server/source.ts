@@ -4,16 +4,20 @@
  */
 import { ProtocolError, ProtocolErrorCode, type Resource } from '@modelcontextprotocol/server';
 import type { SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import type { ResourceListMode } from '../config.js';
 import { rpcCodeOf, SkillsServeError } from '../errors.js';
 import { findDirectory, findFile, findSkill, pageOf } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
-import type { FileRecord, Snapshot } from '../index/types.js';
+import type { FileRecord, SkillRecord, Snapshot } from '../index/types.js';
+import { collapseWhitespace } from './compat-catalog.js';
 import { decodeLossless, readVerified } from './read.js';
 
 /** What the source needs from the rest of the server. */
 export interface SourceContext {
   readonly store: SnapshotStore;
   readonly pageSize: number;
+  /** What `resources/list` lists (default `skills`). */
+  readonly resources?: ResourceListMode;
   /**
    * Re-indexes after a read found a file that no longer matches its entry; resolves once the new snapshot is
    * current (and hosts have been notified).
@@ -81,20 +85,55 @@ export function createSkillSource(context: SourceContext): SkillSource {
       return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
     },
     async listResources() {
-      return listManifests(await store.ready());
+      const snapshot = await store.ready();
+      return context.resources === 'files' ? listFiles(snapshot) : listManifests(snapshot);
     },
   };
 }
 
-/** `resources/list`: one resource per served `SKILL.md`, with name and description from the frontmatter. */
-function listManifests(snapshot: Snapshot): Resource[] {
-  return snapshot.ordered.map((skill) => ({
-    uri: skill.entry.uri,
-    name: skill.name,
-    description: skill.description,
-    mimeType: 'text/markdown',
-    size: skill.manifestSize,
-  }));
+/**
+ * `resources/list` in `--resources skills` (the default): one resource per served `SKILL.md`, named after its skill,
+ * with the frontmatter description on one line (hosts show it in pickers).
+ */
+export function listManifests(snapshot: Snapshot): Resource[] {
+  return snapshot.ordered.map(manifestResource);
+}
+
+function manifestResource(skill: SkillRecord): Resource {
+  return { uri: skill.entry.uri, name: skill.name, description: collapseWhitespace(skill.description), mimeType: 'text/markdown', size: skill.manifestSize };
+}
+
+/**
+ * `resources/list` in `--resources files`: every served file in URI order, so that hosts which resolve `@` mentions
+ * only from this list (Gemini CLI) reach supporting files too. A file is named by its skill's name and its path in
+ * the skill (`report-writer/templates/report.md`; a file of nested skills by the innermost one); a `SKILL.md` keeps
+ * its skill's name and description.
+ */
+export function listFiles(snapshot: Snapshot): Resource[] {
+  const owners = new Map<string, SkillRecord>();
+  for (const skill of snapshot.ordered) {
+    for (const resource of typeof skill.entry.resources === 'string' ? [] : skill.entry.resources) {
+      if (typeof resource === 'string') continue;
+      const owner = owners.get(resource.uri);
+      if (owner === undefined || owner.segments.length < skill.segments.length) owners.set(resource.uri, skill);
+    }
+  }
+  const files = [...snapshot.files.values()].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+  return files.map((file) => {
+    const manifestOf = snapshot.skills.get(file.uri);
+    if (manifestOf !== undefined) return manifestResource(manifestOf);
+    const owner = owners.get(file.uri);
+    const name = owner === undefined ? file.name : `${owner.name}/${file.uri.slice(owner.rootUri.length + 1)}`;
+    return { uri: file.uri, name: safeDecode(name), mimeType: file.mimeType, size: file.size };
+  });
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function toReadResult(bytes: Uint8Array, mimeType: string): SkillReadResult {
