@@ -53,13 +53,21 @@ export class LiveCatalog {
     this.source = createSkillSource({
       store: this.store,
       pageSize: config.pageSize,
+      resources: config.resources,
       reindex: async (file) => {
         logger.info({ uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
         await this.#live.reindexFile(file);
       },
       warn: (message, path) => logger.warn({ path }, message),
     });
-    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
+    this.compat = new CompatSurfaces({
+      mode: config.compat,
+      store: this.store,
+      source: this.source,
+      pageSize: config.pageSize,
+      instructionsMax: config.instructionsMax,
+      logger,
+    });
     this.#watcher = config.watch
       ? new RootsWatcher({
           roots: config.roots,
