@@ -152,9 +152,9 @@ function buildProgram(): Command {
         .env('SKILLS_SERVE_INSTRUCTIONS_MAX'),
     )
     .addOption(
-      new Option('--resources <list>', "what resources/list lists: skills (each skill's SKILL.md) or files (every served file, for @ mentions)")
+      new Option('--resources <list>', "what resources/list lists: files (every served file, for @ mentions) or skills (each skill's SKILL.md)")
         .choices(RESOURCE_LIST_MODES)
-        .default('skills')
+        .default('files')
         .env('SKILLS_SERVE_RESOURCES'),
     )
     .addOption(

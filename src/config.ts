@@ -11,8 +11,12 @@ import type { LogLevel } from './log.js';
 export const COMPAT_MODES = ['auto', 'on', 'off'] as const;
 export type CompatMode = (typeof COMPAT_MODES)[number];
 
-/** `--resources`: what `resources/list` lists: each skill's `SKILL.md`, or every served file. */
-export const RESOURCE_LIST_MODES = ['skills', 'files'] as const;
+/**
+ * `--resources`: what `resources/list` lists: every served file (the default: Claude Code 2.1.332 and Gemini CLI
+ * 0.61.0 offer listed resources as `@` mentions, took 10,000 of them, and put none in the model's context), or each
+ * skill's `SKILL.md` only.
+ */
+export const RESOURCE_LIST_MODES = ['files', 'skills'] as const;
 export type ResourceListMode = (typeof RESOURCE_LIST_MODES)[number];
 
 export interface Config {

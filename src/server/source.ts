@@ -16,7 +16,7 @@ import { decodeLossless, readVerified } from './read.js';
 export interface SourceContext {
   readonly store: SnapshotStore;
   readonly pageSize: number;
-  /** What `resources/list` lists (default `skills`). */
+  /** What `resources/list` lists (default `files`). */
   readonly resources?: ResourceListMode;
   /**
    * Re-indexes after a read found a file that no longer matches its entry; resolves once the new snapshot is
@@ -86,13 +86,13 @@ export function createSkillSource(context: SourceContext): SkillSource {
     },
     async listResources() {
       const snapshot = await store.ready();
-      return context.resources === 'files' ? listFiles(snapshot) : listManifests(snapshot);
+      return context.resources === 'skills' ? listManifests(snapshot) : listFiles(snapshot);
     },
   };
 }
 
 /**
- * `resources/list` in `--resources skills` (the default): one resource per served `SKILL.md`, named after its skill,
+ * `resources/list` in `--resources skills`: one resource per served `SKILL.md`, named after its skill,
  * with the frontmatter description on one line (hosts show it in pickers).
  */
 export function listManifests(snapshot: Snapshot): Resource[] {
@@ -104,7 +104,7 @@ function manifestResource(skill: SkillRecord): Resource {
 }
 
 /**
- * `resources/list` in `--resources files`: every served file in URI order, so that hosts which resolve `@` mentions
+ * `resources/list` in `--resources files` (the default): every served file in URI order, so that hosts which resolve `@` mentions
  * only from this list (Gemini CLI) reach supporting files too. A file is named by its skill's name and its path in
  * the skill (`report-writer/templates/report.md`; a file of nested skills by the innermost one); a `SKILL.md` keeps
  * its skill's name and description.

@@ -252,14 +252,14 @@ describe('era 2026-07-28, a host that declares the extension in a later request'
 });
 
 describe.each(BOTH_ERAS)('era $label, --resources', (era) => {
-  it('skills (default) lists each SKILL.md with its description on one line; files lists every served file', async () => {
-    connection = await connect([SAMPLE_SKILLS], era);
+  it('files (default) lists every served file; skills lists each SKILL.md with its description on one line', async () => {
+    connection = await connect([SAMPLE_SKILLS, '--resources', 'skills'], era);
     const manifests = (await connection.client.listResources()).resources;
     expect(manifests.map((resource) => [resource.uri, resource.name, resource.description])).toEqual(
       SAMPLE_SKILL_URIS.map((uri, index) => [uri, SAMPLE_NAMES[index], oneLine(SAMPLE_CATALOG_LINES[index]!)]),
     );
     await connection.close();
-    connection = await connect([SAMPLE_SKILLS, '--resources', 'files'], era);
+    connection = await connect([SAMPLE_SKILLS], era);
     const files = (await connection.client.listResources()).resources;
     expect(files.map((resource) => [resource.uri, resource.name])).toEqual([
       [BILLING, 'refunds'],
@@ -279,7 +279,16 @@ describe.each(BOTH_ERAS)('era $label, --resources', (era) => {
     ]);
     expect(files.find((resource) => resource.uri === 'skill://report-writer/assets/logo.png')).toMatchObject({ mimeType: 'image/png' });
     expect(files.find((resource) => resource.uri === 'skill://report-writer/SKILL.md')?.description).toBe(oneLine(SAMPLE_CATALOG_LINES[5]!));
+    await connection.close();
+    connection = await connect([SAMPLE_SKILLS], era, { env: { SKILLS_SERVE_RESOURCES: 'skills' } });
+    expect((await connection.client.listResources()).resources.map((resource) => resource.uri)).toEqual([...SAMPLE_SKILL_URIS]);
   });
+});
+
+it('refuses --resources other than files or skills with exit 2', () => {
+  const run = cli(['--resources', 'all', SAMPLE_SKILLS]);
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain("option '--resources <list>' argument 'all' is invalid. Allowed choices are files, skills.");
 });
 
 describe.each(BOTH_ERAS)('era $label, --compat off', (era) => {

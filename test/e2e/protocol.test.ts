@@ -30,8 +30,8 @@ describe.each(ERAS)('era $label', (era) => {
     }
   });
 
-  it('lists one resource per SKILL.md with name, description (on one line), mimeType and size', async () => {
-    connection = await connect([SAMPLE_SKILLS], era);
+  it('--resources skills lists one resource per SKILL.md with name, description (on one line), mimeType and size', async () => {
+    connection = await connect([SAMPLE_SKILLS, '--resources', 'skills'], era);
     const { resources } = await connection.client.listResources();
     const { skills } = await connection.skills.list();
     expect(resources.map((resource) => resource.uri)).toEqual(skills.map((skill) => skill.uri));
