@@ -28,14 +28,14 @@ import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
 import { runHttpServer } from './http.js';
 import { runStdioServer } from './lifecycle.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
+import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from './log.js';
 
 declare const SKILLS_SERVE_VERSION: string | undefined;
 /** The package version, injected by the bundler. */
 const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION : '0.0.0-dev';
 
 interface CommonOptions {
-  logLevel: LogLevel;
+  logLevel?: LogLevel;
   pageSize: number;
   symlinks: SymlinkPolicy;
 }
@@ -94,7 +94,11 @@ export function resolveRoots(args: readonly string[], cwd: string): RootSpec[] {
 function addCommonOptions(command: Command): Command {
   return command
     .argument('<roots...>', 'skills folders: dir (holds skill directories, or is a skill) or prefix=dir (mounted under prefix)')
-    .addOption(new Option('--log-level <level>', 'minimum level of the logs written to stderr').choices(LOG_LEVELS).default('info').env('SKILLS_SERVE_LOG_LEVEL'))
+    .addOption(
+      new Option('--log-level <level>', 'minimum level of the logs written to stderr (default: warn when a host runs it over stdio, info in a terminal or with --http)')
+        .choices(LOG_LEVELS)
+        .env('SKILLS_SERVE_LOG_LEVEL'),
+    )
     .addOption(
       new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
         .argParser(argParser(parsePageSize))
@@ -176,7 +180,7 @@ function buildProgram(): Command {
       const roots = rootsOrExit(args);
       const config: Config = Object.freeze({
         roots: Object.freeze(roots),
-        logLevel: options.logLevel,
+        logLevel: options.logLevel ?? defaultLogLevel(options.http === undefined, process.stderr.isTTY === true),
         pageSize: options.pageSize,
         strict: options.strict,
         symlinks: options.symlinks,
