@@ -76,7 +76,7 @@ describe('manifest', () => {
 
 it('diagnostics found before a 2025-era host connects reach it as log messages once its handshake completes', async () => {
   const dir = await trees.tree({ 'good/SKILL.md': skillMd('good', 'Good.'), 'bad/SKILL.md': skillMd('wrong-name', 'Bad.') });
-  const server = spawnRaw(['--no-watch', dir]);
+  const server = spawnRaw(['--no-watch', dir], { SKILLS_SERVE_LOG_LEVEL: 'info' });
   try {
     for (let waited = 0; !server.stderr().includes('index built') && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     await handshake(server);
