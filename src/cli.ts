@@ -11,16 +11,22 @@ import path from 'node:path';
 import {
   CACHE_SCOPES,
   COMPAT_MODES,
+  DEFAULT_INSTRUCTIONS_MAX,
+  DEFAULT_INSTRUCTIONS_WAIT_MS,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
   parseHttpEndpoint,
+  parseInstructionsMax,
+  parseInstructionsWait,
   parsePageSize,
   parsePollMs,
   parseTtlMs,
+  RESOURCE_LIST_MODES,
   type CacheScope,
   type CompatMode,
   type Config,
   type HttpEndpoint,
+  type ResourceListMode,
 } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
@@ -29,7 +35,7 @@ import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, parseByteSize, parseGitMaxFile
 import { parseGitAllow, type GitAllowEntry } from './sources/git-url.js';
 import { parseSourceArg, type SourceSpec } from './sources/root-arg.js';
 import type { GitSettings } from './sources/sources.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from './log.js';
+import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from './log.js';
 import { run } from './runtime.js';
 import { StdioAdapter } from './transports/stdio.js';
 
@@ -38,7 +44,7 @@ declare const SKILLS_SERVE_VERSION: string | undefined;
 const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION : '0.0.0-dev';
 
 interface CommonOptions {
-  logLevel: LogLevel;
+  logLevel?: LogLevel;
   symlinks: SymlinkPolicy;
   cacheDir?: string;
   gitAllow?: GitAllowEntry[];
@@ -56,6 +62,9 @@ interface ServeOptions extends CommonOptions {
   watch: boolean;
   poll?: number | true;
   compat: CompatMode;
+  instructionsMax: number;
+  instructionsWait: number;
+  resources: ResourceListMode;
   http?: HttpEndpoint;
   httpToken?: string;
   httpTokens?: string;
@@ -108,7 +117,11 @@ export function resolveSources(args: readonly string[], cwd: string): SourceSpec
 function addCommonOptions(command: Command): Command {
   return command
     .argument('<roots...>', 'skills folders (dir, or prefix=dir to mount it under prefix) and git roots (git+<url>#<ref>:<subdir>, github:owner/repo#ref)')
-    .addOption(new Option('--log-level <level>', 'minimum level of the logs written to stderr').choices(LOG_LEVELS).default('info').env('SKILLS_SERVE_LOG_LEVEL'))
+    .addOption(
+      new Option('--log-level <level>', 'minimum level of the logs written to stderr (default: warn when a host runs it over stdio, info in a terminal or with --http)')
+        .choices(LOG_LEVELS)
+        .env('SKILLS_SERVE_LOG_LEVEL'),
+    )
     .addOption(
       new Option('--symlinks <policy>', 'within: follow links that stay inside the roots; skip: never follow; follow: follow all')
         .choices(SYMLINK_POLICIES)
@@ -196,6 +209,24 @@ function buildProgram(): Command {
         .env('SKILLS_SERVE_COMPAT'),
     )
     .addOption(
+      new Option('--instructions-max <chars>', 'most characters of the instructions sent to hosts without the extension (whole catalog lines only)')
+        .argParser(argParser(parseInstructionsMax))
+        .default(DEFAULT_INSTRUCTIONS_MAX)
+        .env('SKILLS_SERVE_INSTRUCTIONS_MAX'),
+    )
+    .addOption(
+      new Option('--instructions-wait <ms>', 'longest initialize waits for the first index build, so that the instructions list the catalog')
+        .argParser(argParser(parseInstructionsWait))
+        .default(DEFAULT_INSTRUCTIONS_WAIT_MS)
+        .env('SKILLS_SERVE_INSTRUCTIONS_WAIT'),
+    )
+    .addOption(
+      new Option('--resources <list>', "what resources/list lists: files (every served file, for @ mentions) or skills (each skill's SKILL.md)")
+        .choices(RESOURCE_LIST_MODES)
+        .default('files')
+        .env('SKILLS_SERVE_RESOURCES'),
+    )
+    .addOption(
       new Option('--http <[host:]port>', 'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)')
         .argParser(argParser(parseHttpEndpoint))
         .env('SKILLS_SERVE_HTTP'),
@@ -231,13 +262,16 @@ function buildProgram(): Command {
         git: gitSettings(options, options.gitPoll),
         ttlMs: options.ttl,
         cacheScope: options.cacheScope,
-        logLevel: options.logLevel,
+        logLevel: options.logLevel ?? defaultLogLevel(options.http === undefined, process.stderr.isTTY === true),
         pageSize: options.pageSize,
         strict: options.strict,
         symlinks: options.symlinks,
         watch: options.watch,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
+        instructionsMax: options.instructionsMax,
+        instructionsWaitMs: options.instructionsWait,
+        resources: options.resources,
         ...(options.http === undefined ? {} : { http: options.http }),
         ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),
         ...(options.httpTokens === undefined ? {} : { httpTokens: path.resolve(options.httpTokens) }),
@@ -271,7 +305,7 @@ function buildProgram(): Command {
         strict: options.strict,
         symlinks: options.symlinks,
         git: gitSettings(options, undefined),
-        logger: createLogger(options.logLevel),
+        logger: createLogger(options.logLevel ?? 'info'),
         write: (text) => process.stdout.write(text),
       });
     });
@@ -286,7 +320,7 @@ function buildProgram(): Command {
         pageSize: options.pageSize,
         symlinks: options.symlinks,
         git: gitSettings(options, undefined),
-        logger: createLogger(options.logLevel),
+        logger: createLogger(options.logLevel ?? 'info'),
         ...(options.check === undefined ? {} : { checkFile: options.check }),
         write: (text) => process.stdout.write(text),
         warn: (text) => process.stderr.write(text),

@@ -17,6 +17,14 @@ export type CompatMode = (typeof COMPAT_MODES)[number];
 export const CACHE_SCOPES = ['private', 'public'] as const;
 export type CacheScope = (typeof CACHE_SCOPES)[number];
 
+/**
+ * `--resources`: what `resources/list` lists: every served file (the default: Claude Code 2.1.332 and Gemini CLI
+ * 0.61.0 offer listed resources as `@` mentions, took 10,000 of them, and put none in the model's context), or each
+ * skill's `SKILL.md` only.
+ */
+export const RESOURCE_LIST_MODES = ['files', 'skills'] as const;
+export type ResourceListMode = (typeof RESOURCE_LIST_MODES)[number];
+
 export interface Config {
   /** Roots in command-line order (folders and git roots); earlier roots win conflicts. */
   readonly sources: readonly SourceSpec[];
@@ -44,6 +52,12 @@ export interface Config {
   readonly httpTokens?: string;
   /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
   readonly compat: CompatMode;
+  /** `--instructions-max`: bound of the compat `instructions` text, in UTF-16 code units. */
+  readonly instructionsMax: number;
+  /** `--instructions-wait`: longest `initialize` waits for the first index build, so the instructions list the catalog (ms). */
+  readonly instructionsWaitMs: number;
+  /** `--resources`: what `resources/list` lists. */
+  readonly resources: ResourceListMode;
 }
 
 /**
@@ -127,6 +141,30 @@ export const MAX_TTL_MS = 86_400_000;
 
 /** Parses `--ttl`: 0…{@link MAX_TTL_MS} ms. @throws RangeError otherwise. */
 export const parseTtlMs = (text: string): number => parseIntegerOption(text, '--ttl', 0, MAX_TTL_MS);
+
+/**
+ * Default `--instructions-max`: the strictest bound seen in a host. Claude Code 2.1.332 cuts server instructions at
+ * 4,096 characters (its `CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH` default) and appends `… [truncated]`.
+ */
+export const DEFAULT_INSTRUCTIONS_MAX = 4096;
+/** Smallest accepted `--instructions-max`: room for the introduction, the pointer to the tools and a few skills. */
+export const MIN_INSTRUCTIONS_MAX = 1024;
+/** Largest accepted `--instructions-max`. */
+export const MAX_INSTRUCTIONS_MAX = 1_000_000;
+
+/**
+ * Default `--instructions-wait` (ms). Any catalog small enough to fit the instructions is indexed well within it; the
+ * strictest host deadline seen is Gemini CLI 0.61.0's 5,000 ms for `gemini mcp list` (Claude Code 2.1.332 waits 30 s).
+ */
+export const DEFAULT_INSTRUCTIONS_WAIT_MS = 2000;
+/** Largest accepted `--instructions-wait` (ms). */
+export const MAX_INSTRUCTIONS_WAIT_MS = 30_000;
+
+/** Parses `--instructions-wait`: 0…{@link MAX_INSTRUCTIONS_WAIT_MS} ms. @throws RangeError otherwise. */
+export const parseInstructionsWait = (text: string): number => parseIntegerOption(text, '--instructions-wait', 0, MAX_INSTRUCTIONS_WAIT_MS);
+
+/** Parses `--instructions-max`: {@link MIN_INSTRUCTIONS_MAX}…{@link MAX_INSTRUCTIONS_MAX} characters. @throws RangeError otherwise. */
+export const parseInstructionsMax = (text: string): number => parseIntegerOption(text, '--instructions-max', MIN_INSTRUCTIONS_MAX, MAX_INSTRUCTIONS_MAX);
 
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
 export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);

@@ -10,6 +10,21 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
+ * The `--log-level` used when none is given: `warn` when a host runs the server over stdio (stderr is a pipe or a
+ * file), `info` otherwise (a terminal, or `--http`, whose startup lines say where it listens). Hosts show a stdio
+ * server's stderr as failure: Claude Code 2.1.332 records every stderr line in its MCP log as an error
+ * (`"error":"Server stderr: …"`), so routine startup lines read as errors there; Gemini CLI 0.61.0 shows stderr only
+ * with `--debug`. At `warn`, a clean start writes nothing and every diagnostic still does (they are warnings, and
+ * also reach hosts as `notifications/message`).
+ *
+ * @param stdio whether the server speaks stdio (no `--http`).
+ * @param stderrIsTerminal whether fd 2 is a TTY.
+ */
+export function defaultLogLevel(stdio: boolean, stderrIsTerminal: boolean): LogLevel {
+  return stdio && !stderrIsTerminal ? 'warn' : 'info';
+}
+
+/**
  * A pino logger writing JSON lines to fd 2.
  *
  * @param level minimum level to write.

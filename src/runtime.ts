@@ -93,8 +93,16 @@ export class Runtime {
     this.#exit = options.exit;
     const { logger } = options;
     this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
-    this.source = createSkillSource(this.store, config.pageSize, this.reader);
-    this.compat = new CompatSurfaces({ mode: config.compat, store: this.store, source: this.source, pageSize: config.pageSize, logger });
+    this.source = createSkillSource(this.store, config.pageSize, this.reader, config.resources);
+    this.compat = new CompatSurfaces({
+      mode: config.compat,
+      store: this.store,
+      source: this.source,
+      pageSize: config.pageSize,
+      instructionsMax: config.instructionsMax,
+      catalogWaitMs: config.instructionsWaitMs,
+      logger,
+    });
     this.handlers = { store: this.store, pageSize: config.pageSize, reader: this.reader, cacheHint: () => this.#cacheHint() };
     this.store.onSwap((previous, next) => this.#announce(previous, next));
   }

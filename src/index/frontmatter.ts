@@ -267,20 +267,25 @@ function followsRules(frontmatter: Record<string, unknown>, lastSegment: string)
 /** Longest `headings` text kept per skill (characters). */
 const HEADINGS_MAX_CHARS = 2000;
 
-/** The ATX headings (`#` … `######`) of a markdown body, outside fenced code blocks, one per line, trimmed. */
+/**
+ * The ATX headings (`#` … `######`) of a markdown body, in order, without their `#` marks, one per line: the outline
+ * `search_skills` matches besides the name and description. Lines in fenced code are skipped (a `# comment` in a shell
+ * example is not a heading); a fence closes on a line of the same character at least as long (CommonMark); a closing
+ * run of `#` counts only after a space (`# Using C#` keeps its `#`). At most {@link HEADINGS_MAX_CHARS} characters.
+ */
 export function headingsOf(body: string): string {
   const found: string[] = [];
   let length = 0;
   let fence: string | undefined;
-  for (const line of body.split('\n')) {
+  for (const line of body.split(/\r?\n/u)) {
     const marker = /^ {0,3}(`{3,}|~{3,})/u.exec(line)?.[1];
     if (marker !== undefined) {
-      if (fence === undefined) fence = marker[0];
-      else if (marker[0] === fence) fence = undefined;
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
       continue;
     }
     if (fence !== undefined) continue;
-    const heading = /^ {0,3}#{1,6}[\t ]+(.*?)[\t ]*#*[\t ]*$/u.exec(line)?.[1];
+    const heading = /^ {0,3}#{1,6}[\t ]+(.*?)(?:[\t ]+#+)?[\t ]*$/u.exec(line)?.[1];
     if (heading === undefined || heading === '') continue;
     if (length + heading.length + 1 > HEADINGS_MAX_CHARS) break;
     found.push(heading);

@@ -1,5 +1,5 @@
 /**
- * The pure core of the surfaces for hosts without the Skills extension (`--compat`, DESIGN §3 `compat.ts`): the
+ * The pure core of the surfaces for hosts without the Skills extension (`--compat`; wired by `compat.ts`): the
  * instructions catalog, one prompt name per skill, and which skill or file a tool call names in one snapshot.
  * Nothing here reads the disk or knows the SDK's server classes.
  */
@@ -7,9 +7,6 @@ import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
 import { findDirectory, findFile, listDirectory, type ServedFile } from '../index/snapshot.js';
 import { DirNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../index/types.js';
 import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment } from '../index/uri.js';
-
-/** Upper bound of the `instructions` text, in UTF-16 code units (the catalog is cut to fit, whole lines only). */
-export const INSTRUCTIONS_MAX_CHARS = 8000;
 
 /** What the instructions catalog shows of a skill (a {@link SkillRecord} is one). */
 export interface NamedSkill {
@@ -28,14 +25,24 @@ export const INSTRUCTIONS_HEADING = 'Available skills (name (SKILL.md URI): desc
 
 /** The line that replaces the catalog when the first index build had not finished when the session started. */
 export const INSTRUCTIONS_PENDING =
-  'The skill catalog was still being indexed when this session started: call the list_skills tool to see the available skills.';
+  'The skill catalog was still being indexed when this session started: call the search_skills tool with a few words from the task, or the list_skills tool, to find the skills.';
 
 /** The line that replaces the catalog when no skill is served. */
 export const INSTRUCTIONS_EMPTY = 'No skills are served right now; call the list_skills tool later to check again.';
 
-/** The last line of a cut catalog. */
-export function instructionsCutLine(leftOut: number): string {
-  return `- … ${leftOut} more skill${leftOut === 1 ? '' : 's'} not listed here (to keep these instructions short): call the list_skills tool for the full catalog.`;
+/**
+ * The pointer to the tools, placed right after the introduction (hosts cut long instructions at the end, so it
+ * survives any cut that leaves the introduction).
+ *
+ * @param listed skills listed below it.
+ * @param total skills served.
+ */
+export function instructionsPointer(listed: number, total: number): string {
+  if (listed === total) return `All ${total} skill${total === 1 ? ' is' : 's are'} listed below; the list_skills tool returns the same catalog.`;
+  return (
+    `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the ` +
+    'search_skills tool with a few words from the task, or the list_skills tool for the full catalog.'
+  );
 }
 
 /** One catalog line: `- refunds (skill://acme/billing/refunds/SKILL.md): Process refunds …` (whitespace collapsed). */
@@ -44,29 +51,31 @@ export function instructionsLine(skill: NamedSkill): string {
 }
 
 /**
- * The server `instructions`: what skills are and how to load one, then a compact catalog in `skills` order.
+ * The server `instructions`: what skills are and how to load one, the pointer to the tools
+ * ({@link instructionsPointer}), then a compact catalog in `skills` order, as many whole lines as fit.
  *
  * @param skills the served skills (`snapshot.ordered`), or `undefined` while the first build is still running.
- * @param maxChars bound of the whole text (default {@link INSTRUCTIONS_MAX_CHARS}); when the catalog does not fit, a
- *   prefix of it is kept and {@link instructionsCutLine} says how many skills were left out. At least ~600.
- * @returns lines joined with `\n`, never longer than `maxChars`.
+ * @param maxChars bound of the whole text in UTF-16 code units (`--instructions-max`, at least 1,024: the
+ *   introduction and the pointer always fit). The first lines of the catalog that fit are kept; the pointer says how
+ *   many are listed and, when not all, points to `search_skills` and `list_skills`.
+ * @returns paragraphs joined with `\n\n`, catalog lines with `\n`; never longer than `maxChars`.
  */
-export function buildInstructions(skills: readonly NamedSkill[] | undefined, maxChars = INSTRUCTIONS_MAX_CHARS): string {
+export function buildInstructions(skills: readonly NamedSkill[] | undefined, maxChars: number): string {
   if (skills === undefined) return `${INTRO}\n\n${INSTRUCTIONS_PENDING}`;
   if (skills.length === 0) return `${INTRO}\n\n${INSTRUCTIONS_EMPTY}`;
-  let text = `${INTRO}\n\n${INSTRUCTIONS_HEADING}`;
   const lines = skills.map(instructionsLine);
-  const whole = `${text}\n${lines.join('\n')}`;
+  const text = (listed: number): string => `${INTRO}\n\n${instructionsPointer(listed, skills.length)}\n\n${[INSTRUCTIONS_HEADING, ...lines.slice(0, listed)].join('\n')}`;
+  const whole = text(lines.length);
   if (whole.length <= maxChars) return whole;
-  // Room for the cut line with the largest count it can show, so that the result never exceeds the bound.
-  const budget = maxChars - 1 - instructionsCutLine(skills.length).length;
-  let kept = 0;
-  for (const line of lines) {
-    if (text.length + 1 + line.length > budget) break;
-    text += `\n${line}`;
-    kept++;
+  // The pointer's length depends on the count it shows: reserve room for the longest one, then fill with whole lines.
+  let room = maxChars - text(0).length - (String(skills.length).length - 1);
+  let listed = 0;
+  while (listed < lines.length && room >= 1 + (lines[listed] as string).length) {
+    room -= 1 + (lines[listed] as string).length;
+    listed++;
   }
-  return `${text}\n${instructionsCutLine(skills.length - kept)}`;
+  if (listed === 0) return `${INTRO}\n\n${instructionsPointer(0, skills.length)}`;
+  return text(listed);
 }
 
 /** Every run of whitespace (newlines of block scalars included) as one space, trimmed. */

@@ -1,6 +1,7 @@
 /**
- * The read-only tools offered to hosts without the Skills extension (`--compat`): `list_skills`, `read_skill` and
- * `read_skill_file`. Definitions and call handling only; which clients see them is decided in `compat.ts`.
+ * The read-only tools offered to hosts without the Skills extension (`--compat`): `list_skills`, `search_skills`,
+ * `read_skill` and `read_skill_file`. Definitions and call handling only; which clients see them is decided in
+ * `compat.ts`. Descriptions in results have their whitespace collapsed (the frontmatter stays verbatim in `skills/list`).
  * Every failure a model can act on (unknown skill, ambiguous name, bad cursor, unreadable file) is a tool result with
  * `isError: true` (MCP "Tools" › "Error handling"); an unknown tool name is left to the caller (-32602).
  */
@@ -8,11 +9,29 @@ import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontext
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 import { SkillsServeError, toToolError } from '../errors.js';
 import { pageOf } from '../index/snapshot.js';
-import type { Snapshot } from '../index/types.js';
-import { directoryText, resolveFile, resolveSkill, skillFilesText } from './compat-catalog.js';
+import type { SkillRecord, Snapshot } from '../index/types.js';
+import { collapseWhitespace, directoryText, resolveFile, resolveSkill, skillFilesText } from './compat-catalog.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, SkillSearch } from './search.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const STRING = (description: string) => ({ type: 'string', description }) as const;
+
+/** The `{ skills: [{ name, description, uri }], nextCursor? }` shape `list_skills` and `search_skills` return. */
+const SKILL_LIST_SCHEMA = {
+  type: 'object',
+  properties: {
+    skills: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, description: { type: 'string' }, uri: { type: 'string' } },
+        required: ['name', 'description', 'uri'],
+      },
+    },
+    nextCursor: { type: 'string' },
+  },
+  required: ['skills'],
+} as const;
 
 const TOOLS: Tool[] = [
   {
@@ -22,22 +41,25 @@ const TOOLS: Tool[] = [
       'Lists the Agent Skills this server provides: name, description and the skill:// URI of each SKILL.md, in pages. ' +
       "Read a skill's SKILL.md with read_skill before doing a task its description matches.",
     inputSchema: { type: 'object', properties: { cursor: STRING('nextCursor of the previous page, to get the next one') } },
-    outputSchema: {
+    outputSchema: SKILL_LIST_SCHEMA,
+    annotations: { title: 'List skills', ...READ_ONLY },
+  },
+  {
+    name: 'search_skills',
+    title: 'Search skills',
+    description:
+      'Finds the Agent Skills that match a few words from the task, searching their names, descriptions and SKILL.md ' +
+      'headings; best matches first. Read the one that fits with read_skill before doing the task.',
+    inputSchema: {
       type: 'object',
       properties: {
-        skills: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { name: { type: 'string' }, description: { type: 'string' }, uri: { type: 'string' } },
-            required: ['name', 'description', 'uri'],
-          },
-        },
-        nextCursor: { type: 'string' },
+        query: STRING('words describing the task, e.g. "summarise a PDF contract"'),
+        limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, description: `most results (default ${DEFAULT_SEARCH_LIMIT})` },
       },
-      required: ['skills'],
+      required: ['query'],
     },
-    annotations: { title: 'List skills', ...READ_ONLY },
+    outputSchema: SKILL_LIST_SCHEMA,
+    annotations: { title: 'Search skills', ...READ_ONLY },
   },
   {
     name: 'read_skill',
@@ -72,7 +94,7 @@ const TOOLS: Tool[] = [
   },
 ];
 
-/** The three tools, as `tools/list` returns them. */
+/** The four tools, as `tools/list` returns them. */
 export const COMPAT_TOOLS: readonly Tool[] = Object.freeze(TOOLS);
 
 /** What the tools read through. */
@@ -83,6 +105,8 @@ export interface ToolDeps {
   readonly read: (uri: string) => Promise<SkillReadResult | undefined>;
   /** Entries per `list_skills` page. */
   readonly pageSize: number;
+  /** The search index `search_skills` ranks with. */
+  readonly search: SkillSearch;
   /** Told about failures that are not the caller's fault (the result only says the file could not be read). */
   readonly onUnexpected: (error: unknown, uri: string) => void;
 }
@@ -102,6 +126,7 @@ export function textResult(text: string, isError = false): CallToolResult {
  */
 export async function callCompatTool(name: string, args: unknown, deps: ToolDeps): Promise<CallToolResult | undefined> {
   if (!COMPAT_TOOLS.some((tool) => tool.name === name)) return undefined;
+  if (name === 'search_skills') return searchSkills(args, deps);
   const params = stringArgs(args, name === 'list_skills' ? ['cursor'] : name === 'read_skill' ? ['name', 'uri'] : ['uri', 'skill', 'path']);
   if (typeof params === 'string') return textResult(params, true);
   const snapshot = await deps.snapshot();
@@ -126,9 +151,45 @@ function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: nu
     if (error instanceof SkillsServeError) return textResult(`${error.message}; call list_skills without a cursor to start over.`, true);
     throw error;
   }
-  const skills = page.items.map((skill) => ({ name: skill.name, description: skill.description, uri: skill.uri }));
-  const structured = page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor };
+  const skills = page.items.map(listedSkill);
+  return skillListResult(page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor });
+}
+
+/** A skill as `list_skills` and `search_skills` show it: description on one line. */
+function listedSkill(skill: SkillRecord): { name: string; description: string; uri: string } {
+  return { name: skill.name, description: collapseWhitespace(skill.description), uri: skill.uri };
+}
+
+function skillListResult(structured: { skills: unknown[]; nextCursor?: string }): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+}
+
+async function searchSkills(args: unknown, deps: ToolDeps): Promise<CallToolResult> {
+  const parsed = searchArgs(args);
+  if (typeof parsed === 'string') return textResult(parsed, true);
+  const found = deps.search.search(await deps.snapshot(), parsed.query, parsed.limit);
+  return skillListResult({ skills: found.map(listedSkill) });
+}
+
+/**
+ * The arguments of `search_skills`.
+ *
+ * @returns `query` and `limit` (default {@link DEFAULT_SEARCH_LIMIT}), or a message for the model when `query` is
+ *   missing, not a string, longer than {@link MAX_QUERY_CHARS} or holds no searchable word, or `limit` is not an integer
+ *   from 1 to {@link MAX_SEARCH_LIMIT}.
+ */
+export function searchArgs(args: unknown): { query: string; limit: number } | string {
+  const strings = stringArgs(args, ['query']);
+  if (typeof strings === 'string') return strings;
+  const query = strings['query'];
+  if (query === undefined) return 'argument "query" is required: a few words describing the task';
+  if (query.length > MAX_QUERY_CHARS) return `query is ${query.length} characters long; give a few words describing the task (at most ${MAX_QUERY_CHARS} characters)`;
+  if (!SkillSearch.searchable(query)) return `query ${JSON.stringify(query.slice(0, 200))} has no word to search for; give a few words describing the task`;
+  const limit = (args as Record<string, unknown>)['limit'] ?? DEFAULT_SEARCH_LIMIT;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    return `argument "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}`;
+  }
+  return { query, limit };
 }
 
 /** Reads `uri` through the verified path and turns the outcome into tool content. */

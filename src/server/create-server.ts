@@ -1,6 +1,8 @@
 /**
  * The per-connection server factory: one `McpServer` per connection (and per `server/discover` probe), each with
- * the one shared `SkillsExtension` attached. All state lives outside the factory (docs/ARCHITECTURE.md, "Serving").
+ * the one shared `SkillsExtension` attached and the compat surfaces watching its Skills-extension requests (a client
+ * that uses the extension is offered no compat tools or prompts). All catalog state lives outside the factory
+ * (docs/ARCHITECTURE.md, "Serving").
  * Implements SEP-2640 "Capability": `extensions["io.modelcontextprotocol/skills"] = { directoryRead: true }` plus
  * the `resources` capability; with `--compat auto|on` also `instructions`, `tools` and `prompts` (see `compat.ts`).
  */
@@ -45,7 +47,7 @@ export interface FactoryOptions {
  *
  * @param context the shared source, handlers, version, logger and compat surfaces.
  * @returns an async factory producing a fresh, unconnected `McpServer` with the extension (and the compat surfaces)
- *   attached, for the era the serving entry asks for. It resolves within `COMPAT_CATALOG_WAIT_MS` (waiting for the
+ *   attached, for the era the serving entry asks for. It resolves within `--instructions-wait` (waiting for the
  *   first index build only for the instructions catalog; at once in `--compat off`).
  */
 export function createServerFactory(context: ServingContext, options: FactoryOptions = {}): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
@@ -56,7 +58,7 @@ export function createServerFactory(context: ServingContext, options: FactoryOpt
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
   });
   return async ({ era }) => {
-    const instructions = await context.compat.instructions();
+    const instructions = await context.compat.instructions(view);
     const notifies = !(options.stateless === true && era === 'legacy');
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
@@ -66,8 +68,8 @@ export function createServerFactory(context: ServingContext, options: FactoryOpt
       },
     );
     extension.attach(server);
-    installSkillsHandlers(server, era, handlers);
-    context.compat.attach(server, era);
+    context.compat.attach(server, era, view);
+    installSkillsHandlers(server, era, handlers, context.compat.observe(server));
     if (notifies) options.connections?.register(server, era);
     return server;
   };

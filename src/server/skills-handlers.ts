@@ -8,9 +8,10 @@
  * `resources/read` checks the URI exactly as the client sent it (the SDK's handler parses it with WHATWG `URL` first,
  * which resolves dot segments: `skill://s/references/../SKILL.md` would read `skill://s/SKILL.md`).
  */
-import type { McpServer, StandardSchemaV1 } from '@modelcontextprotocol/server';
+import type { McpServer, ServerContext as RequestContext, StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, RESOURCES_DIRECTORY_READ_METHOD } from '@modelcontextprotocol/server/ext/skills';
 import { SkillsServeError, toProtocolError } from '../errors.js';
+import type { ExtensionRequestHook } from './compat.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
 import type { DirectoryChild } from '../index/types.js';
@@ -158,10 +159,12 @@ export function parseSkillsParams(method: SkillsMethod, params: unknown): { uri?
  *
  * @param server a server the SDK's `SkillsExtension` is attached to, not yet connected.
  * @param era the era it serves: 2026-07-28 results carry the cache hint.
+ * @param onRequest told of every request answered (compat's detection of extension hosts, `--compat auto`).
  */
-export function installSkillsHandlers(server: McpServer, era: Era, context: SkillsHandlerContext): void {
+export function installSkillsHandlers(server: McpServer, era: Era, context: SkillsHandlerContext, onRequest?: ExtensionRequestHook): void {
   const low = server.server;
-  const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }) => {
+  const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) => {
+    onRequest?.(method, ctx);
     try {
       return (await answerSkillsMethod(method, params, era, context)) as never;
     } catch (error) {

@@ -4,7 +4,7 @@
  * starts with one of them, every file and directory under them, and the grouping directories on the way to them
  * (listing only what leads to them). Everything else is answered exactly as if it did not exist.
  */
-import type { DirectoryChild, SkillRecord, Snapshot } from '../index/types.js';
+import { DirNode, FileNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
 
 /** One client's view. */
@@ -64,4 +64,58 @@ export function visibleChildren(view: Visibility, segments: readonly string[], c
   if (isVisible(view, segments)) return children;
   if (!leadsToVisible(view, segments)) return undefined;
   return children.filter((child) => leadsToVisible(view, [...segments, child.name]));
+}
+
+const viewCache = new WeakMap<Snapshot, Map<Visibility, Snapshot>>();
+const bases = new WeakMap<Snapshot, Snapshot>();
+
+/**
+ * `snapshot` as `view` sees it: only its skills, a namespace pruned to what they see (grouping directories keep only
+ * the children on the way to a visible prefix), no diagnostics. What the compat tools, prompts and instructions of a
+ * view are answered from, so that they cannot name what the view may not see. Computed once per snapshot and view.
+ *
+ * @returns `snapshot` itself when `view` is undefined.
+ */
+export function viewOf(snapshot: Snapshot, view: Visibility | undefined): Snapshot {
+  if (view === undefined) return snapshot;
+  let byView = viewCache.get(snapshot);
+  if (byView === undefined) viewCache.set(snapshot, (byView = new Map()));
+  let viewed = byView.get(view);
+  if (viewed === undefined) {
+    const ordered = visibleSkills(snapshot, view);
+    const root = pruned(snapshot.root, [], view);
+    viewed = Object.freeze({
+      skills: new Map(ordered.map((skill) => [skill.uri, skill])),
+      ordered,
+      root,
+      fileCount: countFiles(root),
+      diagnostics: Object.freeze([]),
+      generation: snapshot.generation,
+    });
+    bases.set(viewed, snapshot);
+    byView.set(view, viewed);
+  }
+  return viewed;
+}
+
+/** The whole snapshot a {@link viewOf} view was cut from (`snapshot` itself when it is not a view). */
+export function baseOf(snapshot: Snapshot): Snapshot {
+  return bases.get(snapshot) ?? snapshot;
+}
+
+function pruned(dir: DirNode, segments: readonly string[], view: Visibility): DirNode {
+  if (isVisible(view, segments)) return dir;
+  const children: DirNode[] = [];
+  for (const child of dir.children) {
+    if (!(child instanceof DirNode)) continue;
+    const path = [...segments, child.name];
+    if (leadsToVisible(view, path)) children.push(pruned(child, path, view));
+  }
+  return new DirNode(dir.name, children, dir.real, dir.skill);
+}
+
+function countFiles(dir: DirNode): number {
+  let count = 0;
+  for (const child of dir.children) count += child instanceof FileNode ? 1 : countFiles(child);
+  return count;
 }

@@ -265,7 +265,7 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
   it('refuses hostile names in the compat tools (read_skill, read_skill_file) without reading outside the root', async () => {
     const sentinel = path.join(base, 'secret.txt');
     const { tools } = await connection.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['list_skills', 'read_skill', 'read_skill_file']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['list_skills', 'read_skill', 'read_skill_file', 'search_skills']);
     const hostilePaths = [
       '../../secret.txt',
       '..\\..\\secret.txt',
@@ -293,13 +293,18 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
       ...['skill://skills-secret/SKILL.md', 'skill://s/../skills-secret/SKILL.md', `file://${path.join(base, 'skills-secret', 'SKILL.md')}`].map((uri) => ({ name: 'read_skill', arguments: { uri } })),
       { name: 'read_skill_file', arguments: { skill: 's', path: 42 } },
       { name: 'read_skill_file', arguments: { uri: { href: sentinel } } },
+      // search_skills ranks only what the index serves: a query naming outside files finds at most the served skill.
+      ...['secret', sentinel, '../../secret.txt', 'x'.repeat(100 * 1024), '\u0000', 'SECRET-9d1e'].map((query) => ({ name: 'search_skills', arguments: { query } })),
+      { name: 'search_skills', arguments: { query: { toString: 'secret' } } },
     ];
     const accepted: string[] = [];
     for (const call of calls) {
       let outcome: string;
       try {
         const result = await connection.client.callTool(call);
-        if (result.isError !== true) accepted.push(`${call.name} ${JSON.stringify(call.arguments).slice(0, 80)} → ${JSON.stringify(result.content).slice(0, 120)}`);
+        const onlyServed =
+          call.name === 'search_skills' && result.isError !== true && (result.structuredContent as { skills: { uri: string }[] }).skills.every((skill) => skill.uri === 'skill://s/SKILL.md');
+        if (result.isError !== true && !onlyServed) accepted.push(`${call.name} ${JSON.stringify(call.arguments).slice(0, 80)} → ${JSON.stringify(result.content).slice(0, 120)}`);
         outcome = JSON.stringify(result);
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;

@@ -85,6 +85,30 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
     }
   });
 
+  it('the compat surfaces (instructions, tools, prompts, search) name only the skills of the token', async () => {
+    // A host without the extension: it never calls skills/list, so it is offered the compat surfaces.
+    const billing = await clientFor(server, BILLING, era);
+    try {
+      const instructions = billing.client.getInstructions() ?? '';
+      expect(instructions.split('\n\n')[1]).toBe('All 1 skill is listed below; the list_skills tool returns the same catalog.');
+      expect(instructions).toContain('skill://acme/billing/refunds/SKILL.md');
+      expect(instructions).not.toContain('skill://acme/support');
+      const listed = (await billing.client.callTool({ name: 'list_skills', arguments: {} })).structuredContent as { skills: { uri: string }[] };
+      expect(listed.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
+      const found = (await billing.client.callTool({ name: 'search_skills', arguments: { query: 'refund' } })).structuredContent as { skills: { uri: string }[] };
+      expect(found.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
+      expect((await billing.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['refunds']);
+      const hidden = await billing.client.callTool({ name: 'read_skill', arguments: { uri: 'skill://acme/support/refunds/SKILL.md' } });
+      const absent = await billing.client.callTool({ name: 'read_skill', arguments: { uri: 'skill://acme/nothing/SKILL.md' } });
+      expect(hidden.isError).toBe(true);
+      expect(hidden.content).toEqual(JSON.parse(JSON.stringify(absent.content).replaceAll('skill://acme/nothing/SKILL.md', 'skill://acme/support/refunds/SKILL.md')));
+      const file = await billing.client.callTool({ name: 'read_skill_file', arguments: { uri: 'skill://acme/support/refunds/SKILL.md' } });
+      expect(file.isError).toBe(true);
+    } finally {
+      await billing.client.close();
+    }
+  });
+
   it('refuses an unknown token with 401, and follows the file when it changes', async () => {
     const refused = await fetch(server.url, {
       method: 'POST',

@@ -8,8 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/live.js';
 import { eventsOf, hasEvent, logLines } from '../helpers/logs.js';
 import { handshake, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+
+/** Environment that turns on the startup and shutdown lines these tests read. */
+const INFO = { SKILLS_SERVE_LOG_LEVEL: 'info' };
 
 const VERSION = (JSON.parse(spawnSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: REPO, encoding: 'utf8' }).stdout) as { version: string }).version;
 
@@ -27,8 +31,8 @@ describe('stdio lifecycle', () => {
   });
   afterAll(() => rmSync(bigTree, { recursive: true, force: true }));
 
-  it('answers initialize before the first index build ends, and skills/list only with the complete catalog', async () => {
-    const server = spawnRaw([bigTree, '--page-size', '10000']);
+  it('with --compat off, answers initialize before the first index build ends, and skills/list only with the complete catalog', async () => {
+    const server = spawnRaw([bigTree, '--page-size', '10000', '--compat', 'off'], INFO);
     server.send(initializeRequest(1));
     const initialized = await server.waitFor((message) => message['id'] === 1);
     const builtWhenInitialized = hasEvent(server.stderr(), 'index-built');
@@ -38,6 +42,17 @@ describe('stdio lifecycle', () => {
     expect((initialized['result'] as Record<string, unknown>)['protocolVersion']).toBe('2025-11-25');
     expect(builtWhenInitialized).toBe(false);
     expect(((listed['result'] as Record<string, unknown>)['skills'] as unknown[]).length).toBe(BIG_SKILLS);
+    server.child.stdin?.end();
+    expect(await server.exited()).toBe(0);
+  }, 60_000);
+
+  it('with compat surfaces, answers initialize once the first build is done, so the instructions count the whole catalog', async () => {
+    const server = spawnRaw([bigTree, '--instructions-wait', '30000'], INFO);
+    server.send(initializeRequest(1));
+    const initialized = await server.waitFor((message) => message['id'] === 1, 30_000);
+    expect(hasEvent(server.stderr(), 'index-built')).toBe(true);
+    const instructions = (initialized['result'] as Record<string, unknown>)['instructions'] as string;
+    expect(instructions.split('\n\n')[1]).toMatch(new RegExp(`^\\d+ of the ${BIG_SKILLS} skills are listed below`, 'u'));
     server.child.stdin?.end();
     expect(await server.exited()).toBe(0);
   }, 60_000);
@@ -59,7 +74,7 @@ describe('stdio lifecycle', () => {
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('exits 0 on %s', async (signal) => {
-    const server = spawnRaw([SAMPLE_SKILLS]);
+    const server = spawnRaw([SAMPLE_SKILLS], INFO);
     server.send(initializeRequest(1));
     await server.waitFor((message) => message['id'] === 1);
     server.child.kill(signal);
@@ -67,8 +82,8 @@ describe('stdio lifecycle', () => {
     expect(eventsOf(server.stderr(), 'stopping')).toMatchObject([{ level: 30, reason: signal }]);
   });
 
-  it('logs the resolved roots, the skill count and the number of diagnostics to stderr at startup', async () => {
-    const server = spawnRaw([path.relative(process.cwd(), SAMPLE_SKILLS)]);
+  it('at --log-level info, logs the resolved roots, the skill count and the number of diagnostics to stderr at startup', async () => {
+    const server = spawnRaw([path.relative(process.cwd(), SAMPLE_SKILLS), '--log-level', 'info']);
     server.send(initializeRequest(1));
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
@@ -80,6 +95,43 @@ describe('stdio lifecycle', () => {
     expect(logs).toHaveLength(server.stderr().trim().split('\n').length);
     expect(eventsOf(logs, 'serving')).toMatchObject([{ transport: 'stdio', roots: [SAMPLE_SKILLS] }]);
     expect(eventsOf(logs, 'index-built')).toMatchObject([{ skills: 6, diagnostics: 0, generation: 1 }]);
+  });
+});
+
+describe('default log level over stdio (stderr a pipe, as hosts run it)', () => {
+  it('writes nothing to stderr on a clean start and stop, and one warning line per diagnostic', async () => {
+    const clean = spawnRaw([SAMPLE_SKILLS]);
+    await handshake(clean);
+    clean.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
+    await clean.waitFor((message) => message['id'] === 2);
+    clean.child.stdin?.end();
+    expect(await clean.exited()).toBe(0);
+    expect(clean.stderr()).toBe('');
+
+    const root = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-diag-'));
+    try {
+      mkdirSync(path.join(root, 'bad'));
+      writeFileSync(path.join(root, 'bad', 'SKILL.md'), '---\nname: other\ndescription: Named after another folder.\n---\n');
+      const broken = spawnRaw([root]);
+      await handshake(broken);
+      broken.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
+      await broken.waitFor((message) => message['id'] === 2);
+      broken.child.stdin?.end();
+      expect(await broken.exited()).toBe(0);
+      const lines = broken.stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 40, rule: 'name-mismatch', severity: 'error', skipped: 'skill', file: path.join(root, 'bad', 'SKILL.md') });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('--http keeps info lines, which say where it listens', async () => {
+    const server = spawnRaw(['--http', '0', SAMPLE_SKILLS]);
+    const listening = async (): Promise<boolean> => server.stderr().includes('http://127.0.0.1:');
+    await waitFor(listening);
+    server.child.kill('SIGTERM');
+    expect(await server.exited()).toBe(0);
   });
 });
 

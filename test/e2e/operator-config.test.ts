@@ -77,7 +77,7 @@ describe('manifest', () => {
 
 it('diagnostics found before a 2025-era host connects reach it as log messages once its handshake completes', async () => {
   const dir = await trees.tree({ 'good/SKILL.md': skillMd('good', 'Good.'), 'bad/SKILL.md': skillMd('wrong-name', 'Bad.') });
-  const server = spawnRaw(['--no-watch', dir]);
+  const server = spawnRaw(['--no-watch', dir], { SKILLS_SERVE_LOG_LEVEL: 'info' });
   try {
     await waitForEvent(server.stderr, 'index-built', { diagnostics: 1 });
     await handshake(server);

@@ -30,8 +30,8 @@ describe.each(ERAS)('era $label', (era) => {
     }
   });
 
-  it('lists one resource per SKILL.md with name, description, mimeType and size', async () => {
-    connection = await connect([SAMPLE_SKILLS], era);
+  it('--resources skills lists one resource per SKILL.md with name, description (on one line), mimeType and size', async () => {
+    connection = await connect([SAMPLE_SKILLS, '--resources', 'skills'], era);
     const { resources } = await connection.client.listResources();
     const { skills } = await connection.skills.list();
     expect(resources.map((resource) => resource.uri)).toEqual(skills.map((skill) => skill.uri));
@@ -40,7 +40,7 @@ describe.each(ERAS)('era $label', (era) => {
       name: 'refunds',
       mimeType: 'text/markdown',
       size: readFileSync(path.join(SAMPLE_SKILLS, 'acme/billing/refunds/SKILL.md')).length,
-      description: skills.find((skill) => skill.uri === billing?.uri)?.frontmatter.description,
+      description: skills.find((skill) => skill.uri === billing?.uri)?.frontmatter.description.replace(/\s+/gu, ' ').trim(),
     });
   });
 

@@ -53,6 +53,8 @@ export interface ConnectOptions extends SpawnOptions {
    * host that implements it does. Default `false`: a host without the extension.
    */
   readonly skillsExtension?: boolean;
+  /** Extra environment variables for the server (`{ SKILLS_SERVE_INSTRUCTIONS_MAX: '2000' }`). */
+  readonly env?: Record<string, string>;
 }
 
 /** The client options that make a host speak `era`: its version negotiation, and the versions it supports if pinned. */
@@ -81,7 +83,7 @@ export async function connect(args: readonly string[], era: Era = ERAS[1], optio
     command: server.command,
     args: server.args,
     stderr: 'pipe',
-    env: { PATH: server.path, SKILLS_SERVE_LOG_LEVEL: 'info' },
+    env: { PATH: server.path, SKILLS_SERVE_LOG_LEVEL: 'info', ...options.env },
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   let stderr = '';

@@ -3,6 +3,7 @@
  * prompt names, capability detection, resolving skills and files named by tool calls, and the tool results built
  * from them (with injected reads).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
@@ -16,10 +17,9 @@ import {
   directoryText,
   INSTRUCTIONS_EMPTY,
   INSTRUCTIONS_HEADING,
-  INSTRUCTIONS_MAX_CHARS,
   INSTRUCTIONS_PENDING,
-  instructionsCutLine,
   instructionsLine,
+  instructionsPointer,
   relativeFilePaths,
   resolveFile,
   resolveSkill,
@@ -28,7 +28,9 @@ import {
 } from '../../src/server/compat-catalog.js';
 import { binaryContent, callCompatTool, COMPAT_TOOLS, stringArgs, type ToolDeps } from '../../src/server/compat-tools.js';
 import { CompatSurfaces } from '../../src/server/compat.js';
+import { SkillSearch } from '../../src/server/search.js';
 import { SnapshotStore } from '../../src/index/store.js';
+import { DEFAULT_INSTRUCTIONS_MAX } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { SAMPLE_CATALOG_LINES } from '../helpers/sample.js';
 import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
@@ -48,54 +50,65 @@ function fakeSkill(skillPath: string, name = skillPath.split('/').at(-1) as stri
   return { name, description, segments: skillPath.split('/'), uri: `skill://${skillPath}/SKILL.md` } as unknown as SkillRecord;
 }
 
+const INTRO =
+  "This server provides Agent Skills: folders of instructions, scripts and reference files for specialised tasks. When a task matches a skill's description, read that skill's SKILL.md first (the read_skill tool, or the resource at its skill:// URI) and follow it; read the other files it mentions only when you need them (the read_skill_file tool).";
+
 describe('buildInstructions', () => {
-  const intro = (text: string) => text.split('\n\n')[0] as string;
-
-  it('lists every sample skill on one line, in URI order, descriptions on one line', () => {
-    const text = buildInstructions(sample.ordered);
-    expect(text.startsWith(intro(text))).toBe(true);
-    expect(intro(text)).toContain('read_skill');
-    expect(text.split('\n\n')[1]?.split('\n')).toEqual([
-      INSTRUCTIONS_HEADING,
-      ...SAMPLE_CATALOG_LINES,
-    ]);
+  it('lists every sample skill on one line, in URI order, under a pointer saying all are listed', () => {
+    expect(buildInstructions(sample.ordered, DEFAULT_INSTRUCTIONS_MAX)).toBe(
+      [INTRO, '', 'All 6 skills are listed below; the list_skills tool returns the same catalog.', '', INSTRUCTIONS_HEADING, ...SAMPLE_CATALOG_LINES].join('\n'),
+    );
   });
 
-  it('points to list_skills while the first build runs, and says so when nothing is served', () => {
-    const pending = buildInstructions(undefined);
-    expect(pending.split('\n\n')[1]).toBe(INSTRUCTIONS_PENDING);
-    expect(INSTRUCTIONS_PENDING).toContain('list_skills');
-    expect(pending).not.toContain(INSTRUCTIONS_HEADING);
-    expect(buildInstructions([]).split('\n\n')[1]).toBe(INSTRUCTIONS_EMPTY);
+  it('points to search_skills and list_skills while the first build runs, and says so when nothing is served', () => {
+    expect(buildInstructions(undefined, DEFAULT_INSTRUCTIONS_MAX)).toBe(
+      `${INTRO}\n\nThe skill catalog was still being indexed when this session started: call the search_skills tool with a few words from the task, or the list_skills tool, to find the skills.`,
+    );
+    expect(INSTRUCTIONS_PENDING).toBe(buildInstructions(undefined, DEFAULT_INSTRUCTIONS_MAX).split('\n\n')[1]);
+    expect(buildInstructions([], DEFAULT_INSTRUCTIONS_MAX)).toBe(`${INTRO}\n\n${INSTRUCTIONS_EMPTY}`);
+    expect(instructionsPointer(1, 1)).toBe('All 1 skill is listed below; the list_skills tool returns the same catalog.');
   });
 
-  const many = Array.from({ length: 300 }, (_, index) => fakeSkill(`skill-${String(index).padStart(3, '0')}`, undefined, `Handles case ${index}. ${'x'.repeat(index % 7 === 0 ? 900 : 120)}`));
+  /** 300 skills whose catalog lines are exactly 100 characters long (`- skill-000 (skill://skill-000/SKILL.md): ` is 42). */
+  const many = Array.from({ length: 300 }, (_, index) => fakeSkill(`skill-${String(index).padStart(3, '0')}`, undefined, `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.')));
+  const pointerOf = (listed: number, total = 300) =>
+    `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog.`;
 
   it.each([
-    ['the default bound', INSTRUCTIONS_MAX_CHARS],
-    ['a tight bound', 700],
-    ['a bound that fits exactly one line', undefined],
-  ])('cuts a long catalog to whole lines under %s, and says how many were left out', (_label, bound) => {
-    const oneLine = `${buildInstructions([])}`.split('\n\n')[0]!.length + 2 + INSTRUCTIONS_HEADING.length + 1 + instructionsLine(many[0]!).length + 1 + instructionsCutLine(many.length).length;
-    const maxChars = bound ?? oneLine;
+    // INTRO (345) + 2 + pointer (198, with room kept for a 3-digit count: 200) + 2 + heading (52) = 601; each line adds 101.
+    [4096, 34],
+    [1024, 4],
+    [702, 1],
+    [701, 0],
+  ])('cuts a long catalog to whole lines under %i characters: %i listed, and the pointer says so', (maxChars, listed) => {
+    expect(many.every((skill) => instructionsLine(skill).length === 100)).toBe(true);
     const text = buildInstructions(many, maxChars);
     expect(text.length).toBeLessThanOrEqual(maxChars);
-    const lines = text.split('\n\n')[1]!.split('\n');
-    expect(lines[0]).toBe(INSTRUCTIONS_HEADING);
-    const listed = lines.slice(1, -1);
-    expect(listed).toEqual(many.slice(0, listed.length).map(instructionsLine));
-    expect(lines.at(-1)).toBe(instructionsCutLine(many.length - listed.length));
-    expect(lines.at(-1)).toContain('list_skills');
-    if (bound === undefined) expect(listed).toHaveLength(1);
+    const expected = listed === 0 ? [INTRO, '', pointerOf(0)] : [INTRO, '', pointerOf(listed), '', INSTRUCTIONS_HEADING, ...many.slice(0, listed).map(instructionsLine)];
+    expect(text).toBe(expected.join('\n'));
   });
 
-  it('keeps a catalog that fits exactly, and cuts it one character below', () => {
+  it('keeps a catalog that fits exactly; one character below, the longer pointer leaves room for 3 of its 5 lines', () => {
     const skills = many.slice(0, 5);
     const whole = buildInstructions(skills, Number.MAX_SAFE_INTEGER);
+    expect(whole).toBe([INTRO, '', 'All 5 skills are listed below; the list_skills tool returns the same catalog.', '', INSTRUCTIONS_HEADING, ...skills.map(instructionsLine)].join('\n'));
     expect(buildInstructions(skills, whole.length)).toBe(whole);
-    const cut = buildInstructions(skills, whole.length - 1);
-    expect(cut.length).toBeLessThan(whole.length);
-    expect(cut.split('\n').at(-1)).toBe(instructionsCutLine(1));
+    expect(whole.length).toBe(345 + 2 + 77 + 2 + 52 + 5 * 101);
+    // 982 - (345 + 2 + 198 + 2 + 52) = 383 characters of room: three 101-character lines.
+    expect(buildInstructions(skills, whole.length - 1)).toBe([INTRO, '', pointerOf(3, 5), '', INSTRUCTIONS_HEADING, ...skills.slice(0, 3).map(instructionsLine)].join('\n'));
+  });
+
+  it('fits a 400-skill catalog like awesome-copilot into 4,096 characters with the pointer right after the introduction', () => {
+    const catalog = Array.from({ length: 400 }, (_, index) =>
+      fakeSkill(`skill-${String(index).padStart(3, '0')}`, undefined, `Helps with task number ${index}:\n  review, write and fix code following the house conventions.\n  Use when the user asks.\n`),
+    );
+    const text = buildInstructions(catalog, 4096);
+    expect(text.length).toBeLessThanOrEqual(4096);
+    const [intro, pointer, list] = text.split('\n\n');
+    expect(intro).toBe(INTRO);
+    expect(pointer).toBe(pointerOf(22, 400));
+    expect(list?.split('\n')).toEqual([INSTRUCTIONS_HEADING, ...catalog.slice(0, 22).map(instructionsLine)]);
+    expect(instructionsLine(catalog[0]!)).toBe('- skill-000 (skill://skill-000/SKILL.md): Helps with task number 0: review, write and fix code following the house conventions. Use when the user asks.');
   });
 
   it.each([
@@ -105,11 +118,6 @@ describe('buildInstructions', () => {
   ])('collapses whitespace in %j', (input, expected) => {
     expect(collapseWhitespace(input)).toBe(expected);
     expect(instructionsLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill)).toBe(`- n (skill://n/SKILL.md): ${expected}`);
-  });
-
-  it('says "1 more skill" in the singular', () => {
-    expect(instructionsCutLine(1)).toBe('- … 1 more skill not listed here (to keep these instructions short): call the list_skills tool for the full catalog.');
-    expect(instructionsCutLine(2)).toContain('2 more skills');
   });
 });
 
@@ -263,6 +271,9 @@ describe('file listings', () => {
   });
 });
 
+/** A search index over the sample skills. */
+const sampleSearch = new SkillSearch();
+
 describe('tool arguments and results', () => {
   it.each([
     [undefined, {}],
@@ -290,11 +301,11 @@ describe('tool arguments and results', () => {
 
   const deps = (read: ToolDeps['read'] = async (uri) => ({ text: `text of ${uri}`, mimeType: 'text/markdown' })): ToolDeps & { unexpected: unknown[] } => {
     const unexpected: unknown[] = [];
-    return { snapshot: async () => sample, read, pageSize: 4, onUnexpected: (error) => unexpected.push(error), unexpected };
+    return { snapshot: async () => sample, read, pageSize: 4, search: sampleSearch, onUnexpected: (error) => unexpected.push(error), unexpected };
   };
 
-  it('offers three read-only tools and nothing else', async () => {
-    expect(COMPAT_TOOLS.map((tool) => tool.name)).toEqual(['list_skills', 'read_skill', 'read_skill_file']);
+  it('offers four read-only tools and nothing else', async () => {
+    expect(COMPAT_TOOLS.map((tool) => tool.name)).toEqual(['list_skills', 'search_skills', 'read_skill', 'read_skill_file']);
     for (const tool of COMPAT_TOOLS) expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
     expect(await callCompatTool('write_skill', {}, deps())).toBeUndefined();
   });

@@ -199,7 +199,8 @@ describe('the image entrypoint, run on the files of the final stage alone', () =
 
   /** Starts the entrypoint like `docker run -i` does: stdin open, no TTY, in the final stage's WORKDIR. */
   function startContainer(): ReturnType<typeof spawnRaw> {
-    return spawnRaw(argv, {}, { command: process.execPath, cwd: mapImagePath(workdirOf(final)) });
+    // Info level, as `docker run -e SKILLS_SERVE_LOG_LEVEL=info` would give: the shutdown line shows the handler ran.
+    return spawnRaw(argv, { SKILLS_SERVE_LOG_LEVEL: 'info' }, { command: process.execPath, cwd: mapImagePath(workdirOf(final)) });
   }
 
   /** An absolute path in the final image (under /app) → its place in the assembled directory. */

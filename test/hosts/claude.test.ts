@@ -1,0 +1,137 @@
+/**
+ * Claude Code 2.1.332 against skills-serve, offline, as a user wires it (project `.mcp.json`, approved in user
+ * settings): `claude mcp list`, then an interactive session under tmux: `/mcp`, a first turn (what reaches the model:
+ * the server instructions, within budget, pointer intact), a prompt run as a slash command (its SKILL.md reaches the
+ * model verbatim), a live edit followed, and stderr as Claude Code records it.
+ */
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkInstructions, HOST_CASES, promptManifest, published, removeCaseTrees, type Published } from './cases.js';
+import { HostUser, type TmuxSession } from './harness.js';
+
+const BUDGET = 4096;
+const INSTRUCTIONS_HEADER = '# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n## skills\n';
+
+afterAll(removeCaseTrees);
+
+/** Every text block of the messages of one Messages API request body. */
+function texts(body: string): string[] {
+  const request = JSON.parse(body) as { messages?: { content: string | { type: string; text?: string }[] }[] };
+  return (request.messages ?? []).flatMap((message) =>
+    typeof message.content === 'string' ? [message.content] : message.content.flatMap((block) => (typeof block.text === 'string' ? [block.text] : [])),
+  );
+}
+
+for (const hostCase of HOST_CASES) {
+  if (hostCase.skip !== undefined) process.stdout.write(`skipping ${hostCase.label}: ${hostCase.skip}\n`);
+  describe.skipIf(hostCase.skip !== undefined)(`Claude Code 2.1.332 on ${hostCase.label}`, () => {
+    let tree: string;
+    let expected: Published;
+    let user: HostUser;
+    let session: TmuxSession;
+    beforeAll(() => {
+      tree = hostCase.prepare();
+      expected = published(tree);
+      user = new HostUser('claude', [tree, ...hostCase.flags]);
+    });
+    afterAll(async () => user?.close());
+
+    it('claude mcp list: connected, over 2026-07-28', () => {
+      const run = user.offline(['mcp', 'list']);
+      expect(run.stdout).toMatch(/^skills: .*skills-serve\.js .* - ✔ Connected$/mu);
+      const [probe] = user.requests('server/discover');
+      expect((probe?.['params'] as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
+    });
+
+    it('interactive: lists every tool, resource and prompt in one request each, and /mcp shows them', async () => {
+      const before = user.requests('prompts/list').length;
+      session = user.session();
+      await session.waitForPane((pane) => pane.includes('Claude Code v2.1.332') && /^❯/mu.test(pane), 'the input prompt');
+      const listed = (): boolean => user.results('prompts/list').length > before && user.results('resources/list').length > 0 && user.results('tools/list').length > 0;
+      await session.waitForPane(listed, 'tools/list, prompts/list and resources/list answered');
+      const prompts = user.results('prompts/list').at(-1) as { prompts: unknown[]; nextCursor?: string };
+      expect(prompts.prompts).toHaveLength(expected.skills);
+      expect(prompts.nextCursor).toBeUndefined();
+      expect(user.requests('prompts/list').length - before).toBe(1);
+
+      await session.submit('/mcp');
+      await session.waitForPane((pane) => pane.includes('MCP servers') && pane.includes('❯ ✔ skills'), 'the /mcp server list');
+      session.press('Enter');
+      const details = await session.waitForPane((pane) => pane.includes('Capabilities:'), 'the server details');
+      expect(details).toMatch(/Status: +✔ connected/u);
+      expect(details).toMatch(/Protocol: +2026-07-28/u);
+      expect(details).toContain(`Capabilities:     4 tools · ${expected.files} resources · ${expected.skills} prompts`);
+      session.press('Escape');
+      await session.waitForPane((pane) => !pane.includes('Capabilities:'), 'the server details closed');
+      session.press('Escape');
+      await session.waitForPane((pane) => !pane.includes('MCP servers'), 'the /mcp view closed');
+    });
+
+    it('the first turn gives the model the server instructions whole: within 4,096 characters, pointer intact', async () => {
+      const sent = user.modelRequests().length;
+      await session.submit('hello');
+      await session.waitForPane(() => user.modelRequests().slice(sent).some((request) => request.url.startsWith('/v1/messages')), 'a request to the model');
+      const [discovered] = user.results('server/discover').slice(-1) as { instructions: string }[];
+      const instructions = discovered?.instructions ?? '';
+      checkInstructions(instructions, BUDGET, expected.skills);
+      const modelTexts = user.modelRequests().slice(sent).flatMap((request) => texts(request.body));
+      const block = modelTexts.find((text) => text.includes(INSTRUCTIONS_HEADER));
+      expect(block, 'the MCP Server Instructions block').toBeDefined();
+      expect(block).toContain(`${INSTRUCTIONS_HEADER}${instructions}`);
+      expect(block).not.toContain('[truncated]');
+      expect(block).not.toContain('[cut short]');
+      await session.waitForPane((pane) => pane.includes('FAKE-MODEL-REPLY'), 'the reply');
+    });
+
+    it(`/skills:${hostCase.prompt.name} sends the model its SKILL.md verbatim, with its URI`, async () => {
+      const sent = user.modelRequests().length;
+      await session.submit(`/skills:${hostCase.prompt.name}`);
+      const manifest = promptManifest(tree, hostCase);
+      const carries = (): boolean =>
+        user
+          .modelRequests()
+          .slice(sent)
+          .some((request) => texts(request.body).some((text) => text.includes(manifest)));
+      await session.waitForPane(carries, 'a model request holding the SKILL.md');
+      const [got] = user.results('prompts/get').slice(-1) as { messages: { content: { type: string; text: string } }[] }[];
+      expect(got?.messages).toHaveLength(1);
+      expect(got?.messages[0]?.content.text).toContain(`(skill://${hostCase.prompt.file})`);
+      expect(got?.messages[0]?.content.text.endsWith(`\n\n${manifest}`)).toBe(true);
+    });
+
+    it.skipIf(!hostCase.live)('follows a live edit: a skill added while it runs shows in /mcp', async () => {
+      const promptsChanged = user.notifications('notifications/prompts/list_changed').length;
+      mkdirSync(path.join(tree, 'live-added'));
+      writeFileSync(path.join(tree, 'live-added', 'SKILL.md'), '---\nname: live-added\ndescription: Added while the host runs.\n---\n# Live\n');
+      await session.waitForPane(
+        () => user.notifications('notifications/prompts/list_changed').length > promptsChanged && (user.results('prompts/list').at(-1) as { prompts: unknown[] }).prompts.length === expected.skills + 1,
+        'prompts/list_changed and a new prompts/list',
+      );
+      await session.submit('/mcp');
+      await session.waitForPane((pane) => pane.includes('❯ ✔ skills'), 'the /mcp server list');
+      session.press('Enter');
+      const details = await session.waitForPane((pane) => pane.includes('Capabilities:'), 'the server details');
+      expect(details).toContain(`Capabilities:     4 tools · ${expected.files + 1} resources · ${expected.skills + 1} prompts`);
+      session.press('Escape');
+      session.press('Escape');
+    });
+
+    it('records in its MCP log exactly what the server wrote to stderr: nothing on a clean tree', () => {
+      const logs = path.join(user.home, '.cache', 'claude-cli-nodejs');
+      const entries = readdirSync(logs, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile() && entry.parentPath.endsWith('mcp-logs-skills'))
+        .map((entry) => path.join(entry.parentPath, entry.name))
+        .sort()
+        .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { error?: string });
+      const recorded = entries.flatMap((entry) => (entry.error?.startsWith('Server stderr: ') === true ? entry.error.slice('Server stderr: '.length).split('\n') : []));
+      const written = user.serverStderr();
+      expect(recorded.filter((line) => line !== '')).toEqual(written);
+      // One line per server start on the corpus (claude-api's description is over 1,024 characters); none elsewhere.
+      const perStart = hostCase.label === 'the shared anthropics-skills corpus' ? ['description-length'] : [];
+      expect(written.map((line) => (JSON.parse(line) as { rule: string }).rule)).toEqual(Array.from({ length: user.serverStarts() }, () => perStart).flat());
+    });
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * Gemini CLI 0.61.0 against skills-serve, offline, as a user wires it (`mcpServers` in `~/.gemini/settings.json`,
+ * the project folder trusted): `gemini mcp list`, `gemini -p` (what reaches the model: the server instructions, and a
+ * prompt's first message, the only one it keeps), then an interactive session under tmux: `/mcp list` and a live
+ * edit followed.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkInstructions, HOST_CASES, promptManifest, published, removeCaseTrees, type Published } from './cases.js';
+import { HostUser, type TmuxSession } from './harness.js';
+
+const BUDGET = 4096;
+/** The completion line Gemini CLI shows under the input while `/mcp list` is typed. */
+const MCP_LIST_COMPLETION = 'List configured MCP servers and tools';
+
+afterAll(removeCaseTrees);
+
+/** The user-message texts of one generateContent request body. */
+function userTexts(body: string): string[] {
+  const request = JSON.parse(body) as { contents?: { role: string; parts: { text?: string }[] }[] };
+  return (request.contents ?? []).filter((content) => content.role === 'user').flatMap((content) => content.parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])));
+}
+
+/** The main-model requests (the router's small-model rating calls left out). */
+function turns(user: HostUser, from: number): string[][] {
+  return user
+    .modelRequests()
+    .slice(from)
+    .filter((request) => request.url.includes(':streamGenerateContent'))
+    .map((request) => userTexts(request.body));
+}
+
+for (const hostCase of HOST_CASES) {
+  if (hostCase.skip !== undefined) process.stdout.write(`skipping ${hostCase.label}: ${hostCase.skip}\n`);
+  describe.skipIf(hostCase.skip !== undefined)(`Gemini CLI 0.61.0 on ${hostCase.label}`, () => {
+    let tree: string;
+    let expected: Published;
+    let user: HostUser;
+    let session: TmuxSession;
+    beforeAll(() => {
+      tree = hostCase.prepare();
+      expected = published(tree);
+      user = new HostUser('gemini', [tree, ...hostCase.flags]);
+    });
+    afterAll(async () => user?.close());
+
+    it('gemini mcp list: connected, over 2025-06-18', () => {
+      // Gemini CLI prints the list on stderr.
+      const run = user.offline(['mcp', 'list']);
+      expect(run.stderr).toMatch(/^✓ skills: .*skills-serve\.js .* \(stdio\) - Connected$/mu);
+      const [initialize] = user.requests('initialize');
+      expect((initialize?.['params'] as { protocolVersion: string }).protocolVersion).toBe('2025-06-18');
+      expect((user.results('initialize')[0] as { protocolVersion: string }).protocolVersion).toBe('2025-06-18');
+    });
+
+    it('gemini -p: the model gets the server instructions whole, within 4,096 characters, pointer intact', () => {
+      const sent = user.modelRequests().length;
+      const run = user.offline(['-p', 'hello']);
+      expect(run.stdout).toContain('FAKE-MODEL-REPLY');
+      const instructions = (user.results('initialize').at(-1) as { instructions: string }).instructions;
+      checkInstructions(instructions, BUDGET, expected.skills);
+      const [first] = turns(user, sent);
+      const block = `The following are instructions provided by the tool server 'skills':\n---[start of server instructions]---\n${instructions}\n---[end of server instructions]---`;
+      expect(first?.[0]).toContain(block);
+    });
+
+    it(`gemini -p /${hostCase.prompt.name}: the first message, the one it keeps, holds the SKILL.md verbatim`, () => {
+      const sent = user.modelRequests().length;
+      const run = user.offline(['-p', `/${hostCase.prompt.name}`]);
+      expect(run.stdout).toContain('FAKE-MODEL-REPLY');
+      const [got] = user.results('prompts/get').slice(-1) as { messages: { content: { type: string; text: string } }[] }[];
+      const text = got?.messages[0]?.content.text ?? '';
+      expect(got?.messages).toHaveLength(1);
+      expect(text).toContain(`(skill://${hostCase.prompt.file})`);
+      expect(text.endsWith(`\n\n${promptManifest(tree, hostCase)}`)).toBe(true);
+      // Gemini CLI submits the first message's text JSON-encoded, as the user's message.
+      const [turn] = turns(user, sent);
+      expect(turn?.at(-1)).toBe(JSON.stringify(text));
+    });
+
+    it('interactive: /mcp list shows every tool, prompt and resource (prompts/list read in one page)', async () => {
+      session = user.session();
+      await session.waitForPane((pane) => pane.includes('Type your message'), 'the input prompt');
+      await session.waitForPane(() => user.results('resources/list').length >= 3, 'the session listed resources');
+      await session.submit('/mcp list', MCP_LIST_COMPLETION);
+      const pane = await session.waitForPane((text) => text.includes('🟢 skills - Ready'), '/mcp list', undefined, 2000);
+      expect(pane).toContain(`🟢 skills - Ready (4 tools, ${expected.skills} prompts, ${expected.files} resources)`);
+      const prompts = user.results('prompts/list').at(-1) as { prompts: unknown[]; nextCursor?: string };
+      expect(prompts.prompts).toHaveLength(expected.skills);
+      expect(prompts.nextCursor).toBeUndefined();
+    });
+
+    it.skipIf(!hostCase.live)('follows a live edit: a skill added while it runs shows in /mcp list', async () => {
+      const promptsChanged = user.notifications('notifications/prompts/list_changed').length;
+      mkdirSync(path.join(tree, 'live-added'));
+      writeFileSync(path.join(tree, 'live-added', 'SKILL.md'), '---\nname: live-added\ndescription: Added while the host runs.\n---\n# Live\n');
+      await session.waitForPane(
+        () => user.notifications('notifications/prompts/list_changed').length > promptsChanged && (user.results('prompts/list').at(-1) as { prompts: unknown[] }).prompts.length === expected.skills + 1,
+        'prompts/list_changed and a new prompts/list',
+      );
+      await session.submit('/mcp list', MCP_LIST_COMPLETION);
+      const pane = await session.waitForPane((text) => text.includes(`${expected.skills + 1} prompts`), '/mcp list with the new prompt', undefined, 2000);
+      expect(pane).toContain(`🟢 skills - Ready (4 tools, ${expected.skills + 1} prompts, ${expected.files + 1} resources)`);
+    });
+  });
+}

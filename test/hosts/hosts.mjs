@@ -1,0 +1,22 @@
+// The hosts `npm run test:hosts` runs, pinned, and where they are installed (shared by scripts/install-hosts.mjs and
+// the tests).
+import os from 'node:os';
+import path from 'node:path';
+
+/** @typedef {{ name: string, package: string, version: string, dir: string, bin: string }} Host */
+
+/** @type {readonly Host[]} */
+export const HOSTS = Object.freeze([
+  { name: 'claude', package: '@anthropic-ai/claude-code', version: '2.1.332', dir: 'claude-code-2.1.332', bin: 'claude' },
+  { name: 'gemini', package: '@google/gemini-cli', version: '0.61.0', dir: 'gemini-cli-0.61.0', bin: 'gemini' },
+]);
+
+/** The cache directory the hosts are installed into: SKILLS_SERVE_HOSTS_CACHE, or ~/.cache/skills-serve/hosts. */
+export function hostsCacheDir() {
+  return path.resolve(process.env.SKILLS_SERVE_HOSTS_CACHE ?? path.join(os.homedir(), '.cache', 'skills-serve', 'hosts'));
+}
+
+/** The absolute path of a host's executable. @param {Host} host */
+export function hostBinary(host) {
+  return path.join(hostsCacheDir(), host.dir, 'node_modules', '.bin', host.bin);
+}
