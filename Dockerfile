@@ -9,7 +9,7 @@
 # end of life on 2026-04-30. The major is pinned so a rebuild picks up patch releases but never a new major;
 # slim (Debian 12, no compilers) is enough because the bundle has no native dependencies.
 
-# --- build: install the pinned dev toolchain and bundle src/ into dist/ (entry, worker, chunks) -------------------
+# --- build: install the pinned dev toolchain and bundle src/ into dist/ (entry and chunks) ---------------------------
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -4,7 +4,7 @@
  * of {@link LARGE_EVERY}, so that:
  * - 1,000 skills come to 10,000 files / ~97 MB / ~4,050 directories and 10,000 skills to 100,000 files / ~0.94 GB /
  *   ~40,050 directories (50 group folders on top of 4 per skill);
- * - every large asset is over 1 MiB, so it is hashed off the walk (the server's hashing worker), and `resources/read`
+ * - every large asset is over 1 MiB, so it is hashed off the walk (asynchronously), and `resources/read`
  *   serves it as a base64 blob (the content is never valid UTF-8);
  * - every skill stays under the 16 MiB per-skill limit (largest asset 8 MiB), so every skill is published.
  * Deterministic content, so runs compare.

@@ -5,10 +5,7 @@
  *
  *   node --expose-gc harness.mjs generate <root> <skills>  writes a bench tree (bench-tree.ts); prints its stats
  *   node --expose-gc harness.mjs floor <root> [runs]       sync walk + readFileSync + sha256, no parsing
- *   node --expose-gc harness.mjs build <root> [runs] [worker]
- *                                                          src/index/build.ts buildSnapshot, with an event-loop probe;
- *                                                          large files hashed on the bundled worker file `worker`
- *                                                          (dist/hash-worker.js), as the server does
+ *   node --expose-gc harness.mjs build <root> [runs]       src/index/build.ts buildSnapshot, with an event-loop probe
  *   node harness.mjs pipe-floor                            the stdio floor for resources/read (see pipeFloor)
  *
  * Every mode but pipe-floor prints one JSON line on stdout. Each run is preceded by a GC and a reset of the peak RSS
@@ -16,7 +13,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -130,9 +126,9 @@ async function pipeFloor(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [mode, root, third, fourth] = process.argv.slice(2);
+  const [mode, root, third] = process.argv.slice(2);
   if (mode === 'pipe-floor') return pipeFloor();
-  if (root === undefined) throw new Error('usage: harness.mjs <generate|floor|build|pipe-floor> <root> [runs|skills] [worker]');
+  if (root === undefined) throw new Error('usage: harness.mjs <generate|floor|build|pipe-floor> <root> [runs|skills]');
   const baseRssKb = procStatus('VmRSS');
   const runs = Number(third ?? 2);
   let results: Run[];
@@ -149,19 +145,13 @@ async function main(): Promise<void> {
       // The server's heap settings (src/heap.ts, imported first by the CLI), then the index.
       await import('../src/heap.js');
       const { buildSnapshot } = await import('../src/index/build.js');
-      const { InProcessHasher, WorkerHasher } = await import('../src/index/hash-pool.js');
       results = await timeRuns(
         runs,
         async () => {
-          const hasher = fourth === undefined ? new InProcessHasher() : new WorkerHasher(pathToFileURL(fourth));
-          try {
-            const snapshot = await buildSnapshot([{ dir: root, prefix: [] }], { hasher });
-            let bytes = 0;
-            for (const skill of snapshot.ordered) bytes += skill.totalBytes;
-            return { skills: snapshot.ordered.length, files: snapshot.fileCount, bytes, diagnostics: snapshot.diagnostics.length };
-          } finally {
-            if (hasher instanceof WorkerHasher) hasher.close();
-          }
+          const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+          let bytes = 0;
+          for (const skill of snapshot.ordered) bytes += skill.totalBytes;
+          return { skills: snapshot.ordered.length, files: snapshot.fileCount, bytes, diagnostics: snapshot.diagnostics.length };
         },
         true,
       );

@@ -17,8 +17,8 @@ function sourceConstant(file, name) {
 /** The watcher's debounce (ms). */
 const DEBOUNCE_MS = sourceConstant('watch/watcher.ts', 'DEBOUNCE_MS');
 /** How long `initialize` waits for the first index build under `--compat auto` (ms). */
-const COMPAT_CATALOG_WAIT_MS = sourceConstant('server/compat.ts', 'COMPAT_CATALOG_WAIT_MS');
-/** Files over this size are hashed off the walk, on the hashing worker (bytes). */
+const COMPAT_CATALOG_WAIT_MS = sourceConstant('config.ts', 'DEFAULT_INSTRUCTIONS_WAIT_MS');
+/** Files over this size are hashed off the walk, asynchronously (bytes). */
 const SYNC_HASH_MAX_BYTES = sourceConstant('index/digest.ts', 'SYNC_HASH_MAX_BYTES');
 
 /** Issue 10, "Targets". */
@@ -178,7 +178,7 @@ export function renderReport({ quick, results, machine, loadAfter, git, date, wa
     line('… p99 of those round trips; pings answered (each start)', '', ({ row, f }) => `${list(f.probeP99, ms)}; ${list(row.probes.map((probe) => probe.probe.rtts.length), count)}`),
     line('… probe window: `initialize` answer → `index-built` log (since spawn); the longest round trip\'s ping sent at (each start)', '', ({ row }) => list(row.probes, (probe) => `${ms(probe.probe.fromMs)} → ${ms(probe.indexBuiltAt)}, at ${ms(probe.probe.worstSentAtMs)}`)),
     line('… spawn → first complete list with the probe running (each start)', '/ (floor + bare node)', ({ row, f }) => list(row.probes.map((probe) => probe.listMs), (value) => `${ms(value)} · ${ratio(value / f.base)}`)),
-    line('event loop, in process: longest lateness of a 5 ms `setInterval` during `buildSnapshot` (hashing worker; one run)', `/ ${TARGETS.eventLoopMs} ms`, ({ f }) => `${ms(f.inProcess.probeMaxMs)} · ${ratio(f.inProcess.probeMaxMs / TARGETS.eventLoopMs)} (build ${ms(f.inProcess.ms)}, ${mb(f.inProcess.hwmKb)})`),
+    line('event loop, in process: longest lateness of a 5 ms `setInterval` during `buildSnapshot` (one run)', `/ ${TARGETS.eventLoopMs} ms`, ({ f }) => `${ms(f.inProcess.probeMaxMs)} · ${ratio(f.inProcess.probeMaxMs / TARGETS.eventLoopMs)} (build ${ms(f.inProcess.ms)}, ${mb(f.inProcess.hwmKb)})`),
     line(`full \`skills/list\` enumeration, index built, page size 100, median of ${runs.enumerations}`, '/ same number of `ping` round trips', ({ row, f }) => `${ms(f.enumeration)} (${row.built.pages} pages) · ${ratio(f.enumeration / f.ping)}`),
     line('**`resources/read` of every large file** once (base64 blobs), default mode', `/ pipe floor; target ≥ ${TARGETS.readRatio}x`, ({ row, f }) => `${f.readMBps.toFixed(0)} MB/s (${row.built.reads.files} files, ${ms(row.built.reads.ms)}) · **${ratio(f.readRatio)}** of ${f.pipeMBps.toFixed(0)} MB/s`),
     line('peak RSS after the large reads (default mode)', '/ floor process', ({ row, f }) => `${mb(row.built.hwmAfterReadsKb)} · ${ratio(row.built.hwmAfterReadsKb / f.floorPeakKb)}`),
@@ -247,7 +247,7 @@ ${checks.length > 0 ? `\nSanity checks that failed (figures above may not compar
 - **Trees** (\`bench/bench-tree.ts\` on \`bench/tree.ts\`, the layout of issue 10's generator): skills in 50 group folders,
   each a directory with \`references/\`, \`scripts/\` and \`assets/\` (4 directories per skill) holding 10 files
   (SKILL.md, 6 references, 2 scripts, 1 asset), mostly a few kB; one skill in 44 has a binary asset of 1.25–8 MiB
-  (8, 1.25, 5, 1.5, 4, 2, 3, 1.25 MiB, cycled), all over ${Number.isFinite(SYNC_HASH_MAX_BYTES) ? `${SYNC_HASH_MAX_BYTES / 2 ** 20} MiB` : 'the synchronous-hash limit'} so they are hashed on the hashing worker, served as base64 blobs, and
+  (8, 1.25, 5, 1.5, 4, 2, 3, 1.25 MiB, cycled), all over ${Number.isFinite(SYNC_HASH_MAX_BYTES) ? `${SYNC_HASH_MAX_BYTES / 2 ** 20} MiB` : 'the synchronous-hash limit'} so they are hashed off the walk (asynchronous reads), served as base64 blobs, and
   every skill is under the 16 MiB limit. Written under \`os.tmpdir()\`, flushed with \`sync\` (not timed), deleted at
   the end. The trees were just written, so they are in the page cache for every measurement (dropping it needs root).
 - **What runs**: \`npm run bench\` builds \`dist/\`, and \`bench/run.mjs\` copies \`bin/skills-serve.js\` and \`dist/*.js\`
@@ -269,7 +269,7 @@ ${checks.length > 0 ? `\nSanity checks that failed (figures above may not compar
   answered only when the server's loop runs, so the longest round trip is (to within 5 ms) the longest time the
   server could not answer while indexing, as a host sees it, scheduling on a loaded machine included. Judged on the
   median of the starts' maxima. **In process**: \`buildSnapshot\` (src/index/build.ts, bundled by esbuild at run
-  time, hashing on the bundled worker as in the server) under a \`setInterval(…, 5)\` whose longest lateness is the
+  time, as in the server) under a \`setInterval(…, 5)\` whose longest lateness is the
   longest block; one run.
 - **Built server** (the last probe start, still running): ${runs.enumerations} full enumerations next to as many \`ping\`s as
   pages; then \`resources/read\` of every large file once (after one untimed read; blobs decoded, sizes checked, the

@@ -127,8 +127,8 @@ function copyApp() {
   copyFileSync(path.join(REPO, 'bin', 'skills-serve.js'), path.join(app, 'bin', 'skills-serve.js'));
   const files = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js'));
   for (const name of files) copyFileSync(path.join(REPO, 'dist', name), path.join(app, 'dist', name));
-  for (const needed of ['cli.js', 'hash-worker.js']) if (!files.includes(needed)) throw new Error(`dist/${needed} is missing: run \`npm run build\` first (npm run bench does)`);
-  return { bin: path.join(app, 'bin', 'skills-serve.js'), worker: path.join(app, 'dist', 'hash-worker.js'), files: files.length };
+  for (const needed of ['cli.js']) if (!files.includes(needed)) throw new Error(`dist/${needed} is missing: run \`npm run build\` first (npm run bench does)`);
+  return { bin: path.join(app, 'bin', 'skills-serve.js'), files: files.length };
 }
 
 const DEFAULT_FLAGS = [];
@@ -244,8 +244,8 @@ async function main() {
     flushWrites();
     const scale = Math.max(1, skills / 1000);
     row.starts = await measureStarts(app, harness, root, skills);
-    log(`${skills} skills: in-process buildSnapshot with the event-loop probe (hashing worker)`);
-    row.build = await runHarness(harness, ['build', root, 1, app.worker], 120_000 * scale);
+    log(`${skills} skills: in-process buildSnapshot with the event-loop probe`);
+    row.build = await runHarness(harness, ['build', root, 1], 120_000 * scale);
     log(`${skills} skills: default mode with the host-side ping probe, ${PROBE_RUNS} runs`);
     row.probes = [];
     let kept;

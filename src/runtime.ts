@@ -7,7 +7,6 @@
 import type { Config } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { IndexBuilder } from './index/build.js';
-import { WorkerHasher } from './index/hash-pool.js';
 import { diffSnapshots, type SnapshotDiff } from './index/diff.js';
 import type { ServedFile } from './index/snapshot.js';
 import { SnapshotStore } from './index/store.js';
@@ -82,7 +81,6 @@ export class Runtime {
   #live: LiveIndex | undefined;
   #watcher: TreeWatcher | undefined;
   #sources: Sources | undefined;
-  readonly #hasher = new WorkerHasher(new URL('./hash-worker.js', import.meta.url));
   readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = { ready: new Set(), changed: new Set() };
   readonly #exit: (code: number) => void;
 
@@ -157,7 +155,6 @@ export class Runtime {
       : undefined;
     builder = new IndexBuilder(roots, {
       symlinks: config.symlinks,
-      hasher: this.#hasher,
       ...(this.#watcher === undefined ? {} : { observer: this.#watcher }),
     });
     const live = new LiveIndex(
@@ -187,10 +184,9 @@ export class Runtime {
     }
   }
 
-  /** Stops watching, hashing and following git branches. Idempotent. */
+  /** Stops watching and following git branches. Idempotent. */
   close(): void {
     this.#watcher?.close();
-    this.#hasher.close();
     this.#live?.close();
     void this.#sources?.stop();
   }

@@ -141,16 +141,6 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
 }
 
 /**
- * Like {@link hashFileSync} for files of any size, synchronously, in chunks of {@link CHUNK_BYTES} (for the hashing
- * worker, whose thread does nothing else).
- *
- * @throws NotHashableError like {@link hashFileSync}.
- */
-export function hashFileChunkedSync(path: string): Hashed {
-  return hashFileSync(path, false, Number.POSITIVE_INFINITY) as Hashed;
-}
-
-/**
  * Like {@link hashFileSync} for files of any size, asynchronously, in chunks of {@link CHUNK_BYTES}: memory does not
  * grow with the file.
  *

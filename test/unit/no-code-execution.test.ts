@@ -14,11 +14,6 @@
  * import `spawn` and nothing else from `node:child_process`, call it exactly once, with the literal program `'git'`
  * and no `shell` option; any other file that mentions `child_process` still fails.
  *
- * One file is exempt from the `worker_threads` rule, and only from it: {@link THREAD_SITE}, the hashing worker's
- * starter (issue 10: both cores for hashing). It may import `Worker` and nothing else, and construct it exactly once,
- * from `new URL('./hash-worker.js', import.meta.url)` (our own bundled file), passed to it through its constructor;
- * the worker's entry (`hash-worker.ts`) may import `parentPort` and nothing else.
- *
  * The bundle `dist/cli.js` is checked too, but differently: it contains third-party code we do not write. Its
  * `child_process` / `worker_threads` / code-generation sites are attributed to the module they come from (esbuild's
  * `// node_modules/<pkg>/…` and `// src/…` section comments). Any such site in a `src/` section fails; third-party sites
@@ -33,7 +28,7 @@ import { DIST, requireDist } from '../helpers/dist.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SRC = path.join(REPO, 'src');
-/** Every file of the bundle: the entry, the worker and the chunks (throws when the bundle was not built). */
+/** Every file of the bundle: the entry and the chunks (throws when the bundle was not built). */
 const bundleFiles = (): string[] => {
   requireDist();
   return readdirSync(DIST)
@@ -144,52 +139,6 @@ const NAME_PATTERNS: readonly [RegExp, string][] = [
 
 const SOURCES = listTypeScript(SRC);
 
-/** The one file of `src/` allowed to start a thread (the hashing worker), and the worker's own entry. */
-const THREAD_SITE = path.join(SRC, 'index', 'hash-pool.ts');
-const THREAD_ENTRY = path.join(SRC, 'index', 'hash-worker.ts');
-/** The one place that names the worker's file: the runtime, which hands the URL to the hasher. */
-const WORKER_URL_SITE = path.join(SRC, 'runtime.ts');
-
-/**
- * Checks the thread sites: `hash-pool.ts` imports exactly `{ Worker }` from `node:worker_threads` and constructs it
- * once, from a variable (the URL it was given); `hash-worker.ts` imports exactly `{ parentPort }`; and the only
- * worker URL in src/ is `new URL('./hash-worker.js', import.meta.url)` in the runtime.
- *
- * @returns the problems found (empty when the sites are as reviewed).
- */
-function checkThreadSites(files: Readonly<Record<string, string>>): string[] {
-  const problems: string[] = [];
-  const importsOf = (fileName: string, text: string): string[] => {
-    const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-    const names: string[] = [];
-    const visit = (node: ts.Node): void => {
-      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text.replace(/^node:/u, '') === 'worker_threads') {
-        const bindings = node.importClause?.namedBindings;
-        if (node.importClause?.name !== undefined || bindings === undefined || !ts.isNamedImports(bindings)) names.push('(not by name)');
-        else names.push(...bindings.elements.map((element) => element.propertyName?.text ?? element.name.text));
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-    return names;
-  };
-  for (const [fileName, text] of Object.entries(files)) {
-    const names = importsOf(fileName, text);
-    const allowed = fileName === THREAD_SITE ? ['Worker'] : fileName === THREAD_ENTRY ? ['parentPort'] : [];
-    if (JSON.stringify(names) !== JSON.stringify(allowed)) problems.push(`${path.relative(REPO, fileName)} imports ${JSON.stringify(names)} from worker_threads (allowed: ${JSON.stringify(allowed)})`);
-  }
-  const pool = files[THREAD_SITE] ?? '';
-  const constructions = [...pool.matchAll(/new Worker\(([^,)]*)/gu)].map((match) => match[1]?.trim());
-  if (constructions.length !== 1 || constructions[0] !== 'this.#workerUrl') problems.push(`hash-pool.ts constructs Worker ${JSON.stringify(constructions)} (allowed: once, from this.#workerUrl)`);
-  // Every URL built in src/ that names a .js file (comments left out): only the runtime's one, for the worker.
-  const urls = Object.entries(files).flatMap(([fileName, text]) => [...stripComments(text).matchAll(/new URL\(\s*["'`][^"'`]*\.js/gu)].map(() => fileName));
-  const expectedUrl = "new URL('./hash-worker.js', import.meta.url)";
-  if (JSON.stringify(urls) !== JSON.stringify([WORKER_URL_SITE]) || !(files[WORKER_URL_SITE] ?? '').includes(expectedUrl)) {
-    problems.push(`the worker file is named in ${JSON.stringify(urls.map((file) => path.relative(REPO, file)))} (allowed: once, in src/runtime.ts, as ${expectedUrl})`);
-  }
-  return problems;
-}
-
 /** The one file of `src/` allowed to start a process (the system `git`, for git roots). */
 const PROCESS_SITE = path.join(SRC, 'sources', 'git-exec.ts');
 
@@ -240,40 +189,11 @@ describe('src/ never executes code it did not ship (static guard)', () => {
   it.each(SOURCES.map((file) => [path.relative(REPO, file), file]))('%s: no child_process/vm/worker_threads, eval, new Function, or computed require/import', (_name, file) => {
     const text = readFileSync(file, 'utf8');
     const excused =
-      file === PROCESS_SITE
-        ? PROCESS_SITE_EXCUSED
-        : file === THREAD_SITE
-          ? { findings: ['imports node:worker_threads', 'new Worker()'], names: ['mentions worker_threads'] }
-          : file === THREAD_ENTRY
-            ? { findings: ['imports node:worker_threads'], names: ['mentions worker_threads'] }
-            : { findings: [], names: [] };
+      file === PROCESS_SITE ? PROCESS_SITE_EXCUSED : { findings: [], names: [] };
     expect(findCodeExecution(file, text).filter((finding) => !(excused.findings as readonly string[]).includes(finding.what))).toEqual([]);
     const stripped = stripComments(text);
     const hits = NAME_PATTERNS.filter(([pattern]) => pattern.test(stripped)).map(([, what]) => what);
     expect(hits.filter((what) => !(excused.names as readonly string[]).includes(what))).toEqual([]);
-  });
-
-  it('src/index/hash-pool.ts, the one thread site, starts only our bundled hash-worker.js, once', () => {
-    const files = Object.fromEntries(SOURCES.map((file) => [file, readFileSync(file, 'utf8')]));
-    expect(findCodeExecution(THREAD_SITE, files[THREAD_SITE] as string).map((finding) => finding.what).sort()).toEqual(['imports node:worker_threads', 'new Worker()']);
-    expect(checkThreadSites(files)).toEqual([]);
-  });
-
-  it('the thread check catches another worker, another import, or another worker file', () => {
-    const files = Object.fromEntries(SOURCES.map((file) => [file, readFileSync(file, 'utf8')]));
-    const pool = files[THREAD_SITE] as string;
-    expect(checkThreadSites({ ...files, [THREAD_SITE]: `${pool}\nnew Worker(code, { eval: true });` })).toContain(
-      'hash-pool.ts constructs Worker ["this.#workerUrl","code"] (allowed: once, from this.#workerUrl)',
-    );
-    expect(checkThreadSites({ ...files, [THREAD_SITE]: pool.replace("import { Worker } from 'node:worker_threads';", "import { Worker, isMainThread } from 'node:worker_threads';") })).toContain(
-      'src/index/hash-pool.ts imports ["Worker","isMainThread"] from worker_threads (allowed: ["Worker"])',
-    );
-    expect(checkThreadSites({ ...files, [path.join(SRC, 'cli.ts')]: `${files[path.join(SRC, 'cli.ts')] as string}\nimport { Worker } from 'node:worker_threads';` })).toContain(
-      'src/cli.ts imports ["Worker"] from worker_threads (allowed: [])',
-    );
-    expect(checkThreadSites({ ...files, [path.join(SRC, 'cli.ts')]: `${files[path.join(SRC, 'cli.ts')] as string}\nconst other = new URL('./other-worker.js', import.meta.url);` })).toContain(
-      `the worker file is named in ["src/cli.ts","src/runtime.ts"] (allowed: once, in src/runtime.ts, as new URL('./hash-worker.js', import.meta.url))`,
-    );
   });
 
   it('src/sources/git-exec.ts, the one process site, spawns only "git", once, without a shell', () => {
@@ -413,9 +333,7 @@ describe('dist/*.js (third-party code reviewed, our own sections clean)', () => 
     // What the bundle holds today (printed so that a reviewer sees it in the test log).
     console.info(`dist/*.js code-execution sites by package: ${JSON.stringify(report)}`);
     for (const [name, owners] of Object.entries(report)) {
-      const exempt = (owner: string): boolean =>
-        (name === 'child_process' && owner === 'src/sources/git-exec.ts') ||
-        (name === 'worker_threads' && (owner === 'src/index/hash-pool.ts' || owner === 'src/index/hash-worker.ts'));
+      const exempt = (owner: string): boolean => name === 'child_process' && owner === 'src/sources/git-exec.ts';
       const ownSites = owners.filter((owner) => owner.startsWith('src/') && !exempt(owner));
       expect(ownSites, `${name} in our own code`).toEqual([]);
       expect(owners.filter((owner) => !owner.startsWith('src/') && !(REVIEWED[name] ?? []).includes(owner)), `${name} from a package nobody reviewed`).toEqual([]);
