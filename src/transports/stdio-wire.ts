@@ -139,13 +139,14 @@ export class StdioWire implements Transport {
 
   async #write(pieces: readonly MessagePart[]): Promise<void> {
     const output = this.#output;
+    // Backpressure per chunk: a large blob's base64 is produced only as fast as the host reads it, so memory holds
+    // about one chunk of it, not the whole message (and the next message waits until this one has drained).
+    const drained = (): Promise<void> => new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
     for (const chunk of partChunks(pieces)) {
       if (output.destroyed || output.writableEnded) throw new Error('stdout is closed');
-      output.write(chunk);
+      if (!output.write(chunk) && !output.destroyed) await drained();
     }
-    const last = output.write('\n');
-    // Backpressure: the next message waits until this one has drained (memory holds at most one message).
-    if (!last && !output.destroyed) await new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
+    if (!output.write('\n') && !output.destroyed) await drained();
   }
 
   readonly #onData = (chunk: Buffer): void => {
