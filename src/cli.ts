@@ -28,6 +28,7 @@ import {
   type HttpEndpoint,
   type ResourceListMode,
 } from './config.js';
+import type { CommandOptions } from './commands/snapshot-once.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import { resolveCacheDir } from './sources/git-cache.js';
@@ -147,14 +148,6 @@ function addCommonOptions(command: Command): Command {
     );
 }
 
-/** `--page-size`, for the commands that page (serve and manifest). */
-function pageSizeOption(): Option {
-  return new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
-    .argParser(argParser(parsePageSize))
-    .default(DEFAULT_PAGE_SIZE)
-    .env('SKILLS_SERVE_PAGE_SIZE');
-}
-
 /** The git settings of a command's options (the token only from the environment: never a flag, which `ps` shows). */
 function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSettings {
   const token = process.env['SKILLS_SERVE_GIT_TOKEN'];
@@ -170,6 +163,19 @@ function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSet
     token: token === undefined || token.trim() === '' ? undefined : token,
     env: process.env,
   });
+}
+
+/**
+ * What `check` and `manifest` share: their options as the one-shot commands take them (git roots fetched once, never
+ * followed; logs at `info` unless `--log-level` says otherwise; results on stdout).
+ */
+function commandOptions(options: CommonOptions): CommandOptions {
+  return {
+    symlinks: options.symlinks,
+    git: gitSettings(options, undefined),
+    logger: createLogger(options.logLevel ?? 'info'),
+    write: (text) => process.stdout.write(text),
+  };
 }
 
 /** Turns parsed roots into an exit on failure (with the error message on stderr). */
@@ -248,7 +254,12 @@ function buildProgram(): Command {
     .addOption(new Option('--git-poll <ms>', `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`).argParser(argParser(parseGitPollMs)).env('SKILLS_SERVE_GIT_POLL'))
     .addOption(new Option('--ttl <ms>', 'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)').argParser(argParser(parseTtlMs)).env('SKILLS_SERVE_TTL'))
     .addOption(new Option('--cache-scope <scope>', 'cacheScope of those results: private (default) or public').choices(CACHE_SCOPES).default('private').env('SKILLS_SERVE_CACHE_SCOPE'))
-    .addOption(pageSizeOption())
+    .addOption(
+      new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
+        .argParser(argParser(parsePageSize))
+        .default(DEFAULT_PAGE_SIZE)
+        .env('SKILLS_SERVE_PAGE_SIZE'),
+    )
     .action(async (args: string[], options: ServeOptions) => {
       for (const [flag, given] of [['--http-token', options.httpToken], ['--http-tokens', options.httpTokens]] as const) {
         if (given !== undefined && options.http === undefined) {
@@ -300,29 +311,17 @@ function buildProgram(): Command {
     .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
       const sources = sourcesOrExit(args);
       const { runCheck } = await import('./commands/check.js');
-      process.exitCode = await runCheck(sources, {
-        json: options.json === true,
-        strict: options.strict,
-        symlinks: options.symlinks,
-        git: gitSettings(options, undefined),
-        logger: createLogger(options.logLevel ?? 'info'),
-        write: (text) => process.stdout.write(text),
-      });
+      process.exitCode = await runCheck(sources, { ...commandOptions(options), json: options.json === true, strict: options.strict });
     });
 
   addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))
     .addOption(new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'))
-    .addOption(pageSizeOption())
-    .action(async (args: string[], options: CommonOptions & { check?: string; pageSize: number }) => {
+    .action(async (args: string[], options: CommonOptions & { check?: string }) => {
       const sources = sourcesOrExit(args);
       const { runManifest } = await import('./commands/manifest.js');
       process.exitCode = await runManifest(sources, {
-        pageSize: options.pageSize,
-        symlinks: options.symlinks,
-        git: gitSettings(options, undefined),
-        logger: createLogger(options.logLevel ?? 'info'),
+        ...commandOptions(options),
         ...(options.check === undefined ? {} : { checkFile: options.check }),
-        write: (text) => process.stdout.write(text),
         warn: (text) => process.stderr.write(text),
       });
     });

@@ -26,8 +26,6 @@ export interface ManifestDiff {
   readonly commits?: ReadonlyMap<string, readonly [string, string]>;
 }
 
-type Resources = { uri: string; digest: string; size: number }[];
-
 /**
  * Diffs `expected` (the saved manifest) against `actual` (the tree now).
  *
@@ -44,8 +42,8 @@ export function diffManifests(expected: readonly SkillEntry[], actual: readonly 
     if (then === undefined) continue;
     const keys = [...new Set([...Object.keys(then.frontmatter), ...Object.keys(now.frontmatter)])].sort();
     const frontmatter = keys.filter((key) => JSON.stringify(then.frontmatter[key]) !== JSON.stringify(now.frontmatter[key]));
-    const oldFiles = new Map((Array.isArray(then.resources) ? (then.resources as Resources) : []).map((file) => [file.uri, file]));
-    const newFiles = new Map((Array.isArray(now.resources) ? (now.resources as Resources) : []).map((file) => [file.uri, file]));
+    const oldFiles = new Map(then.resources.map((file) => [file.uri, file]));
+    const newFiles = new Map(now.resources.map((file) => [file.uri, file]));
     const filesAdded = [...newFiles.keys()].filter((file) => !oldFiles.has(file)).sort();
     const filesRemoved = [...oldFiles.keys()].filter((file) => !newFiles.has(file)).sort();
     const filesChanged = [...newFiles.values()]

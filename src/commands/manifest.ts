@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { entryOf } from '../index/entry.js';
-import { pageOf } from '../index/snapshot.js';
 import type { SkillEntry } from '../index/types.js';
 import type { SourceSpec } from '../sources/root-arg.js';
 import { snapshotOf, type CommandOptions } from './snapshot-once.js';
@@ -16,7 +15,6 @@ export interface Manifest {
 }
 
 export interface ManifestOptions extends CommandOptions {
-  readonly pageSize: number;
   /** Compare with this saved manifest instead of printing. */
   readonly checkFile?: string;
   readonly warn: (text: string) => void;
@@ -32,14 +30,8 @@ export async function runManifest(sources: readonly SourceSpec[], options: Manif
   if (typeof snapshot === 'number') return snapshot;
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   if (leftOut > 0) options.warn(`skills-serve: ${leftOut} skill(s) left out of the manifest; run skills-serve check to see why\n`);
-  // Walk the pages exactly as a host would, so the manifest is what skills/list serves.
-  const skills: SkillEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = pageOf(snapshot.ordered, cursor, options.pageSize, (skill) => skill.uri);
-    skills.push(...page.items.map(entryOf));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  // `skills/list` pages through this same order, so every page of it, end to end, is this list.
+  const skills = snapshot.ordered.map(entryOf);
 
   if (options.checkFile === undefined) {
     options.write(`${JSON.stringify({ skills } satisfies Manifest, null, 2)}\n`);
@@ -62,15 +54,17 @@ export async function runManifest(sources: readonly SourceSpec[], options: Manif
 }
 
 /**
- * Parses a saved manifest.
+ * Parses a saved manifest, narrowed once to this server's entry type: an entry another server saved with
+ * `"resources": "dynamic"` (SEP-2640: its files are not listed) is read as listing no files.
  *
- * @throws Error when the text is not JSON of the shape `{ "skills": [ { "uri": string, "frontmatter": {…}, "resources": [...] } ] }`.
+ * @throws Error when the text is not JSON of the shape `{ "skills": [ { "uri": string, "frontmatter": {…}, "resources": [...] | "dynamic" } ] }`.
  */
 export function parseManifest(text: string): Manifest {
   const value = JSON.parse(text) as unknown;
   const skills = (value as { skills?: unknown } | null)?.skills;
   if (!Array.isArray(skills) || !skills.every(isEntryShaped)) throw new Error('not a skills-serve manifest ({ "skills": [ … ] })');
-  return { skills: skills as SkillEntry[] };
+  const saved = skills as (Omit<SkillEntry, 'resources'> & { resources: SkillEntry['resources'] | 'dynamic' })[];
+  return { skills: saved.map((entry) => (entry.resources === 'dynamic' ? { ...entry, resources: [] } : (entry as SkillEntry))) };
 }
 
 function isEntryShaped(value: unknown): boolean {

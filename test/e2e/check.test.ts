@@ -392,7 +392,8 @@ describe('check: unusable roots and usage errors', () => {
     [['check'], "error: missing required argument 'roots'"],
     [['check', '--bogus', 'sample-skills'], "error: unknown option '--bogus'"],
     [['check', '--page-size', '10', 'sample-skills'], "error: unknown option '--page-size'"],
-    [['manifest', '--page-size', '0', 'sample-skills'], 'error: option \'--page-size <n>\' argument \'0\' is invalid. --page-size must be an integer from 1 to 10000 (got "0")'],
+    [['manifest', '--page-size', '10', 'sample-skills'], "error: unknown option '--page-size'"],
+    [['serve', '--page-size', '0', 'sample-skills'], 'error: option \'--page-size <n>\' argument \'0\' is invalid. --page-size must be an integer from 1 to 10000 (got "0")'],
     [['check', '--log-level', 'loud', 'sample-skills'], "error: option '--log-level <level>' argument 'loud' is invalid. Allowed choices are trace, debug, info, warn, error, fatal, silent."],
   ])('usage error %j → exit 2 with the error and a pointer to --help on stderr', (args, error) => {
     const run = cli(args);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diffManifests, formatManifestDiff, manifestsMatch, type ManifestDiff } from '../../src/commands/manifest-diff.js';
+import { parseManifest } from '../../src/commands/manifest.js';
 import type { SkillEntry } from '../../src/index/types.js';
 
 const D = (char: string): string => `sha256:${char.repeat(64)}`;
@@ -168,9 +169,11 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     expect(diff.added).toEqual(['skill://B/SKILL.md', 'skill://a-b/SKILL.md', 'skill://a/b/SKILL.md', 'skill://b/SKILL.md']);
   });
 
-  it('treats "dynamic" resources as no files: switching to a file list adds every file', () => {
+  it('a saved "dynamic" entry is parsed as no files: switching to a file list adds every file', () => {
     // A saved manifest may hold a `"dynamic"` entry from another server; this server's own entries never do.
-    const dynamic = { ...entry('alpha', {}), resources: 'dynamic' } as unknown as SkillEntry;
+    const saved = parseManifest(JSON.stringify({ skills: [{ ...entry('alpha', {}), resources: 'dynamic' }] }));
+    expect(saved.skills).toEqual([{ ...entry('alpha', {}), resources: [] }]);
+    const dynamic = saved.skills[0] as SkillEntry;
     const listed = entry('alpha', {}, { 'a.md': ['1', 1] });
     expect(diffManifests([dynamic], [listed]).changed).toEqual([
       { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/SKILL.md', 'skill://alpha/a.md'], filesRemoved: [], filesChanged: [], meta: [] },
