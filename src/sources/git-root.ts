@@ -168,7 +168,7 @@ export class GitRoot extends EventEmitter {
     this.#current = checkout;
     this.#held.set(checkout.root.dir, { count: 1, deletable: checkout.kind === 'branch' && checkout.materialized !== undefined });
     if (checkout.kind === 'branch') this.#schedule();
-    this.#options.logger?.info(this.#logFields(checkout.provenance.commit), `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`);
+    this.#options.logger?.info({ event: 'git-serving', ...this.#logFields(checkout.provenance.commit), stale: checkout.stale }, `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`);
     return checkout;
   }
 
@@ -240,7 +240,7 @@ export class GitRoot extends EventEmitter {
   }
 
   #warn(message: string): void {
-    this.#options.logger?.warn(this.#logFields(this.#current?.provenance.commit), message);
+    this.#options.logger?.warn({ event: 'git-warning', ...this.#logFields(this.#current?.provenance.commit) }, message);
     if (this.listenerCount('warning') > 0) this.emit('warning', message);
   }
 
@@ -275,7 +275,7 @@ export class GitRoot extends EventEmitter {
       const resolved = await resolveRef(this.#context, this.#options.spec.ref);
       if (this.#lastPollFailure !== undefined) {
         this.#lastPollFailure = undefined;
-        this.#options.logger?.info(this.#logFields(previous.provenance.commit), `${this.#describe} is reachable again`);
+        this.#options.logger?.info({ event: 'git-reachable', ...this.#logFields(previous.provenance.commit) }, `${this.#describe} is reachable again`);
       }
       if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit) return false;
       const commit = await fetchRef(this.#context, this.#cache.gitDir, resolved, this.#options.spec.ref, this.#limits.maxFetchBytes);
@@ -293,7 +293,7 @@ export class GitRoot extends EventEmitter {
       if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
       else held.count += 1;
       this.#current = next;
-      this.#options.logger?.info(this.#logFields(commit), `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`);
+      this.#options.logger?.info({ event: 'git-moved', ...this.#logFields(commit), previous: previous.provenance.commit }, `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`);
       this.emit('commit', next, previous);
       return true;
     } catch (error) {

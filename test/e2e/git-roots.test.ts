@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startGitHttp, type GitHttpServer } from '../helpers/git-http.js';
 import { createRemote, type TestRemote } from '../helpers/git-repo.js';
 import { waitFor } from '../helpers/live.js';
+import { logLines } from '../helpers/logs.js';
 import { BIN, connect, ERAS, rawRequest, type Connection } from '../helpers/server.js';
 import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
 
@@ -117,5 +118,17 @@ describe('git roots', () => {
     expect(check.status).toBe(1);
     expect(check.stdout).toContain(`~ skill://alpha/SKILL.md: 1 file(s) added, ${PROVENANCE} changed (commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)})`);
     expect(check.stdout).toContain('    + skill://alpha/notes.md');
+  });
+
+  it.each(['check', 'manifest'] as const)('%s logs fetching a git root at info by default; --log-level warn quiets it', async (command) => {
+    const { remote, v1 } = await makeRemote();
+    const cache = await makeTempDir();
+    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+    const arg = `git+${remote.fileUrl}#main:skills`;
+    const loud = runCli([command, '--cache-dir', cache, arg]);
+    expect(loud.status).toBe(0);
+    expect(logLines(loud.stderr)).toMatchObject([{ level: 30, event: 'git-serving', source: remote.fileUrl, ref: 'main', commit: v1, stale: false }]);
+    const quiet = runCli([command, '--cache-dir', cache, '--log-level', 'warn', arg]);
+    expect(quiet).toEqual({ status: 0, stdout: loud.stdout, stderr: '' });
   });
 });
