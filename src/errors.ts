@@ -3,12 +3,7 @@
  * reports it, and the process exit code (docs/ARCHITECTURE.md, "Errors"). Messages name `skill://` URIs, never host
  * paths. Handlers throw domain errors; `toProtocolError` and `toToolError` are the only translations.
  */
-import { ProtocolError } from '@modelcontextprotocol/server';
-
-/** JSON-RPC: Invalid params. */
-export const INVALID_PARAMS = -32602;
-/** JSON-RPC: Internal error. */
-export const INTERNAL_ERROR = -32603;
+import { INTERNAL_ERROR, INVALID_PARAMS, ProtocolError } from '@modelcontextprotocol/server';
 
 /**
  * Every domain error code, with its JSON-RPC code (for a request), whether a tool result may show its message to

@@ -6,7 +6,7 @@
 import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
 import { findDirectory, findFile, listDirectory, type ServedFile } from '../index/snapshot.js';
 import { DirNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../index/types.js';
-import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment } from '../index/uri.js';
+import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../index/uri.js';
 
 /** What the instructions catalog shows of a skill (a {@link SkillRecord} is one). */
 export interface NamedSkill {
@@ -174,7 +174,7 @@ export function resolveFile(
   if (ref.skill === undefined || ref.path === undefined) {
     return { kind: 'error', message: "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory)." };
   }
-  const found = resolveSkill(snapshot, ref.skill.startsWith('skill://') ? { uri: ref.skill } : { name: ref.skill });
+  const found = resolveSkill(snapshot, ref.skill.startsWith(SKILL_SCHEME) ? { uri: ref.skill } : { name: ref.skill });
   if (found.kind === 'error') return found;
   const segments = ref.path.split('/').filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('..')) return { kind: 'error', message: `path "${ref.path}" must stay inside the skill: ".." is not allowed.` };

@@ -13,7 +13,7 @@
  * Instructions are sent in `auto` and `on` alike; a host with the extension may ignore them.
  */
 import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, type GetPromptResult, type ServerContext as RequestContext } from '@modelcontextprotocol/server';
-import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../config.js';
 import type { CompatMode } from '../config.js';
 import { asProtocolErrors } from '../errors.js';
@@ -166,7 +166,7 @@ export class CompatSurfaces {
   observe(server: McpServer): ExtensionRequestHook | undefined {
     if (this.#context.mode !== 'auto') return undefined;
     return (method, ctx) => {
-      if (method === 'skills/list' || method === 'skills/get') this.#becameExtensionHost(server, `it called ${method}`);
+      if (method === SKILLS_LIST_METHOD || method === SKILLS_GET_METHOD) this.#becameExtensionHost(server, `it called ${method}`);
       else if (declaresSkillsExtension(envelopeCapabilities(ctx))) this.#becameExtensionHost(server, 'it declared the Skills extension');
     };
   }
