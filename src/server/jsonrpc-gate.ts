@@ -1,20 +1,22 @@
 /**
- * A gate in front of the stdio transport for lines the SDK would drop without a word: text that is not JSON, JSON
- * that is not a JSON-RPC 2.0 message, and requests whose shape is wrong although they carry a usable `id`. Every
- * such line is answered (-32700 Parse error, or -32600 Invalid Request with the request's `id`) and logged, so a
- * host never waits for an answer that cannot come (issue "Hardening": robustness). Valid lines pass unchanged.
+ * Which stdin lines the SDK would drop without a word (pure): text that is not JSON, JSON that is not a JSON-RPC 2.0
+ * message, and requests whose shape is wrong although they carry a usable `id`. The stdio transport
+ * (`transports/stdio-wire.ts`) answers each such line (-32700 Parse error, or -32600 Invalid Request with the
+ * request's `id`) and logs it, so a host never waits for an answer that cannot come (issue "Hardening": robustness).
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import { INVALID_REQUEST, PARSE_ERROR } from '@modelcontextprotocol/server';
 
 /** What to do with one line from stdin. */
 export type LineVerdict =
   | { readonly kind: 'pass' }
-  | { readonly kind: 'reject'; readonly id: string | number | null; readonly code: -32700 | -32600; readonly message: string };
-
-/** Lines longer than this are passed through unchecked (the transport enforces its own limit on them). */
-export const GATE_MAX_LINE_CHARS = 10 * 1024 * 1024;
+  | { readonly kind: 'reject'; readonly id: string | number | null; readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST; readonly message: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether `id` is a JSON-RPC request id this server answers to: a string or a safe integer. */
+export function isRequestId(id: unknown): id is string | number {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+}
 
 /**
  * Classifies one line (pure).
@@ -30,15 +32,15 @@ export function classifyLine(line: string): LineVerdict {
   try {
     message = JSON.parse(line);
   } catch {
-    return { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' };
+    return { kind: 'reject', id: null, code: PARSE_ERROR, message: 'Parse error: the line is not JSON' };
   }
-  if (Array.isArray(message)) return { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' };
-  if (!isObject(message)) return { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: a message must be a JSON object' };
+  if (Array.isArray(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: JSON-RPC batches are not supported' };
+  if (!isObject(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: a message must be a JSON object' };
   const id = message['id'];
-  const usableId = typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : null;
+  const usableId = isRequestId(id) ? id : null;
   const problem = shapeProblem(message);
   if (problem === undefined) return { kind: 'pass' };
-  return { kind: 'reject', id: usableId, code: -32600, message: `Invalid Request: ${problem}` };
+  return { kind: 'reject', id: usableId, code: INVALID_REQUEST, message: `Invalid Request: ${problem}` };
 }
 
 function shapeProblem(message: Record<string, unknown>): string | undefined {
@@ -46,48 +48,11 @@ function shapeProblem(message: Record<string, unknown>): string | undefined {
   const isResponse = !('method' in message) && ('result' in message || 'error' in message);
   if (isResponse) return undefined;
   if (typeof message['method'] !== 'string') return '"method" must be a string';
-  if ('id' in message) {
-    const id = message['id'];
-    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return '"id" must be a string or an integer';
-  }
+  if ('id' in message && !isRequestId(message['id'])) return '"id" must be a string or an integer';
   if ('params' in message) {
     const params = message['params'];
     if (!isObject(params)) return '"params" must be an object';
     if ('_meta' in params && !isObject(params['_meta'])) return '"params._meta" must be an object';
   }
   return undefined;
-}
-
-/**
- * A stream between stdin and the transport: passes valid lines through and hands rejected ones to `onReject`
- * (which answers them) instead.
- *
- * @param onReject called once per rejected line, in order.
- */
-export function createJsonRpcGate(onReject: (verdict: Extract<LineVerdict, { kind: 'reject' }>, line: string) => void): Transform {
-  let partial = '';
-  return new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      const text = partial + chunk.toString('utf8');
-      const lines = text.split('\n');
-      partial = lines.pop() ?? '';
-      if (partial.length > GATE_MAX_LINE_CHARS) {
-        // Too long to hold: let the transport see it (and apply its own limit).
-        lines.push(partial);
-        partial = '';
-        callback(null, `${lines.join('\n')}`);
-        return;
-      }
-      const kept: string[] = [];
-      for (const line of lines) {
-        const verdict = classifyLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-        if (verdict.kind === 'pass') kept.push(line);
-        else onReject(verdict, line);
-      }
-      callback(null, kept.length === 0 ? '' : `${kept.join('\n')}\n`);
-    },
-    flush(callback: TransformCallback) {
-      callback(null, partial);
-    },
-  });
 }

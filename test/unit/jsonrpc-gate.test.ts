@@ -1,6 +1,6 @@
 /** The stdin gate: which lines pass to the SDK and which are answered with -32700 / -32600. */
 import { describe, expect, it } from 'vitest';
-import { classifyLine, createJsonRpcGate } from '../../src/server/jsonrpc-gate.js';
+import { classifyLine } from '../../src/server/jsonrpc-gate.js';
 
 describe('classifyLine', () => {
   it.each([
@@ -29,21 +29,5 @@ describe('classifyLine', () => {
     ['{"jsonrpc":"2.0","id":2,"method":"x","params":{"_meta":"s"}}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params._meta" must be an object' }],
   ])('%j', (line, verdict) => {
     expect(classifyLine(line)).toEqual(verdict);
-  });
-});
-
-describe('createJsonRpcGate', () => {
-  it('passes valid lines through byte for byte, across chunk boundaries, and reports rejected ones in order', async () => {
-    const rejected: string[] = [];
-    const gate = createJsonRpcGate((verdict, line) => rejected.push(`${verdict.code} ${line}`));
-    const out: string[] = [];
-    gate.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
-    const done = new Promise((resolve) => gate.on('end', resolve));
-    gate.write('{"jsonrpc":"2.0","id":1,"me');
-    gate.write('thod":"ping"}\nnope\n{"jsonrpc":"2.0","method":"notifications/initialized"}\r\n');
-    gate.end('[1]\n');
-    await done;
-    expect(out.join('')).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\r\n');
-    expect(rejected).toEqual(['-32700 nope', '-32600 [1]']);
   });
 });
