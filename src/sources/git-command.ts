@@ -9,14 +9,9 @@ import { redactSecrets } from './git-url.js';
 /** Oldest git with every option used here (`GIT_CONFIG_COUNT` 2.31, `--no-write-fetch-head` 2.29). */
 export const MIN_GIT_VERSION = [2, 31] as const;
 
-/** A git command that exited non-zero (or was killed). `message` and `stderr` are redacted. */
+/** A git command that exited non-zero, was killed at its timeout, or wrote too much. `message` is redacted. */
 export class GitCommandError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number | null,
-    readonly stderr: string,
-    readonly timedOut: boolean,
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = 'GitCommandError';
   }
@@ -68,11 +63,9 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   child.stdin.end(options.input ?? '');
   const { code, stderr, timedOut, spawnError } = await child.exited;
   if (spawnError !== undefined) throw gitUnavailable(spawnError);
-  const redacted = redactSecrets(stderr, options.secrets ?? []);
-  if (overflow) throw new GitCommandError(`git ${args[0] ?? ''} wrote more than ${limit} bytes`, code, redacted, false);
+  if (overflow) throw new GitCommandError(`git ${args[0] ?? ''} wrote more than ${limit} bytes`);
   if (code !== 0) {
-    const why = timedOut ? `did not finish within ${options.timeoutMs} ms` : gitReason(redacted) || `exited with code ${String(code)}`;
-    throw new GitCommandError(why, code, redacted, timedOut);
+    throw new GitCommandError(timedOut ? `did not finish within ${options.timeoutMs} ms` : gitReason(redactSecrets(stderr, options.secrets ?? [])) || `exited with code ${String(code)}`);
   }
   return Buffer.concat(chunks);
 }

@@ -10,9 +10,9 @@
  * - An unreachable remote at startup is survived when the cache holds an earlier fetch of the ref (served with a
  *   warning); without one, {@link GitRoot.start} fails naming the URL and the ref.
  *
- * Reference counting: every checkout handed out (by `start()` and by each `commit` event) carries one reference owned
- * by the receiver; `retain()` adds one (say, per in-flight read), `release()` drops one. A tree this instance
- * materialized is removed when its count reaches 0 and it is no longer current. Trees found in the cache and trees of
+ * Reference counting: every checkout handed out (by `start()` and by each `commit` event, also a commit handed out
+ * again when the branch moves back to it) carries one reference owned by the receiver; `release()` drops one. A tree
+ * this instance materialized is removed when its count reaches 0 and it is no longer current. Trees found in the cache and trees of
  * tags and commits are kept: another server sharing the cache may be serving them.
  */
 import { EventEmitter } from 'node:events';
@@ -128,11 +128,6 @@ export class GitRoot extends EventEmitter {
       timeoutMs: options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
       signal: this.#abort.signal,
     };
-  }
-
-  /** The checkout currently served (`undefined` before `start()` resolves). */
-  get current(): Checkout | undefined {
-    return this.#current;
   }
 
   /** The ref as configured, for messages (`HEAD` for the default branch). */
@@ -303,17 +298,6 @@ export class GitRoot extends EventEmitter {
       this.#lastPollFailure = message;
       return false;
     }
-  }
-
-  /**
-   * Adds a reference to a checkout this root handed out (for a read that is still using its tree).
-   *
-   * @throws RangeError when the checkout's tree was already released and deleted.
-   */
-  retain(checkout: Checkout): void {
-    const held = this.#held.get(checkout.root.dir);
-    if (held === undefined || held.count === 0) throw new RangeError(`the tree of commit ${checkout.provenance.commit} was already released`);
-    held.count += 1;
   }
 
   /**

@@ -116,17 +116,13 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     const [next, previous] = events[0] as [Checkout, Checkout];
     expect(previous).toBe(initial);
     expect(next.provenance).toEqual({ source: url, ref: 'main', commit: second, subdir: '' });
-    expect(root.current).toBe(next);
     expect(next.root.dir).not.toBe(initial.root.dir);
     expect(await diskTree(next.root.dir)).toEqual(committedTree(remote.bare, second));
-    // The old tree stays until its last reference is released.
+    // The old tree stays until its reference is released, then goes; a second release is a bug, and says so.
     expect(await diskTree(initial.root.dir)).toEqual(committedTree(remote.bare, first));
-    root.retain(initial);
-    await root.release(initial);
-    expect((await fsp.stat(initial.root.dir)).isDirectory()).toBe(true);
     await root.release(initial);
     await expect(fsp.stat(initial.root.dir)).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(() => root.retain(initial)).toThrow(RangeError);
+    await expect(root.release(initial)).rejects.toThrow(new RangeError(`the tree of commit ${first} holds no reference`));
     // The current tree is never deleted, even with no reference left.
     await root.release(next);
     expect((await fsp.stat(next.root.dir)).isDirectory()).toBe(true);
