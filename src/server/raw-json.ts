@@ -11,8 +11,25 @@ import { randomUUID } from 'node:crypto';
 
 /** JSON text that is already serialized (`JSON.stringify` output), embedded in a message as is. */
 export class RawJson {
-  /** @param text the JSON text of one value. */
-  constructor(readonly text: string) {}
+  readonly #value: string | Buffer;
+
+  /**
+   * @param value the JSON text of one value, or that text as UTF-8 bytes (for a value sent many times, such as a
+   *   cached page: transports write the bytes as they are, without encoding the text again).
+   */
+  constructor(value: string | Buffer) {
+    this.#value = value;
+  }
+
+  /** The JSON text. */
+  get text(): string {
+    return typeof this.#value === 'string' ? this.#value : this.#value.toString('utf8');
+  }
+
+  /** The UTF-8 bytes, when the value was given as bytes. */
+  get bytes(): Buffer | undefined {
+    return typeof this.#value === 'string' ? undefined : this.#value;
+  }
 
   toJSON(): unknown {
     return splicing === undefined ? JSON.parse(this.text) : splicing(this);
@@ -82,7 +99,7 @@ const BASE64_CHUNK_BYTES = 3 * 256 * 1024;
 export function* partChunks(pieces: readonly MessagePart[]): Generator<string | Buffer> {
   for (const piece of pieces) {
     if (typeof piece === 'string') yield piece;
-    else if (piece instanceof RawJson) yield piece.text;
+    else if (piece instanceof RawJson) yield piece.bytes ?? piece.text;
     else {
       const bytes = Buffer.from(piece.bytes.buffer, piece.bytes.byteOffset, piece.bytes.byteLength);
       yield '"';

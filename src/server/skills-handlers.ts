@@ -14,7 +14,7 @@ import { SkillsServeError, toProtocolError } from '../errors.js';
 import type { ExtensionRequestHook } from './compat.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
-import type { DirectoryChild } from '../index/types.js';
+import type { DirectoryChild, Snapshot } from '../index/types.js';
 import { Base64Blob, RawJson } from './raw-json.js';
 import { isVisible, leadsToVisible, visibleChildren, visibleSkills, type Visibility } from './visibility.js';
 import type { FileReader } from './read.js';
@@ -101,9 +101,8 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
   switch (method) {
     case SKILLS_LIST_METHOD: {
       const snapshot = await store.ready();
-      const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri);
-      const skills = new RawJson(`[${page.items.map((skill) => skill.json).join(',')}]`);
-      return { skills, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
+      const { skills, nextCursor } = listPage(snapshot, view, cursor, pageSize);
+      return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields() };
     }
     case SKILLS_GET_METHOD: {
       const skill = findSkill(await store.ready(), uri);
@@ -132,6 +131,47 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
       return { contents: [content] };
     }
   }
+}
+
+/** Most characters of `skills/list` page text kept per snapshot (about 4 MB): the first pages of a few views. */
+export const PAGE_CACHE_MAX_CHARS = 4 * 1024 * 1024;
+
+interface CachedPages {
+  readonly pages: Map<string, { readonly skills: RawJson; readonly nextCursor: string | undefined }>;
+  chars: number;
+}
+
+const pageCache = new WeakMap<Snapshot, CachedPages>();
+/** A number per view object (a reloaded tokens file makes new ones: their pages are cached apart). */
+const viewIds = new WeakMap<Visibility, number>();
+let nextViewId = 1;
+
+/**
+ * One `skills/list` page of `snapshot` as `view` sees it: the entries' JSON joined once per snapshot, view, cursor
+ * and page size (a host polling the first page pays for the join once), within {@link PAGE_CACHE_MAX_CHARS}.
+ *
+ * @throws SkillsServeError `INVALID_CURSOR` for a cursor that is not one of ours.
+ */
+function listPage(snapshot: Snapshot, view: Visibility | undefined, cursor: string | undefined, pageSize: number): { skills: RawJson; nextCursor: string | undefined } {
+  let cached = pageCache.get(snapshot);
+  if (cached === undefined) pageCache.set(snapshot, (cached = { pages: new Map(), chars: 0 }));
+  let viewId = 0;
+  if (view !== undefined) {
+    viewId = viewIds.get(view) ?? nextViewId++;
+    viewIds.set(view, viewId);
+  }
+  // `-` for the first page, `+cursor` after one (an empty cursor is invalid, not the first page).
+  const key = `${viewId}\0${pageSize}\0${cursor === undefined ? '-' : `+${cursor}`}`;
+  const hit = cached.pages.get(key);
+  if (hit !== undefined) return hit;
+  const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri);
+  const text = `[${page.items.map((skill) => skill.json).join(',')}]`;
+  if (cached.chars + text.length > PAGE_CACHE_MAX_CHARS) return { skills: new RawJson(text), nextCursor: page.nextCursor };
+  // Kept as UTF-8 bytes only, which the transports write as they are.
+  const built = { skills: new RawJson(Buffer.from(text, 'utf8')), nextCursor: page.nextCursor };
+  cached.pages.set(key, built);
+  cached.chars += text.length;
+  return built;
 }
 
 /** A directory's children as `view` may list them (all without a view), or `undefined` when it may not be seen. */

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerSkillsMethod, parseSkillsParams, SKILLS_METHODS, type SkillsHandlerContext, type SkillsMethod } from '../server/skills-handlers.js';
-import { partChunks, serializeParts } from '../server/raw-json.js';
+import { partChunks, RawJson, serializeParts } from '../server/raw-json.js';
 
 /** Largest body the fast path reads itself (bytes); the four methods' requests are far smaller. */
 export const FAST_BODY_MAX_BYTES = 64 * 1024;
@@ -58,8 +58,14 @@ export async function tryFastPath(req: IncomingMessage, res: ServerResponse, con
     return { body }; // error answers are the SDK's to word
   }
   res.writeHead(200, SSE_HEADERS);
+  const pieces = serializeParts({ result, jsonrpc: '2.0', id: request.id });
+  if (pieces.every((piece) => typeof piece === 'string' || (piece instanceof RawJson && piece.bytes === undefined))) {
+    // Text only: one write (headers and body in one packet, no chunk per piece).
+    res.end(`event: message\ndata: ${pieces.map((piece) => (typeof piece === 'string' ? piece : (piece as RawJson).text)).join('')}\n\n`);
+    return undefined;
+  }
   res.write('event: message\ndata: ');
-  for (const chunk of partChunks(serializeParts({ result, jsonrpc: '2.0', id: request.id }))) res.write(chunk);
+  for (const chunk of partChunks(pieces)) res.write(chunk);
   res.end('\n\n');
   return undefined;
 }

@@ -127,6 +127,15 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
     } finally {
       await later.client.close();
     }
+    // The same token name with other prefixes: its pages are its new view's, not the old one's.
+    await fsp.writeFile(file, JSON.stringify({ tokens: [{ name: 'billing', token: BILLING, prefixes: ['pdf-summaries'] }] }));
+    await waitFor(async () => (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' })).status === 401);
+    const moved = await clientFor(server, BILLING, era);
+    try {
+      expect((await moved.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://pdf-summaries/SKILL.md']);
+    } finally {
+      await moved.client.close();
+    }
     // Restore for the other era's run.
     await fsp.writeFile(
       file,
