@@ -16,6 +16,9 @@ import type { Readable, Writable } from 'node:stream';
 import { classifyLine, type LineVerdict } from '../server/jsonrpc-gate.js';
 import { partChunks, serializeParts, type MessagePart } from '../server/raw-json.js';
 
+/** Bytes of one message queued on stdout before its next chunk waits for the host to read (a few chunks in flight). */
+export const WRITE_AHEAD_BYTES = 4 * 1024 * 1024;
+
 /** Longest line read from stdin (bytes); longer ones are discarded and answered with an error. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
@@ -139,12 +142,12 @@ export class StdioWire implements Transport {
 
   async #write(pieces: readonly MessagePart[]): Promise<void> {
     const output = this.#output;
-    // Backpressure per chunk: a large blob's base64 is produced only as fast as the host reads it, so memory holds
-    // about one chunk of it, not the whole message (and the next message waits until this one has drained).
+    // Backpressure: a large blob's base64 is produced only as fast as the host reads it, so memory holds at most
+    // about WRITE_AHEAD_BYTES of it, not the whole message; the next message waits until this one has drained.
     const drained = (): Promise<void> => new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
     for (const chunk of partChunks(pieces)) {
       if (output.destroyed || output.writableEnded) throw new Error('stdout is closed');
-      if (!output.write(chunk) && !output.destroyed) await drained();
+      if (!output.write(chunk) && output.writableLength > WRITE_AHEAD_BYTES && !output.destroyed) await drained();
     }
     if (!output.write('\n') && !output.destroyed) await drained();
   }
