@@ -92,7 +92,7 @@ function argParser<T>(parse: (text: string) => T): (text: string) => T {
  * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first folder that is missing or
  *   not a directory; `CONFIG_INVALID` for a malformed argument.
  */
-export function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
+function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
   return args.map((arg) => {
     let source: SourceSpec;
     try {
@@ -338,7 +338,7 @@ const BOOLEAN_ENV = ['SKILLS_SERVE_NO_WATCH', 'SKILLS_SERVE_STRICT', 'SKILLS_SER
  * @param env the process environment (modified: "off" values are removed).
  * @throws SkillsServeError `CONFIG_INVALID` for any other value.
  */
-export function normalizeBooleanEnv(env: NodeJS.ProcessEnv): void {
+function normalizeBooleanEnv(env: NodeJS.ProcessEnv): void {
   for (const name of BOOLEAN_ENV) {
     const value = env[name];
     if (value === undefined) continue;
@@ -353,7 +353,7 @@ export function normalizeBooleanEnv(env: NodeJS.ProcessEnv): void {
  * `--poll` takes an optional value, so `--poll ./skills` would read the root as the interval: a bare `--poll`
  * followed by anything but a number is rewritten to `--poll=<default>`.
  */
-export function normalizePollFlag(argv: readonly string[]): string[] {
+function normalizePollFlag(argv: readonly string[]): string[] {
   return argv.map((arg, index) => (arg === '--poll' && !/^\d+$/u.test(argv[index + 1] ?? '') ? `--poll=${DEFAULT_POLL_MS}` : arg));
 }
 

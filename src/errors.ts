@@ -47,7 +47,7 @@ export class SkillsServeError extends Error {
 }
 
 /** JSON-RPC error code for a domain error code. */
-export function rpcCodeOf(code: ErrorCode): number {
+function rpcCodeOf(code: ErrorCode): number {
   return TABLE[code].rpc;
 }
 

@@ -20,7 +20,7 @@ export interface CheckReport {
  * @param snapshot a complete build.
  * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
-export function checkReport(snapshot: Snapshot): CheckReport {
+function checkReport(snapshot: Snapshot): CheckReport {
   const skills = snapshot.ordered.map((skill) => ({ uri: skill.uri, name: skill.name, files: skill.fileCount, bytes: skill.totalBytes }));
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   return {
@@ -37,7 +37,7 @@ export function checkReport(snapshot: Snapshot): CheckReport {
  * @param report from {@link checkReport}.
  * @param cwd paths under it are shown relative to it.
  */
-export function formatCheckReport(report: CheckReport, cwd: string): string {
+function formatCheckReport(report: CheckReport, cwd: string): string {
   const lines: string[] = [];
   const width = Math.max(0, ...report.skills.map((skill) => skill.uri.length));
   for (const skill of report.skills) {

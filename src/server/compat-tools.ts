@@ -112,7 +112,7 @@ export interface ToolDeps {
 }
 
 /** A tool result carrying one text block, an error when `isError`. */
-export function textResult(text: string, isError = false): CallToolResult {
+function textResult(text: string, isError = false): CallToolResult {
   return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
 }
 

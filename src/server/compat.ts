@@ -267,7 +267,7 @@ export class CompatSurfaces {
  * message because Gemini CLI 0.61.0 keeps only the first message of a prompt, and only if it is text; an embedded
  * resource after it would reach Claude Code 2.1.332's model as a second copy of the same text.
  */
-export function promptText(name: string, uri: string, manifest: string): string {
+function promptText(name: string, uri: string, manifest: string): string {
   return `Use the "${name}" skill for this task: follow its SKILL.md (${uri}), quoted below. Read the other files it mentions with the read_skill_file tool.\n\n${manifest}`;
 }
 

@@ -57,7 +57,7 @@ export function createSkillSource(store: SnapshotStore, pageSize: number, reader
  * `resources/list` in `--resources skills`: one resource per served `SKILL.md`, named after its skill, with the
  * frontmatter description on one line (hosts show it in pickers).
  */
-export function listManifests(snapshot: Snapshot): Resource[] {
+function listManifests(snapshot: Snapshot): Resource[] {
   return snapshot.ordered.map(manifestResource);
 }
 
@@ -71,7 +71,7 @@ function manifestResource(skill: SkillRecord): Resource {
  * name and description; any other file is named by the innermost skill holding it and its path in that skill
  * (`report-writer/templates/report.md`).
  */
-export function listFiles(snapshot: Snapshot): Resource[] {
+function listFiles(snapshot: Snapshot): Resource[] {
   const listed: Resource[] = [];
   const visit = (dir: DirNode, uri: string, owner: SkillRecord | undefined, inSkill: string): void => {
     const skill = dir.skill ?? owner;

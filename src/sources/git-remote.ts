@@ -235,7 +235,7 @@ async function fetchRefNow(context: RemoteContext, gitDir: string, resolved: Res
  *
  * @throws GitCommandError when it names no commit there.
  */
-export async function peelToCommit(gitDir: string, expression: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
+async function peelToCommit(gitDir: string, expression: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
   return (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', '--end-of-options', expression], { env, timeoutMs: 30_000 })).toString('utf8').trim();
 }
 

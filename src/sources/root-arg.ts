@@ -99,7 +99,7 @@ function parseGitSource(text: string, prefix: readonly string[]): GitRootSpec {
  * @returns the ref (commit ids lower-cased), or `undefined` for `''` (the default branch).
  * @throws RangeError naming the ref and the rule it breaks.
  */
-export function parseRef(text: string): string | undefined {
+function parseRef(text: string): string | undefined {
   if (text === '') return undefined;
   if (isCommitId(text.toLowerCase())) return text.toLowerCase();
   const broken =
@@ -123,7 +123,7 @@ export function parseRef(text: string): string | undefined {
  * @returns the normalized subdirectory, `''` for the whole tree.
  * @throws RangeError for `.`, `..`, empty parts or NUL.
  */
-export function parseSubdir(text: string): string {
+function parseSubdir(text: string): string {
   const trimmed = text.replace(/^\/+|\/+$/gu, '');
   if (trimmed === '') return '';
   const parts = trimmed.split('/');

@@ -28,7 +28,7 @@ export const TOKENS_CHECK_MS = 1000;
  * @returns one entry per token.
  * @throws Error naming what is wrong (a token's value is never repeated in the message).
  */
-export function parseTokensFile(text: string): TokenEntry[] {
+function parseTokensFile(text: string): TokenEntry[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
