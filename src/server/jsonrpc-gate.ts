@@ -11,7 +11,10 @@ export type LineVerdict =
   | { readonly kind: 'pass' }
   | { readonly kind: 'reject'; readonly id: string | number | null; readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST; readonly message: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Whether `value` is a JSON object (not `null`, not an array): the shape of a message, `params` and `_meta`. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** Whether `id` is a JSON-RPC request id this server answers to: a string or a safe integer. */
 export function isRequestId(id: unknown): id is string | number {
@@ -35,7 +38,7 @@ export function classifyLine(line: string): LineVerdict {
     return { kind: 'reject', id: null, code: PARSE_ERROR, message: 'Parse error: the line is not JSON' };
   }
   if (Array.isArray(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: JSON-RPC batches are not supported' };
-  if (!isObject(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: a message must be a JSON object' };
+  if (!isJsonObject(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: a message must be a JSON object' };
   const id = message['id'];
   const usableId = isRequestId(id) ? id : null;
   const problem = shapeProblem(message);
@@ -51,8 +54,8 @@ function shapeProblem(message: Record<string, unknown>): string | undefined {
   if ('id' in message && !isRequestId(message['id'])) return '"id" must be a string or an integer';
   if ('params' in message) {
     const params = message['params'];
-    if (!isObject(params)) return '"params" must be an object';
-    if ('_meta' in params && !isObject(params['_meta'])) return '"params._meta" must be an object';
+    if (!isJsonObject(params)) return '"params" must be an object';
+    if ('_meta' in params && !isJsonObject(params['_meta'])) return '"params._meta" must be an object';
   }
   return undefined;
 }

@@ -12,6 +12,7 @@ import type { McpServer, ServerContext as RequestContext, StandardSchemaV1 } fro
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, RESOURCES_DIRECTORY_READ_METHOD } from '@modelcontextprotocol/server/ext/skills';
 import { SkillsServeError, toProtocolError } from '../errors.js';
 import type { ExtensionRequestHook } from './compat.js';
+import { isJsonObject } from './jsonrpc-gate.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
 import type { DirectoryChild, Snapshot } from '../index/types.js';
@@ -189,7 +190,7 @@ function visibleOrAll(view: Visibility | undefined, uri: string, children: reado
  */
 export function parseSkillsParams(method: SkillsMethod, params: unknown): { uri?: string; cursor?: string } | undefined {
   const schema = method === SKILLS_LIST_METHOD ? LIST_PARAMS : method === RESOURCES_DIRECTORY_READ_METHOD ? DIRECTORY_PARAMS : URI_PARAMS;
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params) || '_meta' in params)) return undefined;
+  if (params !== undefined && (!isJsonObject(params) || '_meta' in params)) return undefined;
   const result = schema['~standard'].validate(params) as { value?: { uri?: string; cursor?: string } };
   return result.value;
 }

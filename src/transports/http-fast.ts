@@ -7,6 +7,7 @@
  * the ordinary way, with the body handed on as read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJsonObject, isRequestId } from '../server/jsonrpc-gate.js';
 import { answerSkillsMethod, parseSkillsParams, SKILLS_METHODS, type SkillsHandlerContext, type SkillsMethod } from '../server/skills-handlers.js';
 import { partChunks, RawJson, serializeParts } from '../server/raw-json.js';
 
@@ -100,11 +101,11 @@ function parseRequest(body: Buffer): { id: string | number; method: SkillsMethod
   } catch {
     return undefined;
   }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+  if (!isJsonObject(message)) return undefined;
+  const { jsonrpc, id, method, params } = message;
   const keys = Object.keys(message);
   if (jsonrpc !== '2.0' || keys.some((key) => !['jsonrpc', 'id', 'method', 'params'].includes(key))) return undefined;
-  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
+  if (!isRequestId(id)) return undefined;
   if (!(SKILLS_METHODS as readonly unknown[]).includes(method)) return undefined;
   const parsed = parseSkillsParams(method as SkillsMethod, params);
   return parsed === undefined ? undefined : { id, method: method as SkillsMethod, params: parsed };
