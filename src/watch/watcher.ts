@@ -61,6 +61,9 @@ const LIMIT_HINTS: Readonly<Record<string, string>> = {
 
 /** One directory the walk listed. */
 interface WatchedDir {
+  /** Its root and root-relative path (what its watch's events are reported under). */
+  readonly root: RootWatch;
+  readonly rel: string;
   real: string;
   /** The native watch (`undefined` when polling). */
   watcher: FSWatcher | undefined;
@@ -72,6 +75,10 @@ interface WatchedDir {
   mtimeMs: number;
   ino: number;
 }
+
+/** Where a directory watch keeps the directory it watches. */
+const DIR_OF = Symbol('skills-serve.watchedDir');
+type WatchingFsWatcher = FSWatcher & { [DIR_OF]?: WatchedDir };
 
 interface RootWatch {
   readonly index: number;
@@ -174,7 +181,7 @@ export class TreeWatcher implements IndexObserver {
       dir = undefined;
     }
     if (dir === undefined) {
-      dir = { real, watcher: undefined, mark: this.#mark, seq: ++this.#seq, mtimeMs: 0, ino: 0 };
+      dir = { root, rel, real, watcher: undefined, mark: this.#mark, seq: ++this.#seq, mtimeMs: 0, ino: 0 };
       root.dirs.set(rel, dir);
     }
     dir.mark = this.#mark;
@@ -183,7 +190,7 @@ export class TreeWatcher implements IndexObserver {
       dir.mtimeMs = stat?.mtimeMs ?? 0;
       dir.ino = stat?.ino ?? 0;
     } else if (dir.watcher === undefined) {
-      dir.watcher = this.#watchDir(root, rel, real);
+      dir.watcher = this.#watchDir(dir);
     }
   }
 
@@ -231,30 +238,49 @@ export class TreeWatcher implements IndexObserver {
     root.rescanPending = false;
   }
 
-  #watchDir(root: RootWatch, rel: string, real: string): FSWatcher | undefined {
-    try {
-      const own = path.basename(real);
-      const watcher = watch(real, { persistent: false }, (kind, name) => {
-        if (name !== null && name !== IGNORE_FILE && isIgnoredName(path.basename(name))) return;
-        if (kind === 'rename' && name === own) {
-          // The directory itself moved or was deleted (or a child has its name): its watch, and the watches below it,
-          // may follow the old inode; the walk attaches fresh ones, and the region around it is rebuilt.
-          this.#died.set(`${root.index}\0${rel}`, ++this.#seq);
-          this.#push({ rootIndex: root.index, kind: 'rename', rel });
-        }
-        this.#push({ rootIndex: root.index, kind: kind === 'change' ? 'change' : 'rename', rel: eventPath(rel, name) });
-      });
+  /**
+   * The listeners every directory watch shares (one pair per watcher, not per directory: at 40,000 directories a
+   * closure pair each cost megabytes). Each `FSWatcher` carries its {@link WatchedDir} under {@link DIR_OF}.
+   */
+  readonly #onChange = ((self: TreeWatcher) =>
+    function onChange(this: FSWatcher, kind: string, name: string | Buffer | null): void {
+      const dir = (this as WatchingFsWatcher)[DIR_OF];
+      if (dir !== undefined) self.#dirChanged(dir, kind, name === null ? null : String(name));
+    })(this);
+
+  readonly #onError = ((self: TreeWatcher) =>
+    function onError(this: FSWatcher): void {
+      const dir = (this as WatchingFsWatcher)[DIR_OF];
+      this.close();
+      if (dir === undefined) return;
       // A watch that fails later (its directory went away, for instance): the parent's watch reports the removal.
-      watcher.on('error', () => {
-        watcher.close();
-        const dir = root.dirs.get(rel);
-        if (dir?.watcher === watcher) dir.watcher = undefined;
-        this.#push({ rootIndex: root.index, kind: 'rename', rel });
-      });
+      const current = dir.root.dirs.get(dir.rel);
+      if (current?.watcher === this) current.watcher = undefined;
+      self.#push({ rootIndex: dir.root.index, kind: 'rename', rel: dir.rel });
+    })(this);
+
+  #dirChanged(dir: WatchedDir, kind: string, name: string | null): void {
+    if (name !== null && name !== IGNORE_FILE && isIgnoredName(path.basename(name))) return;
+    const { root, rel } = dir;
+    if (kind === 'rename' && name === path.basename(dir.real)) {
+      // The directory itself moved or was deleted (or a child has its name): its watch, and the watches below it,
+      // may follow the old inode; the walk attaches fresh ones, and the region around it is rebuilt.
+      this.#died.set(`${root.index}\0${rel}`, ++this.#seq);
+      this.#push({ rootIndex: root.index, kind: 'rename', rel });
+    }
+    this.#push({ rootIndex: root.index, kind: kind === 'change' ? 'change' : 'rename', rel: eventPath(rel, name) });
+  }
+
+  #watchDir(dir: WatchedDir): FSWatcher | undefined {
+    try {
+      const watcher = watch(dir.real, { persistent: false }) as WatchingFsWatcher;
+      watcher[DIR_OF] = dir;
+      watcher.on('change', this.#onChange);
+      watcher.on('error', this.#onError);
       return watcher;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== undefined && LIMIT_HINTS[code] !== undefined) this.#fallBackToPolling(root, code);
+      if (code !== undefined && LIMIT_HINTS[code] !== undefined) this.#fallBackToPolling(dir.root, code);
       return undefined;
     }
   }
