@@ -66,18 +66,51 @@ export function regionsOf(events: readonly WatchEvent[], candidatesOf: (rootInde
 }
 
 /**
- * Splits a path relative to a watched directory into root-relative form (pure; `\` is a separator too, for hosts
- * whose `fs.watch` reports Windows paths).
- *
- * @param dirRel the watched directory, root-relative (`''` for the root).
- * @param name what the watch reported (a name, or a relative path), or `null` when it did not say.
- * @returns the root-relative path of the entry (`dirRel` itself when no name was given).
+ * How the names a platform's `fs.watch` reports are split into path segments: `posix` at `/` only (there `\` is an
+ * ordinary character of a file name: `a\b.md` is one file), `win32` at `/` and `\` (Windows reports `sub\x.md`, and
+ * no Windows name holds either).
  */
-export function eventPath(dirRel: string, name: string | null): string {
+export type NameSeparators = 'posix' | 'win32';
+
+/**
+ * The segments of a name a directory watch reported (pure), without empty and `.` segments.
+ *
+ * @param name a name, or a relative path (`sub/x.md`; `sub\x.md` on Windows).
+ * @returns the segments, `[]` for a name that is only separators and dots, or `undefined` when a segment is `..` (a
+ *   path out of the watched directory, which no watch reports of its own entries).
+ */
+function nameSegments(name: string, separators: NameSeparators): string[] | undefined {
+  const parts = name.split(separators === 'win32' ? /[\\/]/u : '/').filter((part) => part !== '' && part !== '.');
+  return parts.includes('..') ? undefined : parts;
+}
+
+/**
+ * Splits a path relative to a watched directory into root-relative form (pure).
+ *
+ * @param dirRel the watched directory, root-relative and `/`-separated (`''` for the root).
+ * @param name what the watch reported (a name, or a relative path), or `null` when it did not say.
+ * @param separators how `name` is split into segments ({@link NameSeparators}).
+ * @returns the root-relative, `/`-separated path of the entry (`dirRel` itself when no usable name was given).
+ */
+export function eventPath(dirRel: string, name: string | null, separators: NameSeparators): string {
   if (name === null || name === '') return dirRel;
-  const parts = name.split(/[\\/]/u).filter((part) => part !== '' && part !== '.');
-  if (parts.some((part) => part === '..')) return dirRel;
-  const tail = parts.join('/');
+  const tail = nameSegments(name, separators)?.join('/') ?? '';
   if (tail === '') return dirRel;
   return dirRel === '' ? tail : `${dirRel}/${tail}`;
+}
+
+/**
+ * Whether an event a directory watch reported names something that cannot change what is served, so the watcher
+ * drops it before batching (pure; the same rule as {@link regionOf} for paths under ignored segments): a segment is an
+ * ignored name (`.git`, `node_modules`, an editor's `.x.swp`), unless it is a `.skillsignore` that is the last
+ * segment, with no ignored segment above it.
+ *
+ * @param name what the watch reported, or `null` when it did not say (never ignored: the directory is rescanned).
+ * @param separators how `name` is split into segments ({@link NameSeparators}).
+ */
+export function isIgnoredEventName(name: string | null, separators: NameSeparators): boolean {
+  if (name === null) return false;
+  const segments = nameSegments(name, separators) ?? [];
+  const last = segments.length - 1;
+  return segments.some((segment, index) => isIgnoredName(segment) && !(index === last && segment === IGNORE_FILE));
 }

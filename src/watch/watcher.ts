@@ -15,13 +15,12 @@
 import { realpathSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { IndexObserver } from '../index/build.js';
-import { IGNORE_FILE, isIgnoredName } from '../index/policy.js';
 import { sameIdentity } from '../index/record.js';
 import { regionContains } from '../index/region.js';
 import { createSlicer } from '../index/slice.js';
 import type { FileNode, RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
-import { eventPath, type WatchEvent } from './classify.js';
+import { eventPath, isIgnoredEventName, type NameSeparators, type WatchEvent } from './classify.js';
 
 /** Quiet time after the last event before a batch is handed over (ms). */
 export const DEBOUNCE_MS = 40;
@@ -53,6 +52,9 @@ export interface WatcherOptions {
   readonly files: (rootIndex: number) => Iterable<IndexedFile>;
   readonly logger: Logger;
 }
+
+/** How this platform's `fs.watch` names are split: at `\` too on Windows only (elsewhere it is part of a name). */
+const SEPARATORS: NameSeparators = path.sep === '\\' ? 'win32' : 'posix';
 
 const LIMIT_HINTS: Readonly<Record<string, string>> = {
   ENOSPC: 'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
@@ -260,7 +262,7 @@ export class TreeWatcher implements IndexObserver {
     })(this);
 
   #dirChanged(dir: WatchedDir, kind: string, name: string | null): void {
-    if (name !== null && name !== IGNORE_FILE && isIgnoredName(path.basename(name))) return;
+    if (isIgnoredEventName(name, SEPARATORS)) return;
     const { root, rel } = dir;
     if (kind === 'rename' && name === path.basename(dir.real)) {
       // The directory itself moved or was deleted (or a child has its name): its watch, and the watches below it,
@@ -268,7 +270,7 @@ export class TreeWatcher implements IndexObserver {
       this.#died.set(`${root.index}\0${rel}`, ++this.#seq);
       this.#push({ rootIndex: root.index, kind: 'rename', rel });
     }
-    this.#push({ rootIndex: root.index, kind: kind === 'change' ? 'change' : 'rename', rel: eventPath(rel, name) });
+    this.#push({ rootIndex: root.index, kind: kind === 'change' ? 'change' : 'rename', rel: eventPath(rel, name, SEPARATORS) });
   }
 
   #watchDir(dir: WatchedDir): FSWatcher | undefined {

@@ -117,6 +117,23 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     await live.verifyReads([tree.alpha, tree.beta]);
   });
 
+  // On POSIX `\` is an ordinary character of a name: a directory `grp\x` is one directory, not `grp/x` (on Windows no
+  // name can hold it). Created outside every skill, it and the skill in it must be served once they appear.
+  it.skipIf(process.platform === 'win32')('a directory whose name holds a backslash, created with a skill in it, is served (POSIX)', async () => {
+    const live = server!;
+    const grouped = { uri: 'skill://grp%5Cx/tool/SKILL.md', dir: path.join(tree.root, 'grp\\x', 'tool') };
+    const mark = live.mark();
+    await fsp.mkdir(path.join(tree.root, 'grp\\x'));
+    await writeFilesAtomically(tree.root, { 'grp\\x/tool/a\\b.md': 'a file whose name holds a backslash\n', 'grp\\x/tool/SKILL.md': skillMd('tool', 'In a backslashed folder.') });
+    await live.converge([...tree.all, grouped]);
+    await live.settle();
+    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+    // A later edit inside it is followed too (the walk watches the directory under its real name).
+    await writeAtomically(path.join(grouped.dir, 'a\\b.md'), 'edited, and longer than before\n');
+    await live.converge([...tree.all, grouped]);
+    await live.verifyReads([grouped]);
+  });
+
   it('a SKILL.md broken is withdrawn with one diagnostic on stderr, and comes back when fixed', async () => {
     const live = server!;
     const betaManifest = path.join(tree.beta.dir, 'SKILL.md');

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Region } from '../../src/index/region.js';
-import { eventPath, regionOf, regionsOf, type WatchEvent } from '../../src/watch/classify.js';
+import { eventPath, isIgnoredEventName, regionOf, regionsOf, type WatchEvent } from '../../src/watch/classify.js';
 
 type Kind = WatchEvent['kind'];
 /** Every kind `fs.watch` reports, plus the watcher's own `rescan`. */
@@ -433,7 +433,6 @@ describe('eventPath: what a directory watch reports → a root-relative path', (
     ['', null, ''],
     ['s', '', 's'],
     ['s', 'sub/x.md', 's/sub/x.md'],
-    ['s', 'sub\\x.md', 's/sub/x.md'],
     ['s', './x.md', 's/x.md'],
     ['s', 'a//b', 's/a/b'],
     ['s', '/', 's'],
@@ -441,12 +440,63 @@ describe('eventPath: what a directory watch reports → a root-relative path', (
     ['s', '..', 's'],
     ['s', '../t/x.md', 's'],
     ['s', 'a/../../x', 's'],
-    ['s', '..\\x', 's'],
     ['s', '...', 's/...'],
     ['s', '.hidden', 's/.hidden'],
     ['', 'café 1.md', 'café 1.md'],
     ['a b', 'c%2Fd', 'a b/c%2Fd'],
-  ])('eventPath(%j, %j) → %j', (dirRel, name, expected) => {
-    expect(eventPath(dirRel, name)).toBe(expected);
+  ] as const)('either platform: eventPath(%j, %j) → %j', (dirRel, name, expected) => {
+    expect(eventPath(dirRel, name, 'posix')).toBe(expected);
+    expect(eventPath(dirRel, name, 'win32')).toBe(expected);
+  });
+
+  it.each([
+    // Windows reports paths with `\`; POSIX names may hold `\` as an ordinary character (`a\b.md` is one file there).
+    ['s', 'sub\\x.md', 's/sub\\x.md', 's/sub/x.md'],
+    ['', 'sub\\x.md', 'sub\\x.md', 'sub/x.md'],
+    ['s', 'a\\b/c.md', 's/a\\b/c.md', 's/a/b/c.md'],
+    ['s', 'a\\\\b', 's/a\\\\b', 's/a/b'],
+    ['s', '.\\x.md', 's/.\\x.md', 's/x.md'],
+    ['s', '\\', 's/\\', 's'],
+    ['s', '..\\x', 's/..\\x', 's'],
+    ['s', 'a\\..\\..\\x', 's/a\\..\\..\\x', 's'],
+    ['s', '..\\', 's/..\\', 's'],
+    // A directory whose own (POSIX) name holds `\` stays one segment: only `name` is split.
+    ['g\\h', 'SKILL.md', 'g\\h/SKILL.md', 'g\\h/SKILL.md'],
+  ] as const)('eventPath(%j, %j) → %j on POSIX, %j on Windows', (dirRel, name, posix, win32) => {
+    expect(eventPath(dirRel, name, 'posix')).toBe(posix);
+    expect(eventPath(dirRel, name, 'win32')).toBe(win32);
+  });
+});
+
+describe('isIgnoredEventName: events the watcher drops before batching', () => {
+  it.each([
+    // [name, ignored on POSIX, ignored on Windows]
+    [null, false, false],
+    ['notes.md', false, false],
+    ['SKILL.md', false, false],
+    ['.skillsignore', false, false],
+    ['sub/.skillsignore', false, false],
+    ['sub\\.skillsignore', false, false],
+    ['.git', true, true],
+    ['.x.md.swp', true, true],
+    ['node_modules', true, true],
+    ['.git/HEAD', true, true],
+    ['.git\\HEAD', true, true],
+    ['node_modules/pkg/SKILL.md', true, true],
+    ['node_modules\\pkg\\SKILL.md', false, true],
+    ['sub/.x.tmp-1', true, true],
+    ['sub\\.x.tmp-1', false, true],
+    ['.git/.skillsignore', true, true],
+    ['.skillsignore/x', true, true],
+    ['a\\b', false, false],
+    ['...', true, true],
+  ] as const)('%j → POSIX %j, Windows %j (the same rule as regionOf)', (name, posix, win32) => {
+    expect(isIgnoredEventName(name, 'posix')).toBe(posix);
+    expect(isIgnoredEventName(name, 'win32')).toBe(win32);
+    // What the watcher keeps, regionOf may still leave alone; what it drops, regionOf never rebuilds.
+    for (const separators of ['posix', 'win32'] as const) {
+      if (name === null || !isIgnoredEventName(name, separators)) continue;
+      expect(region('rename', eventPath('s', name, separators), NESTED)).toBeUndefined();
+    }
   });
 });
