@@ -134,8 +134,8 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
   }
 }
 
-/** Most characters of `skills/list` page text kept per snapshot (about 4 MB): the first pages of a few views. */
-export const PAGE_CACHE_MAX_CHARS = 4 * 1024 * 1024;
+/** Most characters of `skills/list` page text kept per snapshot (about 1 MB): the first pages of a few views. */
+export const PAGE_CACHE_MAX_CHARS = 1024 * 1024;
 
 interface CachedPages {
   readonly pages: Map<string, { readonly skills: RawJson; readonly nextCursor: string | undefined }>;
