@@ -90,7 +90,11 @@ export class Runtime {
     this.version = options.version;
     this.#exit = options.exit;
     const { logger } = options;
-    this.reader = createFileReader(this.store, (file) => this.#reindex(file), (message, path) => logger.warn({ event: 'read-failed', path }, message));
+    this.reader = createFileReader(
+      this.store,
+      (file) => this.#reindex(file),
+      (message, path) => logger.warn({ event: 'read-failed', path, code: readFailureCode(message) }, message),
+    );
     this.source = createSkillSource(this.store, config.pageSize, this.reader, config.resources);
     this.compat = new CompatSurfaces({
       mode: config.compat,
@@ -244,6 +248,11 @@ export class Runtime {
   }
 }
 
+/** The errno code (`EACCES`, `EMFILE`) of a read failure as `server/read.ts` words it: `read failed: <code>`. */
+function readFailureCode(message: string): string | undefined {
+  return /^read failed: (E[A-Z0-9]+)$/u.exec(message)?.[1];
+}
+
 function diagnosticKey(diagnostic: Diagnostic): string {
   return `${diagnostic.rule}\0${diagnostic.file}\0${diagnostic.message}`;
 }
@@ -278,8 +287,12 @@ export async function run(config: Config, options: RunOptions, adapter: Adapter)
   try {
     await adapter.start(runtime);
   } catch (error) {
-    logger.fatal({ event: 'start-failed', err: error }, (error as Error).message);
-    options.exit(1);
+    // A bad option or an unusable port is the operator's to fix: one line saying what, no stack trace.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof SkillsServeError) logger.fatal({ event: 'start-failed', code: error.code }, error.message);
+    else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') logger.fatal({ event: 'start-failed', code }, (error as Error).message);
+    else logger.fatal({ event: 'start-failed', err: error }, (error as Error).message);
+    options.exit(error instanceof SkillsServeError ? exitCodeOf(error.code) : 1);
     return;
   }
   void adapter.ended.then(stop);

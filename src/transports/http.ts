@@ -15,6 +15,7 @@ import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
+import { SkillsServeError } from '../errors.js';
 import { HttpTokens } from './http-tokens.js';
 
 /** The path MCP is served on. */
@@ -78,7 +79,10 @@ export class HttpAdapter implements Adapter {
     this.#auth = auth;
   }
 
-  /** @throws Error when the port cannot be bound, or the tokens file cannot be read. */
+  /**
+   * @throws SkillsServeError `CONFIG_INVALID` when the tokens file cannot be read or parsed; the listen error (`EADDRINUSE`,
+   *   `EACCES`) when the port cannot be bound.
+   */
   async start(runtime: Runtime): Promise<void> {
     const { logger } = runtime;
     this.#logger = logger;
@@ -88,7 +92,7 @@ export class HttpAdapter implements Adapter {
       try {
         this.#tokens = new HttpTokens(tokensFile, (message) => logger.warn({ event: 'http-tokens-unusable' }, message));
       } catch (error) {
-        throw new Error(`--http-tokens ${tokensFile}: ${(error as Error).message}`);
+        throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
       }
     }
     const handlerFor = (view: Visibility | undefined): ViewHandler => {

@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
+import { eventsOf } from '../helpers/logs.js';
 import { ANY_RESULT, ERAS, eraClientOptions, SAMPLE_SKILLS, startHttpServer, type HttpServer } from '../helpers/server.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
@@ -147,5 +149,26 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
       }),
     );
     await waitFor(async () => (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' })).status === 401);
+  });
+});
+
+describe('--http-tokens FILE that cannot be used', () => {
+  it.each([
+    ['not JSON', '{bad', '--http-tokens FILE: not JSON'],
+    ['no tokens', '{"tokens":[]}', '--http-tokens FILE: expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token'],
+    ['a short token', '{"tokens":[{"name":"a","token":"short","prefixes":["*"]}]}', '--http-tokens FILE: a: "token" must be a string of at least 16 characters'],
+  ])('%s: exit 2 with one start-failed line naming the problem, no stack trace', async (_label, text, message) => {
+    const dir = await makeTempDir();
+    try {
+      const file = path.join(dir, 'tokens.json');
+      await fsp.writeFile(file, text);
+      const run = cli(['--http', '127.0.0.1:0', '--http-tokens', file, SAMPLE_SKILLS]);
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(eventsOf(run.stderr, 'start-failed')).toMatchObject([{ level: 60, code: 'CONFIG_INVALID', msg: message.replace('FILE', file) }]);
+      expect(run.stderr).not.toContain('"stack"');
+    } finally {
+      await removeTree(dir);
+    }
   });
 });
