@@ -299,7 +299,7 @@ export class TreeWatcher implements IndexObserver {
     root.parentWatcher = undefined;
     const pollMs = this.#options.pollMs ?? FALLBACK_POLL_MS;
     this.#options.logger.warn(
-      { event: 'watch-fallback', root: root.spec.dir, code, pollMs },
+      { event: 'watch-fallback', root: root.spec.dir, code, pollMs, hint: LIMIT_HINTS[code] },
       `the OS refused more file watches (${code}): ${LIMIT_HINTS[code] ?? code}. Polling this root every ${pollMs} ms instead; changes are still followed.`,
     );
     this.#push({ rootIndex: root.index, kind: 'rescan', rel: '' });

@@ -1,6 +1,7 @@
 /**
  * Fault injection on file descriptors (issue 13, "Fault injection": `EMFILE` on reads): the server runs out of
- * open-file slots while reading, while rebuilding, and during its first build.
+ * open-file slots while reading, while rebuilding, during its first build, and at its first file watch (it falls
+ * back to polling and says which limit to raise).
  *
  * The limit is set with `prlimit --pid` (util-linux) to leave exactly K descriptors free (the limit is the number of
  * the (K+1)-th lowest free descriptor), which does not depend on how many descriptors Node itself holds: on a running
@@ -90,7 +91,8 @@ async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<v
 
 /**
  * Sends every read at once; each answer must be the listed bytes or -32603 `<uri> could not be read`, and each such
- * error must have been logged as one `read-failed` event naming the file's path. Returns the errors.
+ * error must have been logged as one `read-failed` event naming the file's path and `code: "EMFILE"`. Returns the
+ * errors.
  */
 async function readStorm(wire: Wire, files: readonly { uri: string; digest: string }[]): Promise<Message[]> {
   const logsBefore = logLines(wire.stderr()).length;
@@ -111,7 +113,7 @@ async function readStorm(wire: Wire, files: readonly { uri: string; digest: stri
     describe: () => `${errors.length} read(s) failed, ${failuresLogged().length} read-failed event(s) logged`,
   });
   expect(failuresLogged()).toHaveLength(errors.length);
-  for (const line of failuresLogged()) expect(line).toMatchObject({ level: 40, path: expect.stringMatching(/^\//u) });
+  for (const line of failuresLogged()) expect(line).toMatchObject({ level: 40, path: expect.stringMatching(/^\//u), code: 'EMFILE' });
   return errors;
 }
 
@@ -239,6 +241,56 @@ describe.skipIf(!PRLIMIT)('EMFILE during the first build (paused at its first di
     // Answered at all (a hang here is one failure), then with the whole catalog (an empty one is another).
     await listAll(wire, 10_000);
     await converge(wire, root, 10_000);
+    expect(wire.badLines).toEqual([]);
+  });
+});
+
+describe.skipIf(!PRLIMIT)('EMFILE on the first file watch (paused at its first fs.watch, then prlimit --pid)', () => {
+  let preloadDir: string;
+  let preload: string;
+  beforeAll(async () => {
+    preloadDir = await makeTempDir();
+    preload = path.join(preloadDir, 'pause-at-watch.cjs');
+    // Stops the process at its first fs.watch (the watcher starting, before the first build), so that the OS has no
+    // descriptor left for the inotify instance when the watch is really made.
+    await fsp.writeFile(
+      preload,
+      [
+        "const fs = require('node:fs');",
+        'const watch = fs.watch;',
+        'let paused = false;',
+        'fs.watch = function (...args) {',
+        "  if (!paused) { paused = true; process.kill(process.pid, 'SIGSTOP'); }",
+        '  return watch.apply(this, args);',
+        '};',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => removeTree(preloadDir));
+
+  it('no spare descriptor: falls back to polling naming the limit and how to raise it; serves the disk and follows edits once descriptors are back', async () => {
+    const root = await tree();
+    const wire = spawnWire({ args: [root], env: { NODE_OPTIONS: `--require ${preload}` } });
+    await waitFor(() => wire.status().state === 'T', { describe: () => `state ${wire.status().state}; stderr ${wire.stderr()}` });
+    const { soft } = openFileLimits(wire.pid);
+    setSoftLimit(wire.pid, limitLeaving(wire.pid, 0));
+    wire.child.kill('SIGCONT');
+    const fallback = await waitForEvent(wire.stderr, 'watch-fallback', {}, { timeoutMs: 10_000 });
+    expect(fallback).toMatchObject({
+      level: 40,
+      root,
+      code: 'EMFILE',
+      pollMs: 1000,
+      hint: 'the open-file or inotify-instance limit was reached; raise `ulimit -n` or fs.inotify.max_user_instances',
+    });
+    setSoftLimit(wire.pid, soft);
+    await wire.handshake();
+    await converge(wire, root);
+    // Polled from now on: an edit is still followed.
+    await fsp.writeFile(path.join(root, 's000', 'notes.md'), 'notes of s000, edited while polling\n');
+    await converge(wire, root);
+    expect(eventsOf(wire.stderr(), 'watch-fallback')).toHaveLength(1);
     expect(wire.badLines).toEqual([]);
   });
 });

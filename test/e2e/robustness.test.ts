@@ -484,7 +484,7 @@ describe('a changing disk', () => {
   });
 
   // Permission checks do not apply to root (CI runs as root): chmod 000 would still be readable, so the case is moot.
-  it.skipIf(process.getuid?.() === 0)('a served file made unreadable (chmod 000): -32603 naming the URI, a read-failed event naming the path', async () => {
+  it.skipIf(process.getuid?.() === 0)('a served file made unreadable (chmod 000): -32603 naming the URI, a read-failed event naming the path and EACCES', async () => {
     const root = await smallTree();
     const session = await startSession(['--no-watch', root]);
     await session.call('skills/list', {});
@@ -494,7 +494,7 @@ describe('a changing disk', () => {
       const error = errorOf(await session.call('resources/read', { uri: 'skill://alpha/notes.txt' }));
       expect(error).toEqual({ code: -32603, message: 'skill://alpha/notes.txt could not be read' });
       await waitForEvent(session.server.stderr, 'read-failed', {}, { after: logsBefore });
-      expect(eventsOf(session.server.logs().slice(logsBefore), 'read-failed')).toMatchObject([{ level: 40, path: path.join(root, 'alpha', 'notes.txt') }]);
+      expect(eventsOf(session.server.logs().slice(logsBefore), 'read-failed')).toMatchObject([{ level: 40, path: path.join(root, 'alpha', 'notes.txt'), code: 'EACCES' }]);
       await session.expectAlive();
       session.expectWireClean();
     } finally {

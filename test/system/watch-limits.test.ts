@@ -39,8 +39,14 @@ it.runIf(enabled)('falls back to polling on ENOSPC, names the limit and how to r
   } finally {
     writeFileSync(LIMIT_FILE, original);
   }
-  // Which limit was hit (the message says how to raise it), and that this root is polled from now on.
-  expect(fallback).toMatchObject({ level: 40, root, code: 'ENOSPC', pollMs: 1000 });
+  // Which limit was hit, how to raise it, and that this root is polled from now on.
+  expect(fallback).toMatchObject({
+    level: 40,
+    root,
+    code: 'ENOSPC',
+    pollMs: 1000,
+    hint: 'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
+  });
   await handshake(server);
   writeFileSync(path.join(root, 's/references/a.md'), 'v2, longer\n');
   let digest: string | undefined;
