@@ -116,8 +116,9 @@ export class Runtime {
 
   /**
    * The cache hint of 2026-07-28 results: `--ttl` and `--cache-scope` when given; by default 0 while folders are
-   * watched (they change any time), the time until the next poll of a followed git branch, and a day when every root
-   * is a git root pinned to a tag or commit.
+   * watched (they change any time), the time until the next poll of a followed git branch (0 for a branch that is
+   * not followed, `--no-watch`: the next start may serve a newer commit), and a day when every root is a git root
+   * pinned to a tag or commit.
    */
   #cacheHint(): CacheHint {
     const { ttlMs, cacheScope, watch, sources } = this.config;

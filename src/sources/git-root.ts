@@ -163,7 +163,11 @@ export class GitRoot extends EventEmitter {
     this.#current = checkout;
     this.#held.set(checkout.root.dir, { count: 1, deletable: checkout.kind === 'branch' && checkout.materialized !== undefined });
     if (checkout.kind === 'branch') this.#schedule();
-    this.#options.logger?.info({ event: 'git-serving', ...this.#logFields(checkout.provenance.commit), stale: checkout.stale }, `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`);
+    this.#options.logger?.info(
+      { event: 'git-serving', ...this.#logFields(checkout.provenance.commit), stale: checkout.stale, ...this.#treeFields(checkout) },
+      `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`,
+    );
+    this.#logSkipped(checkout);
     return checkout;
   }
 
@@ -234,6 +238,22 @@ export class GitRoot extends EventEmitter {
     return { source: this.#options.spec.remote.display, ref: this.#ref, ...(commit === undefined ? {} : { commit }) };
   }
 
+  /** `files` and `bytes` of a tree this instance wrote (nothing for one found in the cache). */
+  #treeFields(checkout: Checkout): object {
+    const { materialized } = checkout;
+    return materialized === undefined ? {} : { files: materialized.files, bytes: materialized.bytes };
+  }
+
+  /** Says which paths of a written tree are submodules, not fetched and so not served (their skills are missing). */
+  #logSkipped(checkout: Checkout): void {
+    const paths = checkout.materialized?.skipped.map((entry) => entry.path) ?? [];
+    if (paths.length === 0) return;
+    this.#options.logger?.warn(
+      { event: 'git-submodules-skipped', ...this.#logFields(checkout.provenance.commit), paths },
+      `${this.#describe} at commit ${checkout.provenance.commit}: ${paths.length} submodule(s) not fetched, so not served: ${paths.join(', ')}`,
+    );
+  }
+
   #warn(message: string): void {
     this.#options.logger?.warn({ event: 'git-warning', ...this.#logFields(this.#current?.provenance.commit) }, message);
     if (this.listenerCount('warning') > 0) this.emit('warning', message);
@@ -288,7 +308,11 @@ export class GitRoot extends EventEmitter {
       if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
       else held.count += 1;
       this.#current = next;
-      this.#options.logger?.info({ event: 'git-moved', ...this.#logFields(commit), previous: previous.provenance.commit }, `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`);
+      this.#options.logger?.info(
+        { event: 'git-moved', ...this.#logFields(commit), previous: previous.provenance.commit, ...this.#treeFields(next) },
+        `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`,
+      );
+      this.#logSkipped(next);
       this.emit('commit', next, previous);
       return true;
     } catch (error) {
@@ -328,9 +352,15 @@ export class GitRoot extends EventEmitter {
     return this.#nextPollAt;
   }
 
+  /** Whether the served tree is a branch's (a moving ref), followed or not. */
+  get servesBranch(): boolean {
+    return this.#current?.kind === 'branch';
+  }
+
   /** Stops polling and kills any git command in flight; resolves once a running poll has ended. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#nextPollAt = undefined;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#abort.abort();
     await this.#polling;

@@ -100,9 +100,9 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
     return this.#specs[rootIndex]?.kind === 'git';
   }
 
-  /** Whether every root is a git root pinned to a tag or commit (nothing served can change). */
+  /** Whether every root is a git root pinned to a tag or commit (nothing served can change, even after a restart). */
   get pinned(): boolean {
-    return this.#git.every((root) => root !== undefined && root.nextPollAt === undefined);
+    return this.#git.every((root) => root !== undefined && !root.servesBranch);
   }
 
   /** Milliseconds until the next poll of a followed branch, the soonest of them; `undefined` when none is followed. */

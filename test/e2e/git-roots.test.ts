@@ -100,6 +100,19 @@ describe('git roots', () => {
     await connection.skills.read(skills[1]!, 'skill://beta/SKILL.md');
   });
 
+  it('a branch under --no-watch is served as fetched at start, with ttlMs 0 (no poll is coming); a followed one with the time to its next poll', async () => {
+    const { remote } = await makeRemote();
+    const cache = await makeTempDir();
+    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+    connection = await connect([`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--no-watch'], ERAS[2]);
+    expect((await rawRequest(connection, 'skills/list', {}))['ttlMs']).toBe(0);
+    await connection.close();
+    connection = await connect([`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--git-poll', '600000'], ERAS[2]);
+    const ttl = (await rawRequest(connection, 'skills/list', {}))['ttlMs'] as number;
+    expect(ttl).toBeGreaterThan(590_000);
+    expect(ttl).toBeLessThanOrEqual(600_000);
+  });
+
   it('exits 1 naming an unknown ref, without a stack trace; manifest --check names the commit that changed', async () => {
     const { remote, v1 } = await makeRemote();
     const cache = await makeTempDir();
