@@ -22,7 +22,7 @@ const PACKAGE = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')
  */
 function publishedFiles(): string[] {
   const bundle = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js')).map((name) => `dist/${name}`);
-  return ['LICENSE', 'README.md', 'bin/skills-serve.js', 'dist/THIRD-PARTY-LICENSES.txt', ...bundle, 'package.json'].sort();
+  return ['CHANGELOG.md', 'LICENSE', 'README.md', 'bin/skills-serve.js', 'dist/THIRD-PARTY-LICENSES.txt', ...bundle, 'package.json'].sort();
 }
 
 /** The environment for child npm runs, without the variables `npm test` sets for this package's own scripts. */
