@@ -290,14 +290,32 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
 });
 
 describe('submodules', () => {
-  it('skips a submodule (gitlink) and reports it; nothing is fetched for it', async () => {
+  it('skips a submodule (gitlink) and reports it, in the checkout and in one warning; nothing is fetched for it', async () => {
     const remote = await createRemote();
     await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'Has a submodule.'), '.gitmodules': '[submodule "vendor"]\n\tpath = vendor\n\turl = https://example.invalid/vendor.git\n' });
     git(remote.work, ['update-index', '--add', '--cacheinfo', `160000,${'b'.repeat(40)},vendor`]);
     git(remote.work, ['commit', '--quiet', '-m', 'submodule']);
     git(remote.work, ['push', '--quiet', 'origin', 'main']);
-    const checkout = await (await makeGitRoot(gitSpec(remote.fileUrl, 'main'))).start();
+    const logger = recordingLogger();
+    const checkout = await (await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { logger })).start();
     expect(checkout.materialized?.skipped).toEqual([{ path: 'vendor', reason: 'submodule' }]);
+    const { commit } = checkout.provenance;
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        object: { event: 'git-submodules-skipped', source: remote.fileUrl, ref: 'main', commit, paths: ['vendor'] },
+        message: `${remote.fileUrl}#main at commit ${commit}: 1 submodule(s) not fetched, so not served: vendor`,
+      },
+    ]);
+    expect(logger.lines.find((line) => line.level === 'info')?.object).toEqual({
+      event: 'git-serving',
+      source: remote.fileUrl,
+      ref: 'main',
+      commit,
+      stale: false,
+      files: checkout.materialized?.files,
+      bytes: checkout.materialized?.bytes,
+    });
     expect(Object.keys(await diskTree(checkout.root.dir)).sort()).toEqual(['.gitmodules', 'alpha/SKILL.md']);
   });
 });
