@@ -71,6 +71,15 @@ interface ServeOptions extends CommonOptions {
   httpTokens?: string;
 }
 
+/**
+ * An option with its environment twin: `SKILLS_SERVE_` and the flag's name in upper snake case (`--git-max-bytes` →
+ * `SKILLS_SERVE_GIT_MAX_BYTES`, `--no-watch` → `SKILLS_SERVE_NO_WATCH`), the one rule every flag follows.
+ */
+function envOption(flags: string, description: string): Option {
+  const name = /^--([a-z][a-z-]*)/u.exec(flags)?.[1] ?? '';
+  return new Option(flags, description).env(`SKILLS_SERVE_${name.toUpperCase().replaceAll('-', '_')}`);
+}
+
 /** Wraps a parser that throws into one commander reports as an invalid argument. */
 function argParser<T>(parse: (text: string) => T): (text: string) => T {
   return (text) => {
@@ -119,32 +128,27 @@ function addCommonOptions(command: Command): Command {
   return command
     .argument('<roots...>', 'skills folders (dir, or prefix=dir to mount it under prefix) and git roots (git+<url>#<ref>:<subdir>, github:owner/repo#ref)')
     .addOption(
-      new Option('--log-level <level>', 'minimum level of the logs written to stderr (default: warn when a host runs it over stdio, info in a terminal or with --http)')
-        .choices(LOG_LEVELS)
-        .env('SKILLS_SERVE_LOG_LEVEL'),
+      envOption('--log-level <level>', 'minimum level of the logs written to stderr (default: warn when a host runs it over stdio, info in a terminal or with --http)')
+        .choices(LOG_LEVELS),
     )
     .addOption(
-      new Option('--symlinks <policy>', 'within: follow links that stay inside the roots; skip: never follow; follow: follow all')
+      envOption('--symlinks <policy>', 'within: follow links that stay inside the roots; skip: never follow; follow: follow all')
         .choices(SYMLINK_POLICIES)
-        .default('within')
-        .env('SKILLS_SERVE_SYMLINKS'),
+        .default('within'),
     )
-    .addOption(new Option('--cache-dir <dir>', 'where git roots are fetched and their trees kept (default: the user cache directory)').env('SKILLS_SERVE_CACHE_DIR'))
+    .addOption(envOption('--cache-dir <dir>', 'where git roots are fetched and their trees kept (default: the user cache directory)'))
     .addOption(
-      new Option('--git-allow <host/org>', 'serve git roots only from these remotes (repeatable; host, host/org or host/org/repo)')
-        .argParser((value: string, previous: GitAllowEntry[] | undefined) => [...(previous ?? []), argParser(parseGitAllow)(value)])
-        .env('SKILLS_SERVE_GIT_ALLOW'),
+      envOption('--git-allow <host/org>', 'serve git roots only from these remotes (repeatable; host, host/org or host/org/repo)')
+        .argParser((value: string, previous: GitAllowEntry[] | undefined) => [...(previous ?? []), argParser(parseGitAllow)(value)]),
     )
-    .addOption(new Option('--git-max-files <n>', `most files one git tree may hold (default ${DEFAULT_GIT_LIMITS.maxFiles})`).argParser(argParser(parseGitMaxFiles)).env('SKILLS_SERVE_GIT_MAX_FILES'))
+    .addOption(envOption('--git-max-files <n>', `most files one git tree may hold (default ${DEFAULT_GIT_LIMITS.maxFiles})`).argParser(argParser(parseGitMaxFiles)))
     .addOption(
-      new Option('--git-max-bytes <size>', `most bytes one git tree may hold, e.g. 512M (default ${DEFAULT_GIT_LIMITS.maxBytes})`)
-        .argParser(argParser((text) => parseByteSize(text, '--git-max-bytes')))
-        .env('SKILLS_SERVE_GIT_MAX_BYTES'),
+      envOption('--git-max-bytes <size>', `most bytes one git tree may hold, e.g. 512M (default ${DEFAULT_GIT_LIMITS.maxBytes})`)
+        .argParser(argParser((text) => parseByteSize(text, '--git-max-bytes'))),
     )
     .addOption(
-      new Option('--git-max-fetch-bytes <size>', `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`)
-        .argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes')))
-        .env('SKILLS_SERVE_GIT_MAX_FETCH_BYTES'),
+      envOption('--git-max-fetch-bytes <size>', `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`)
+        .argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes'))),
     );
 }
 
@@ -199,66 +203,57 @@ function buildProgram(): Command {
     .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
 
   const strictOption = (): Option =>
-    new Option('--strict', 'fail (exit 1) when the index has any diagnostic, warnings included; for CI').default(false).env('SKILLS_SERVE_STRICT');
+    envOption('--strict', 'fail (exit 1) when the index has any diagnostic, warnings included; for CI').default(false);
   addCommonOptions(program.command('serve', { isDefault: true }).description('serve the skills over stdio (the default command)'))
     .addOption(strictOption())
-    .addOption(new Option('--no-watch', 'serve a fixed snapshot: do not follow changes on disk').env('SKILLS_SERVE_NO_WATCH'))
+    .addOption(envOption('--no-watch', 'serve a fixed snapshot: do not follow changes on disk'))
     .addOption(
-      new Option('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of file events; for Docker Desktop bind mounts and network file systems`)
-        .argParser(argParser(parsePollMs))
-        .env('SKILLS_SERVE_POLL'),
+      envOption('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of file events; for Docker Desktop bind mounts and network file systems`)
+        .argParser(argParser(parsePollMs)),
     )
     .addOption(
-      new Option('--compat <mode>', 'instructions, tools and prompts for hosts without the Skills extension: auto (offer them to such hosts), on, off')
+      envOption('--compat <mode>', 'instructions, tools and prompts for hosts without the Skills extension: auto (offer them to such hosts), on, off')
         .choices(COMPAT_MODES)
-        .default('auto')
-        .env('SKILLS_SERVE_COMPAT'),
+        .default('auto'),
     )
     .addOption(
-      new Option('--instructions-max <chars>', 'most characters of the instructions sent to hosts without the extension (whole catalog lines only)')
+      envOption('--instructions-max <chars>', 'most characters of the instructions sent to hosts without the extension (whole catalog lines only)')
         .argParser(argParser(parseInstructionsMax))
-        .default(DEFAULT_INSTRUCTIONS_MAX)
-        .env('SKILLS_SERVE_INSTRUCTIONS_MAX'),
+        .default(DEFAULT_INSTRUCTIONS_MAX),
     )
     .addOption(
-      new Option('--instructions-wait <ms>', 'longest initialize waits for the first index build, so that the instructions list the catalog')
+      envOption('--instructions-wait <ms>', 'longest initialize waits for the first index build, so that the instructions list the catalog')
         .argParser(argParser(parseInstructionsWait))
-        .default(DEFAULT_INSTRUCTIONS_WAIT_MS)
-        .env('SKILLS_SERVE_INSTRUCTIONS_WAIT'),
+        .default(DEFAULT_INSTRUCTIONS_WAIT_MS),
     )
     .addOption(
-      new Option('--resources <list>', "what resources/list lists: files (every served file, for @ mentions) or skills (each skill's SKILL.md)")
+      envOption('--resources <list>', "what resources/list lists: files (every served file, for @ mentions) or skills (each skill's SKILL.md)")
         .choices(RESOURCE_LIST_MODES)
-        .default('files')
-        .env('SKILLS_SERVE_RESOURCES'),
+        .default('files'),
     )
     .addOption(
-      new Option('--http <[host:]port>', 'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)')
-        .argParser(argParser(parseHttpEndpoint))
-        .env('SKILLS_SERVE_HTTP'),
+      envOption('--http <[host:]port>', 'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)')
+        .argParser(argParser(parseHttpEndpoint)),
     )
     .addOption(
-      new Option('--http-token <token>', 'require Authorization: Bearer <token> on every HTTP request (/mcp; health endpoints stay open)')
+      envOption('--http-token <token>', 'require Authorization: Bearer <token> on every HTTP request (/mcp; health endpoints stay open)')
         .argParser(
           argParser((token) => {
             if (token.trim() === '') throw new RangeError('--http-token must not be empty (an unset variable, as in --http-token "$TOKEN"?)');
             return token;
           }),
-        )
-        .env('SKILLS_SERVE_HTTP_TOKEN'),
+        ),
     )
     .addOption(
-      new Option('--http-tokens <file>', 'per-team tokens: a JSON file of { name, token, prefixes } entries; each token sees only the skills under its prefixes')
-        .env('SKILLS_SERVE_HTTP_TOKENS'),
+      envOption('--http-tokens <file>', 'per-team tokens: a JSON file of { name, token, prefixes } entries; each token sees only the skills under its prefixes'),
     )
-    .addOption(new Option('--git-poll <ms>', `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`).argParser(argParser(parseGitPollMs)).env('SKILLS_SERVE_GIT_POLL'))
-    .addOption(new Option('--ttl <ms>', 'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)').argParser(argParser(parseTtlMs)).env('SKILLS_SERVE_TTL'))
-    .addOption(new Option('--cache-scope <scope>', 'cacheScope of those results: private (default) or public').choices(CACHE_SCOPES).default('private').env('SKILLS_SERVE_CACHE_SCOPE'))
+    .addOption(envOption('--git-poll <ms>', `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`).argParser(argParser(parseGitPollMs)))
+    .addOption(envOption('--ttl <ms>', 'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)').argParser(argParser(parseTtlMs)))
+    .addOption(envOption('--cache-scope <scope>', 'cacheScope of those results: private (default) or public').choices(CACHE_SCOPES).default('private'))
     .addOption(
-      new Option('--page-size <n>', 'entries per skills/list and resources/directory/read page')
+      envOption('--page-size <n>', 'entries per skills/list and resources/directory/read page')
         .argParser(argParser(parsePageSize))
-        .default(DEFAULT_PAGE_SIZE)
-        .env('SKILLS_SERVE_PAGE_SIZE'),
+        .default(DEFAULT_PAGE_SIZE),
     )
     .action(async (args: string[], options: ServeOptions) => {
       for (const [flag, given] of [['--http-token', options.httpToken], ['--http-tokens', options.httpTokens]] as const) {
@@ -306,7 +301,7 @@ function buildProgram(): Command {
     });
 
   addCommonOptions(program.command('check').description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'))
-    .addOption(new Option('--json', 'print one JSON document instead of text').env('SKILLS_SERVE_JSON'))
+    .addOption(envOption('--json', 'print one JSON document instead of text'))
     .addOption(strictOption())
     .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
       const sources = sourcesOrExit(args);
@@ -315,6 +310,7 @@ function buildProgram(): Command {
     });
 
   addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))
+    // No environment twin: a saved manifest is named per run, and a variable left set would turn every print into a check.
     .addOption(new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'))
     .action(async (args: string[], options: CommonOptions & { check?: string }) => {
       const sources = sourcesOrExit(args);

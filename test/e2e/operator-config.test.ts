@@ -1,7 +1,7 @@
 /**
- * What operators write in config files and environments: on/off environment twins, an empty token, roots listed
- * twice or inside each other, manifest exit codes, startup diagnostics reaching a host that connects later, and
- * HTTP's 2025-era capabilities (found by a first-time user following the README).
+ * What operators write in config files and environments: every flag's environment twin, on/off twins, an empty
+ * token, roots listed twice or inside each other, manifest exit codes, startup diagnostics reaching a host that
+ * connects later, and HTTP's 2025-era capabilities (found by a first-time user following the README).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,31 @@ import { skillMd, tempTrees } from '../helpers/tree.js';
 
 const trees = tempTrees();
 afterEach(() => trees.removeAll());
+
+describe('environment twins', () => {
+  /** The flags `<command> --help` lists, each with the environment variable it names (`null`: none). */
+  function twins(command: string): Record<string, string | null> {
+    const help = cli([command, '--help']);
+    expect(help.status).toBe(0);
+    const options = help.stdout.slice(help.stdout.indexOf('\nOptions:\n'));
+    const blocks = options.split(/\n(?= {2}(?:-[A-Za-z], )?--)/u).slice(1);
+    return Object.fromEntries(
+      blocks.map((block) => {
+        const flag = /--[a-z-]+/u.exec(block)?.[0] ?? '';
+        return [flag, /env:\s+(SKILLS_SERVE_[A-Z_]+)/u.exec(block.replace(/\s+/gu, ' '))?.[1] ?? null];
+      }),
+    );
+  }
+  const upperSnake = (flag: string): string => `SKILLS_SERVE_${flag.slice(2).toUpperCase().replaceAll('-', '_')}`;
+
+  it.each(['serve', 'check', 'manifest'] as const)('%s: every flag has its twin SKILLS_SERVE_<FLAG> (only --help, and manifest --check, have none)', (command) => {
+    const listed = twins(command);
+    const without = Object.keys(listed).filter((flag) => listed[flag] === null);
+    expect(without).toEqual(command === 'manifest' ? ['--check', '--help'] : ['--help']);
+    for (const [flag, env] of Object.entries(listed)) if (env !== null) expect(env, flag).toBe(upperSnake(flag));
+    expect(Object.keys(listed)).toHaveLength({ serve: 22, check: 10, manifest: 9 }[command]);
+  });
+});
 
 describe('on/off environment twins', () => {
   it.each(['0', 'false', 'no', 'off', ''])('SKILLS_SERVE_STRICT=%j leaves --strict off', async (value) => {
