@@ -182,14 +182,19 @@ function commandOptions(options: CommonOptions): CommandOptions {
   };
 }
 
+/** Ends the process with `code` after one line on stderr, `skills-serve: <message>` (no stack trace: an operator's error). */
+function exitWith(message: string, code: number): never {
+  process.stderr.write(`skills-serve: ${message}\n`);
+  process.exit(code);
+}
+
 /** Turns parsed roots into an exit on failure (with the error message on stderr). */
 function sourcesOrExit(args: readonly string[]): SourceSpec[] {
   try {
     return resolveSources(args, process.cwd());
   } catch (error) {
     if (!(error instanceof SkillsServeError)) throw error;
-    process.stderr.write(`skills-serve: ${error.message}\n`);
-    process.exit(exitCodeOf(error.code));
+    exitWith(error.message, exitCodeOf(error.code));
   }
 }
 
@@ -258,8 +263,7 @@ function buildProgram(): Command {
     .action(async (args: string[], options: ServeOptions) => {
       for (const [flag, given] of [['--http-token', options.httpToken], ['--http-tokens', options.httpTokens]] as const) {
         if (given !== undefined && options.http === undefined) {
-          process.stderr.write(`skills-serve: ${flag} applies to --http only (stdio has no requests to authenticate)\n`);
-          process.exit(exitCodeOf('CONFIG_INVALID'));
+          exitWith(`${flag} applies to --http only (stdio has no requests to authenticate)`, exitCodeOf('CONFIG_INVALID'));
         }
       }
       const sources = sourcesOrExit(args);
@@ -357,8 +361,7 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     normalizeBooleanEnv(process.env);
   } catch (error) {
-    process.stderr.write(`skills-serve: ${(error as Error).message}\n`);
-    process.exit(exitCodeOf('CONFIG_INVALID'));
+    exitWith((error as Error).message, exitCodeOf('CONFIG_INVALID'));
   }
   try {
     await buildProgram().parseAsync(normalizePollFlag(argv));
@@ -367,8 +370,7 @@ async function main(argv: readonly string[]): Promise<void> {
       const informational = error.code === 'commander.version' || error.code === 'commander.helpDisplayed' || error.code === 'commander.help';
       process.exit(informational ? 0 : exitCodeOf('CONFIG_INVALID'));
     }
-    process.stderr.write(`skills-serve: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    exitWith(error instanceof Error ? error.message : String(error), 1);
   }
 }
 
