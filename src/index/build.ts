@@ -13,6 +13,7 @@ import { readFrontmatter } from './frontmatter.js';
 import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
 import { findHiddenCharacters } from './hygiene.js';
 import { buildNamespace, findChild, placeSkill, removeSkill } from './namespace.js';
+import { decodeLossless } from './mime.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import { outermostRegions, regionContains, type Region } from './region.js';
 import { createSlicer } from './slice.js';
@@ -109,11 +110,6 @@ export class IndexBuilder {
   /** Directories (root-relative) of root `rootIndex` that hold a `SKILL.md`, valid or not. */
   candidates(rootIndex: number): ReadonlySet<string> {
     return this.#states[rootIndex]?.candidates ?? new Set();
-  }
-
-  /** The real path root `rootIndex` resolved to at its last rebuild (`undefined`: unusable). */
-  rootReal(rootIndex: number): string | undefined {
-    return this.#states[rootIndex]?.real;
   }
 
   /**
@@ -318,7 +314,7 @@ export class IndexBuilder {
       const note = (diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: skillDir.rel, diagnostic });
       const bytes = skillDir.manifestBytes;
       if (bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
-      const text = decodeUtf8(bytes);
+      const text = decodeLossless(bytes);
       const hidden = text === undefined ? undefined : findHiddenCharacters(text);
       if (hidden !== undefined) note(hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
       const reusable = skillDir.previous?.skill;
@@ -513,15 +509,6 @@ function conflictWith(record: SkillRecord, claimed: ReadonlyMap<string, SkillRec
     if (winner !== undefined) return winner;
   }
   return undefined;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 function isRegularFile(file: string): boolean {

@@ -54,7 +54,7 @@ export type RuleId = ErrorRule | WarningRule;
  * @param message what is wrong, one sentence.
  * @param hint how to fix it.
  */
-export function warning(rule: WarningRule, file: string, message: string, hint: string): Diagnostic {
+function warning(rule: WarningRule, file: string, message: string, hint: string): Diagnostic {
   return { severity: 'warning', rule, file, message, hint };
 }
 
@@ -189,12 +189,15 @@ export function hiddenCharacters(file: string, count: number, kinds: readonly st
 /** A root that cannot be read now (its skills are withdrawn until it is back). */
 export function rootUnusable(dir: string, code: string): Diagnostic {
   const reason = code === 'ENOENT' ? 'it does not exist' : code;
-  return warning(
-    'root-unusable',
-    dir,
-    `root cannot be read (${reason}); its skills are withdrawn`,
-    'restore the directory; skills-serve picks it up again when it reappears',
-  );
+  return {
+    ...warning(
+      'root-unusable',
+      dir,
+      `root cannot be read (${reason}); its skills are withdrawn`,
+      'restore the directory; skills-serve picks it up again when it reappears',
+    ),
+    code,
+  };
 }
 
 /** The same folder listed twice with the same prefix. */
@@ -227,6 +230,7 @@ export function skillPathConflict(dir: string, skillPath: string, rootDir: strin
       `skill path "${skillPath}" from root ${rootDir} overlaps "${winner}" from root ${winnerRoot}, ` +
       'which is listed first and wins',
     hint: 'mount one of the roots under a prefix (prefix=dir) or rename one of the skills',
+    winner,
   };
 }
 

@@ -143,3 +143,17 @@ export function mimeTypeFor(name: string): string {
   const extension = name.slice(dot + 1).toLowerCase();
   return Object.hasOwn(TYPES, extension) ? (TYPES[extension] as string) : DEFAULT_MIME_TYPE;
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The text of `bytes` when they are well-formed UTF-8 (a byte-order mark is kept as U+FEFF, so the text encodes back
+ * to exactly these bytes); `undefined` otherwise: such a file is served as a base64 blob (SEP-2640 "resources/read").
+ */
+export function decodeLossless(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 import { SkillsServeError } from '../errors.js';
+import { decodeLossless } from '../index/mime.js';
 import { identityOf } from '../index/record.js';
 import { findDirectory, findFile, type ServedFile } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
@@ -30,7 +31,7 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOL
  * @param file the published record.
  * @returns `ok` with exactly the bytes the digest covers, `stale` when the file changed, or `error`.
  */
-export async function readVerified(file: ServedFile): Promise<ReadOutcome> {
+async function readVerified(file: ServedFile): Promise<ReadOutcome> {
   return file.node.size <= SYNC_READ_MAX_BYTES ? readVerifiedSync(file) : readVerifiedAsync(file);
 }
 
@@ -111,22 +112,6 @@ async function readVerifiedAsync(file: ServedFile): Promise<ReadOutcome> {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/**
- * Decodes bytes as UTF-8 only when that loses nothing (a BOM is kept as U+FEFF), so that re-encoding the text
- * reproduces the bytes exactly.
- *
- * @returns the text, or `undefined` when the bytes must be sent as a base64 blob.
- */
-export function decodeLossless(bytes: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
 /** What a verified read of a URI found. */
 export type ReadResult =
   | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly text: string | undefined; readonly mimeType: string }
@@ -152,12 +137,13 @@ const MAX_STALE_RETRIES = 3;
  * current, and hosts notified, before the read answers), so what is served always matches what is published.
  *
  * @param reindex re-indexes the skill holding a stale file; resolves once the new snapshot is current.
- * @param warn logs a read failure (message without host paths; `path` for the log only).
+ * @param onReadFailed told of a read that failed: the errno code (`EACCES`, `EMFILE`; no host path in it) and the
+ *   file's host path (for the log only).
  */
 export function createFileReader(
   store: SnapshotStore,
   reindex: (file: ServedFile) => Promise<void>,
-  warn: (message: string, path: string) => void,
+  onReadFailed: (code: string, path: string) => void,
 ): FileReader {
   return {
     async read(uri) {
@@ -168,7 +154,7 @@ export function createFileReader(
         const outcome = await readVerified(file);
         if (outcome.kind === 'ok') return { kind: 'file', bytes: outcome.bytes, text: decodeLossless(outcome.bytes), mimeType: file.mimeType };
         if (outcome.kind === 'error') {
-          warn(`read failed: ${outcome.reason}`, file.path);
+          onReadFailed(outcome.reason, file.path);
           throw new SkillsServeError('READ_FAILED', `${file.uri} could not be read`);
         }
         if (attempt >= MAX_STALE_RETRIES) throw new SkillsServeError('FILE_CHANGING', `${file.uri} keeps changing on disk; try again`);
