@@ -93,7 +93,7 @@ export class Runtime {
     this.reader = createFileReader(
       this.store,
       (file) => this.#reindex(file),
-      (message, path) => logger.warn({ event: 'read-failed', path, code: readFailureCode(message) }, message),
+      (code, path) => logger.warn({ event: 'read-failed', path, code }, `read failed: ${code}`),
     );
     this.source = createSkillSource(this.store, config.pageSize, this.reader, config.resources);
     this.compat = new CompatSurfaces({
@@ -247,11 +247,6 @@ export class Runtime {
     if (snapshot.generation === 1) this.logger.info({ event: 'index-built', ...fields }, `index built: ${summary}`);
     else this.logger.info({ event: 'index-updated', ...fields, events }, `index updated: ${summary}`);
   }
-}
-
-/** The errno code (`EACCES`, `EMFILE`) of a read failure as `server/read.ts` words it: `read failed: <code>`. */
-function readFailureCode(message: string): string | undefined {
-  return /^read failed: (E[A-Z0-9]+)$/u.exec(message)?.[1];
 }
 
 function diagnosticKey(diagnostic: Diagnostic): string {
