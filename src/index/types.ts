@@ -8,12 +8,12 @@
  * Memory is paid per file, so a file is one small {@link FileNode} whose `key` string holds its digest and the
  * identity it had when hashed (the node is also the digest cache), and path segments are stored once, as node names.
  */
-import type { Skill as WireSkill } from '@modelcontextprotocol/server/ext/skills';
+import type { SkillFrontmatter } from '@modelcontextprotocol/server/ext/skills';
 
 /** A served entry with `resources` always an array (this server never serves `"dynamic"` skills). */
 export interface SkillEntry {
   readonly uri: string;
-  readonly frontmatter: WireSkill['frontmatter'];
+  readonly frontmatter: SkillFrontmatter;
   readonly resources: readonly { readonly uri: string; readonly digest: string; readonly size: number }[];
   readonly _meta?: Readonly<Record<string, unknown>>;
 }
@@ -124,6 +124,10 @@ export interface Diagnostic {
   readonly message: string;
   /** How to fix it. */
   readonly hint: string;
+  /** `root-unusable`: the errno code the root met (`ENOENT`, `EACCES`). */
+  readonly code?: string;
+  /** `skill-path-conflict`: the skill path that won (listed in an earlier root). */
+  readonly winner?: string;
 }
 
 /** One immutable view of everything served. Requests read the current snapshot once. */

@@ -14,6 +14,7 @@
 import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
 import { classifyLine, type LineVerdict } from '../server/jsonrpc-gate.js';
+import { INVALID_REQUEST } from '@modelcontextprotocol/server';
 import { partChunks, serializeParts, type MessagePart } from '../server/raw-json.js';
 
 /** Bytes of one message queued on stdout before its next chunk waits for the host to read (a few chunks in flight). */
@@ -23,7 +24,7 @@ export const WRITE_AHEAD_BYTES = 4 * 1024 * 1024;
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /** A line that was not handed on, and why. */
-export type Rejection = Extract<LineVerdict, { kind: 'reject' }> | { readonly kind: 'too-long'; readonly id: null; readonly code: -32600; readonly message: string; readonly bytes: number };
+export type Rejection = Extract<LineVerdict, { kind: 'reject' }> | { readonly kind: 'too-long'; readonly id: null; readonly code: typeof INVALID_REQUEST; readonly message: string; readonly bytes: number };
 
 export interface StdioWireOptions {
   /** Told about every line answered with an error instead of being handed on (for the log). */
@@ -185,7 +186,7 @@ export class StdioWire implements Transport {
       const bytes = this.#discarding;
       this.#discarding = -1;
       this.#reject(
-        { kind: 'too-long', id: null, code: -32600, message: `Invalid Request: the message is ${bytes} bytes; the limit is ${this.#maxLineBytes}`, bytes },
+        { kind: 'too-long', id: null, code: INVALID_REQUEST, message: `Invalid Request: the message is ${bytes} bytes; the limit is ${this.#maxLineBytes}`, bytes },
         '',
       );
       return;
