@@ -37,11 +37,20 @@ export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpe
 
 /**
  * One stderr line per diagnostic: file[:line], what is wrong, the rule and the fix; structured fields for filters
- * (`event: "diagnostic"`, `rule`, `severity`, and `skipped: "skill"` for errors, which leave a skill out).
+ * (`event: "diagnostic"`, `rule`, `severity`, `skipped: "skill"` for errors, which leave a skill out; `code` of an
+ * unusable root, `winner` of a skill-path conflict).
  */
 export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
   const where = diagnostic.line === undefined ? diagnostic.file : `${diagnostic.file}:${diagnostic.line}`;
   const text = `${where}: ${diagnostic.message} [${diagnostic.rule}]; fix: ${diagnostic.hint}`;
-  const fields = { event: 'diagnostic', rule: diagnostic.rule, file: diagnostic.file, line: diagnostic.line, hint: diagnostic.hint };
+  const fields = {
+    event: 'diagnostic',
+    rule: diagnostic.rule,
+    file: diagnostic.file,
+    line: diagnostic.line,
+    hint: diagnostic.hint,
+    ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
+    ...(diagnostic.winner === undefined ? {} : { winner: diagnostic.winner }),
+  };
   logger.warn({ ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) }, text);
 }

@@ -34,7 +34,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect(eventsOf(live.logs(), 'diagnostic', { rule: 'root-unusable', file: tree.root })).toMatchObject([
-      { level: 40, severity: 'warning', hint: 'restore the directory; skills-serve picks it up again when it reappears' },
+      { level: 40, severity: 'warning', hint: 'restore the directory; skills-serve picks it up again when it reappears', code: 'ENOENT' },
     ]);
     expect(hasEvent(live.logs(), 'root-back')).toBe(false);
 

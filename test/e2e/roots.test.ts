@@ -175,6 +175,7 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
       file: path.join(second, 'dup'),
       hint: CONFLICT_HINT,
       skipped: 'skill',
+      winner: 'dup',
     });
   });
 });
@@ -188,7 +189,7 @@ describe('conflicts between roots', () => {
     expect(dup?.frontmatter).toEqual({ name: 'dup', description: 'Two.' });
     expect(dup?.resources).toEqual(rowsOnDisk('skill://dup', { 'SKILL.md': path.join(second, 'dup/SKILL.md'), 'b.md': path.join(second, 'dup/b.md') }));
     const conflicts = await conflictsLogged(connection);
-    expect(conflicts).toMatchObject([{ rule: 'skill-path-conflict', severity: 'error', file: path.join(first, 'dup'), skipped: 'skill' }]);
+    expect(conflicts).toMatchObject([{ rule: 'skill-path-conflict', severity: 'error', file: path.join(first, 'dup'), skipped: 'skill', winner: 'dup' }]);
   });
 
   it('`check` reports the same conflict: exit 1, the winner served, one error naming both roots', async () => {
@@ -222,6 +223,7 @@ describe('conflicts between roots', () => {
         file: path.join(two, 'dup'),
         message: `skill path "dup" from root ${two} overlaps "dup" from root ${one}, which is listed first and wins`,
         hint: CONFLICT_HINT,
+        winner: 'dup',
       },
     ]);
   });
@@ -276,6 +278,7 @@ describe('conflicts between roots', () => {
         file: path.join(second, 'acme'),
         message: `skill path "acme" from root ${second} overlaps "acme/billing/refunds" from root ${first}, which is listed first and wins`,
         hint: CONFLICT_HINT,
+        winner: 'acme/billing/refunds',
       },
     ]);
     expect(report.summary).toEqual({ served: 2, leftOut: 1, warnings: 0 });
@@ -309,6 +312,7 @@ describe('conflicts between roots', () => {
         file: path.join(parent, 'toolbox', 'tools', 'my-skill'),
         message: `skill path "tools/my-skill" from root ${path.join(parent, 'toolbox')} overlaps "tools/my-skill" from root ${path.join(parent, 'my-skill')}, which is listed first and wins`,
         hint: CONFLICT_HINT,
+        winner: 'tools/my-skill',
       },
     ]);
   });
