@@ -138,8 +138,15 @@ function addCommonOptions(command: Command): Command {
     )
     .addOption(envOption('--cache-dir <dir>', 'where git roots are fetched and their trees kept (default: the user cache directory)'))
     .addOption(
-      envOption('--git-allow <host/org>', 'serve git roots only from these remotes (repeatable; host, host/org or host/org/repo)')
-        .argParser((value: string, previous: GitAllowEntry[] | undefined) => [...(previous ?? []), argParser(parseGitAllow)(value)]),
+      envOption('--git-allow <host/org>', 'serve git roots only from these remotes (repeatable, or comma-separated; host, host/org or host/org/repo)')
+        // Commas separate entries, so that the environment twin can hold several (`a.com/org,b.com`).
+        .argParser((value: string, previous: GitAllowEntry[] | undefined) => [
+          ...(previous ?? []),
+          ...value
+            .split(',')
+            .filter((entry) => entry.trim() !== '')
+            .map((entry) => argParser(parseGitAllow)(entry)),
+        ]),
     )
     .addOption(envOption('--git-max-files <n>', `most files one git tree may hold (default ${DEFAULT_GIT_LIMITS.maxFiles})`).argParser(argParser(parseGitMaxFiles)))
     .addOption(

@@ -30,8 +30,8 @@ async function makeRemote(): Promise<{ remote: TestRemote; v1: string }> {
   return { remote, v1 };
 }
 
-function runCli(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+function runCli(args: readonly string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -111,6 +111,19 @@ describe('git roots', () => {
     const ttl = (await rawRequest(connection, 'skills/list', {}))['ttlMs'] as number;
     expect(ttl).toBeGreaterThan(590_000);
     expect(ttl).toBeLessThanOrEqual(600_000);
+  });
+
+  it('SKILLS_SERVE_GIT_ALLOW holds several comma-separated entries; a remote off the list is refused, exit 2', async () => {
+    const { remote } = await makeRemote();
+    const cache = await makeTempDir();
+    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+    const root = `git+${remote.fileUrl}#main:skills`;
+    const admitted = runCli(['manifest', '--cache-dir', cache, root], { SKILLS_SERVE_GIT_ALLOW: `github.com/acme, file://${remote.projectRoot}` });
+    expect(admitted.status).toBe(0);
+    expect((JSON.parse(admitted.stdout) as { skills: { uri: string }[] }).skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+    const refused = runCli(['manifest', '--cache-dir', cache, '--git-allow', 'github.com/acme,git.example.com', root]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`is not allowed by --git-allow (allowed: github.com/acme, git.example.com)`);
   });
 
   it('exits 1 naming an unknown ref, without a stack trace; manifest --check names the commit that changed', async () => {
