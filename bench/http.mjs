@@ -1,8 +1,8 @@
-// HTTP throughput of `npm run bench`: 32 keep-alive clients (one node:http Agent, keepAlive, maxSockets 32) send a fixed
-// mix of `skills/list` (first page), `skills/get` and `resources/read` of small files, in the 2025-11-25 stateless
-// form (POST /mcp, no session), to `skills-serve --http 127.0.0.1:0 <root>`, and then to the floor (bench/http-floor.mjs):
-// a bare node:http server replaying the real server's recorded answers by request body. Server and floor run in
-// alternating rounds, so load from elsewhere on the machine hits both alike.
+// HTTP throughput of `npm run bench`: 32 keep-alive clients (one node:http Agent, keepAlive, maxSockets 32) send a
+// fixed mix of `skills/list` (first page), `skills/get` and `resources/read` of small files, in the 2025-11-25
+// stateless form (POST /mcp, no session), to `skills-serve --http 127.0.0.1:0 <root>`, and then to the floor
+// (bench/http-floor.mjs): a bare node:http server replaying the real server's recorded answers by request body. Server
+// and floor run in alternating rounds, so load from elsewhere on the machine hits both alike.
 import { writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import path from 'node:path';
@@ -228,7 +228,7 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
       const answer = await post(targets.floor.agent, floorPort, item.request);
       if (answer.status !== 200 || !answer.body.equals(item.expected)) throw new Error(`the HTTP floor did not replay ${item.request.slice(0, 120)}`);
     }
-    for (const [name, target] of Object.entries(targets)) await load(target.agent, target.port, sequence, clients, warmupSeconds * 1000);
+    for (const target of Object.values(targets)) await load(target.agent, target.port, sequence, clients, warmupSeconds * 1000);
     const runs = { server: [], floor: [] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, target] of Object.entries(targets)) {

@@ -1,8 +1,8 @@
 // Write → `notifications/resources/updated` latency on a watched tree (the default mode): the logic of
-// bench/live-latency.mjs (subscribe, write, wait for the update; EDITS edits spread over the tree), over raw JSON-RPC on
-// the built CLI, on the bench's own trees. The server's own rebuild time is the `ms` of its `index-updated` log line.
-// Each edit starts once the previous one's rebuilds are over (no `index-updated` line for QUIET_MS), so no edit is
-// measured while another rebuild is still running.
+// bench/live-latency.mjs (subscribe, write, wait for the update; EDITS edits spread over the tree), over raw JSON-RPC
+// on the built CLI, on the bench's own trees. The server's own rebuild time is the `ms` of its `index-updated` log
+// line. Each edit starts once the previous one's rebuilds are over (no `index-updated` line for QUIET_MS), so no edit
+// is measured while another rebuild is still running.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { peakRssKb, within } from './stdio.mjs';

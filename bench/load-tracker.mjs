@@ -27,7 +27,9 @@ export class PublishHistory {
     list.push({ digest, requestedAt, answeredAt });
   }
 
-  /** Records `notifications/resources/updated` for `uri`, received at `at`: whatever was published before is replaced. */
+  /**
+   * Records `notifications/resources/updated` for `uri`, received at `at`: whatever was published before is replaced.
+   */
   replaced(uri, at) {
     this.observe(uri, undefined, at, at);
   }

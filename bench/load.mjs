@@ -131,7 +131,7 @@ function startChurn() {
   return { next, send: (message) => churn.send(message) };
 }
 
-// ---- the catalog as clients have seen it ------------------------------------------------------------------------------
+// ---- the catalog as clients have seen it ----------------------------------------------------------------------------
 
 /** Known URIs, to pick requests from (from any server's answers). */
 const pool = { skills: new Map(), files: [], fileSet: new Set(), dirs: [], dirSet: new Set() };
@@ -179,7 +179,7 @@ function pickOperation() {
   return MIX[0][0];
 }
 
-// ---- servers ----------------------------------------------------------------------------------------------------------
+// ---- servers --------------------------------------------------------------------------------------------------------
 
 /** A server process and how to call it: `call(method, params)` → the JSON-RPC response message. */
 class ServerProcess {
@@ -471,7 +471,7 @@ async function clientLoop(server, kind, deadline) {
   while (performance.now() < deadline) await operate(server, kind, state);
 }
 
-// ---- figures ----------------------------------------------------------------------------------------------------------
+// ---- figures --------------------------------------------------------------------------------------------------------
 
 const ms = (value) => (Number.isNaN(value) ? '—' : value < 10 ? `${value.toFixed(2)} ms` : `${value.toFixed(1)} ms`);
 const mb = (value) => `${value.toFixed(1)} MB`;
@@ -565,7 +565,7 @@ function renderTable(result) {
   ].join('\n');
 }
 
-// ---- the run ----------------------------------------------------------------------------------------------------------
+// ---- the run --------------------------------------------------------------------------------------------------------
 
 async function converge(server, model) {
   const want = JSON.stringify(model);

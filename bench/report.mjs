@@ -309,7 +309,9 @@ ${loadFigures}
   return { summary, table, markdown };
 }
 
-/** Markers of the figures of \`npm run bench:load\` (bench/load.mjs --write fills them; \`npm run bench\` keeps them). */
+/**
+ * Markers of the figures of \`npm run bench:load\` (bench/load.mjs --write fills them; \`npm run bench\` keeps them).
+ */
 export const LOAD_FIGURES_BEGIN = '<!-- bench:load figures -->';
 export const LOAD_FIGURES_END = '<!-- /bench:load figures -->';
 const LOAD_FIGURES_PLACEHOLDER = `${LOAD_FIGURES_BEGIN}\nNo figures yet: run \`npm run bench:load -- --write\`.\n${LOAD_FIGURES_END}`;

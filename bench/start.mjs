@@ -24,9 +24,9 @@ function probeSummary(pings, fromMs, startedAt) {
  * @param {string[]} flags CLI flags before the root (`[]`: the default, watching mode)
  * @param {{ probe?: boolean, keep?: boolean }} options `probe`: ping every 5 ms from the `initialize` answer until
  *   the list is complete; `keep`: return the server still running
- * @returns {Promise<object>} initMs, servingAt (spawn → the `serving` log line), listMs (spawn → last page), skills, hwmKb, the `index-built` log line's `ms` and
- *   arrival (since spawn), the watched directory count (`watching` log line), the probe's round trips; and `server`
- *   when kept (the caller closes it)
+ * @returns {Promise<object>} initMs, servingAt (spawn → the `serving` log line), listMs (spawn → last page), skills,
+ *   hwmKb, the `index-built` log line's `ms` and arrival (since spawn), the watched directory count (`watching` log
+ *   line), the probe's round trips; and `server` when kept (the caller closes it)
  */
 export async function measureStart(bin, root, flags, { probe = false, keep = false } = {}) {
   const server = new RpcChild([bin, ...flags, root]);

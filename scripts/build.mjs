@@ -6,7 +6,8 @@
 // Apache-2.0 for the MCP SDK, which must travel with redistributed copies) are collected into
 // dist/THIRD-PARTY-LICENSES.txt, which is published next to it.
 // dist/cli.js.map is written for local debugging (`node --enable-source-maps`) but not published (package.json
-// `files`): it is more than twice the size of the bundle, and the unminified bundle already gives readable stack traces.
+// `files`): it is more than twice the size of the bundle, and the unminified bundle already gives readable stack
+// traces.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

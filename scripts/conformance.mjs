@@ -80,6 +80,7 @@ for (const tree of HTTP_TREES) {
       for (const scenario of SCENARIOS) {
         if (scenario === 'sep-2640-skills-directory' && NO_SUBDIRECTORY_TO_EXERCISE.has(tree)) continue;
         const { code, output } = await run([conformanceCli, 'server', '--url', server.url, '--scenario', scenario, ...era.conformanceArgs]);
+        // eslint-disable-next-line no-control-regex -- strips the ANSI colour codes (ESC [ … m) of the suite's output
         const summary = /Passed: .*/u.exec(output.replace(/\x1b\[[\d;]*m/gu, ''))?.[0] ?? 'no summary';
         results.push({ check: `conformance ${scenario} [${era.label}] ${tree}`, ok: code === 0, summary, output });
       }

@@ -50,11 +50,16 @@ export interface Config {
   readonly httpToken?: string;
   /** `--http-tokens FILE`: per-team tokens, each with the skill-path prefixes it may see. */
   readonly httpTokens?: string;
-  /** `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never. */
+  /**
+   * `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never.
+   */
   readonly compat: CompatMode;
   /** `--instructions-max`: bound of the compat `instructions` text, in UTF-16 code units. */
   readonly instructionsMax: number;
-  /** `--instructions-wait`: longest `initialize` waits for the first index build, so the instructions list the catalog (ms). */
+  /**
+   * `--instructions-wait`: longest `initialize` waits for the first index build, so the instructions list the catalog
+   * (ms).
+   */
   readonly instructionsWaitMs: number;
   /** `--resources`: what `resources/list` lists. */
   readonly resources: ResourceListMode;
@@ -163,7 +168,10 @@ export const MAX_INSTRUCTIONS_WAIT_MS = 30_000;
 /** Parses `--instructions-wait`: 0…{@link MAX_INSTRUCTIONS_WAIT_MS} ms. @throws RangeError otherwise. */
 export const parseInstructionsWait = (text: string): number => parseIntegerOption(text, '--instructions-wait', 0, MAX_INSTRUCTIONS_WAIT_MS);
 
-/** Parses `--instructions-max`: {@link MIN_INSTRUCTIONS_MAX}…{@link MAX_INSTRUCTIONS_MAX} characters. @throws RangeError otherwise. */
+/**
+ * Parses `--instructions-max`: {@link MIN_INSTRUCTIONS_MAX}…{@link MAX_INSTRUCTIONS_MAX} characters.
+ * @throws RangeError otherwise.
+ */
 export const parseInstructionsMax = (text: string): number => parseIntegerOption(text, '--instructions-max', MIN_INSTRUCTIONS_MAX, MAX_INSTRUCTIONS_MAX);
 
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */

@@ -1,5 +1,6 @@
 /**
- * Logging to stderr (fd 2) with pino, synchronously so nothing is lost on exit (docs/ARCHITECTURE.md, "Invariants": stdout is the protocol).
+ * Logging to stderr (fd 2) with pino, synchronously so nothing is lost on exit (docs/ARCHITECTURE.md, "Invariants":
+ * stdout is the protocol).
  */
 import pino, { type Logger } from 'pino';
 

@@ -145,6 +145,7 @@ export class Runtime {
     const sources = await Sources.open(config.sources, config.git, logger, config.watch);
     this.#sources = sources;
     const roots = sources.roots;
+    // eslint-disable-next-line prefer-const -- assigned after the watcher, whose `files` reads it
     let builder: IndexBuilder | undefined;
     this.#watcher = config.watch
       ? new TreeWatcher({

@@ -57,7 +57,8 @@ export async function runManifest(sources: readonly SourceSpec[], options: Manif
  * Parses a saved manifest, narrowed once to this server's entry type: an entry another server saved with
  * `"resources": "dynamic"` (SEP-2640: its files are not listed) is read as listing no files.
  *
- * @throws Error when the text is not JSON of the shape `{ "skills": [ { "uri": string, "frontmatter": {…}, "resources": [...] | "dynamic" } ] }`.
+ * @throws Error when the text is not JSON of the shape
+ *   `{ "skills": [ { "uri": string, "frontmatter": {…}, "resources": [...] | "dynamic" } ] }`.
  */
 export function parseManifest(text: string): Manifest {
   const value = JSON.parse(text) as unknown;

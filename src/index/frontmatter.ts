@@ -153,6 +153,7 @@ function keyAndRest(line: string): { key: string; rest: string } | undefined {
 }
 
 /** White space other than space and tab, and control characters other than tab. */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
 const OTHER_SPACE = /[^\S \t]|[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b\ufeff]/u;
 
 /** `text` without leading and trailing spaces and tabs (YAML's white space), nothing else. */

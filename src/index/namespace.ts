@@ -7,7 +7,7 @@
  * "resources/read" and "resources/directory/read".
  */
 import path from 'node:path';
-import { DirNode, FileNode, type SkillRecord } from './types.js';
+import { DirNode, type FileNode, type SkillRecord } from './types.js';
 
 /**
  * The child of `node` called `name` (binary search: children are sorted by name).

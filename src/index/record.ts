@@ -1,8 +1,8 @@
 /**
  * The per-file record key: a file's digest and the identity it had when it was hashed, packed into one 73-character
- * latin1 string (32 digest bytes; size, mtimeMs, ctimeMs, ino and dev as little-endian float64; a flags byte). One string per
- * file instead of a hex digest plus five boxed numbers; comparing identities needs no allocation. A cached digest is
- * reused only while all five identity fields are unchanged (docs/ARCHITECTURE.md, "Digest cache").
+ * latin1 string (32 digest bytes; size, mtimeMs, ctimeMs, ino and dev as little-endian float64; a flags byte). One
+ * string per file instead of a hex digest plus five boxed numbers; comparing identities needs no allocation. A cached
+ * digest is reused only while all five identity fields are unchanged (docs/ARCHITECTURE.md, "Digest cache").
  */
 import type { FileNode } from './types.js';
 

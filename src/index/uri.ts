@@ -39,7 +39,8 @@ function encodeAuthority(segment: string): string {
 /**
  * Builds the canonical URI of a directory or file from decoded segments.
  *
- * @param segments skill-path segments followed by file-path segments, decoded (`['acme', 'refunds', 'SKILL.md']`); at least one.
+ * @param segments skill-path segments followed by file-path segments, decoded (`['acme', 'refunds', 'SKILL.md']`); at
+ *   least one.
  * @returns `skill://acme/refunds/SKILL.md`.
  * @throws RangeError when `segments` is empty.
  */
@@ -52,7 +53,11 @@ export function buildSkillUri(segments: readonly string[]): string {
 }
 
 const ESCAPES_ONLY = /^(?:[^%]|%[\dA-Fa-f]{2})*$/u;
-/** Characters a URI never holds unescaped (RFC 3986): controls, space, and the backslash that some parsers turn into `/`. */
+/**
+ * Characters a URI never holds unescaped (RFC 3986): controls, space, and the backslash that some parsers turn into
+ * `/`.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
 const RAW_FORBIDDEN = /[\u0000-\u0020\u007F\\]/u;
 
 /**

@@ -527,7 +527,3 @@ function joinRel(rel: string, name: string): string {
 function joinPath(dir: string, name: string): string {
   return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
 }
-
-function baseName(rel: string): string {
-  return rel.slice(rel.lastIndexOf('/') + 1);
-}

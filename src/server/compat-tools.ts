@@ -1,9 +1,10 @@
 /**
  * The read-only tools offered to hosts without the Skills extension (`--compat`): `list_skills`, `search_skills`,
  * `read_skill` and `read_skill_file`. Definitions and call handling only; which clients see them is decided in
- * `compat.ts`. Descriptions in results have their whitespace collapsed (the frontmatter stays verbatim in `skills/list`).
- * Every failure a model can act on (unknown skill, ambiguous name, bad cursor, unreadable file) is a tool result with
- * `isError: true` (MCP "Tools" › "Error handling"); an unknown tool name is left to the caller (-32602).
+ * `compat.ts`. Descriptions in results have their whitespace collapsed (the frontmatter stays verbatim in
+ * `skills/list`). Every failure a model can act on (unknown skill, ambiguous name, bad cursor, unreadable file) is a
+ * tool result with `isError: true` (MCP "Tools" › "Error handling"); an unknown tool name is left to the caller
+ * (-32602).
  */
 import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
@@ -175,8 +176,8 @@ async function searchSkills(args: unknown, deps: ToolDeps): Promise<CallToolResu
  * The arguments of `search_skills`.
  *
  * @returns `query` and `limit` (default {@link DEFAULT_SEARCH_LIMIT}), or a message for the model when `query` is
- *   missing, not a string, longer than {@link MAX_QUERY_CHARS} or holds no searchable word, or `limit` is not an integer
- *   from 1 to {@link MAX_SEARCH_LIMIT}.
+ *   missing, not a string, longer than {@link MAX_QUERY_CHARS} or holds no searchable word, or `limit` is not an
+ *   integer from 1 to {@link MAX_SEARCH_LIMIT}.
  */
 export function searchArgs(args: unknown): { query: string; limit: number } | string {
   const strings = stringArgs(args, ['query']);

@@ -12,7 +12,7 @@
  * capabilities are advertised whenever compat is not `off` (capabilities are fixed before the client's are known).
  * Instructions are sent in `auto` and `on` alike; a host with the extension may ignore them.
  */
-import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, type GetPromptResult, type ServerContext as RequestContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, type McpServer, ProtocolError, ProtocolErrorCode, type GetPromptResult, type ServerContext as RequestContext } from '@modelcontextprotocol/server';
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../config.js';
 import type { CompatMode } from '../config.js';

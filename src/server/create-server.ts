@@ -77,7 +77,7 @@ export function createServerFactory(context: ServingContext, options: FactoryOpt
 
 /** A source whose `resources/list` holds only what `view` may see (the other methods are answered by the handlers). */
 function viewSource(source: SkillSource, view: Visibility): SkillSource {
-  const listResources = source.listResources;
+  const listResources = source.listResources?.bind(source);
   return {
     ...source,
     ...(listResources === undefined

@@ -25,8 +25,8 @@ export function isRequestId(id: unknown): id is string | number {
  * Classifies one line (pure).
  *
  * @param line one line of stdin, without its newline.
- * @returns `pass` for blank lines (JSON whitespace: space, tab, CR) and well-formed JSON-RPC 2.0 messages (requests, notifications, responses);
- *   otherwise the error to answer.
+ * @returns `pass` for blank lines (JSON whitespace: space, tab, CR) and well-formed JSON-RPC 2.0 messages (requests,
+ *   notifications, responses); otherwise the error to answer.
  */
 export function classifyLine(line: string): LineVerdict {
   // Blank means JSON whitespace only: `trim()` would also drop U+00A0, U+2028, U+FEFF… and leave the line unanswered.

@@ -123,8 +123,8 @@ export interface FileReader {
   /**
    * @param uri any spelling of a served file's URI.
    * @returns the bytes (and their text when they are lossless UTF-8), or what the URI is instead.
-   * @throws SkillsServeError `READ_FAILED` when the file cannot be read, `FILE_CHANGING` when it keeps changing while it
-   *   is re-indexed.
+   * @throws SkillsServeError `READ_FAILED` when the file cannot be read, `FILE_CHANGING` when it keeps changing while
+   *   it is re-indexed.
    */
   read(uri: string): Promise<ReadResult>;
 }

@@ -88,7 +88,7 @@ export class SkillSearch {
 
   /** Whether `query` holds at least one searchable word (not only stop words or punctuation). */
   static searchable(query: string): boolean {
-    return MiniSearch.getDefault('tokenize')(query).some((term: string) => searchTerm(term) !== null);
+    return (MiniSearch.getDefault('tokenize') as (text: string) => string[])(query).some((term: string) => searchTerm(term) !== null);
   }
 
   /** Brings the index up to `snapshot` (synchronously: no search can see it half updated). */

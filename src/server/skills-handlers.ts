@@ -87,8 +87,8 @@ export type SkillsMethod = (typeof SKILLS_METHODS)[number];
  *
  * @param era the connection's era: 2026-07-28 results carry the cache hint.
  * @returns the result (entries and blobs as pre-serialized parts).
- * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that cannot
- *   be read (-32603): the server's handlers map them through `errors.ts`.
+ * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that
+ *   cannot be read (-32603): the server's handlers map them through `errors.ts`.
  */
 export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: string; cursor?: string }, era: Era, context: SkillsHandlerContext): Promise<Record<string, unknown>> {
   const { store, pageSize } = context;

@@ -43,7 +43,7 @@ export function createSkillSource(store: SnapshotStore, pageSize: number, reader
       const directory = findDirectory(await store.ready(), uri);
       if (directory === undefined) return undefined;
       const page = pageOf(listDirectory(directory), cursor, pageSize, (child) => child.uri);
-      const listed = page.items.map((child) => ({ ...child }) as Resource);
+      const listed = page.items.map((child) => ({ ...child }));
       return page.nextCursor === undefined ? { resources: listed } : { resources: listed, nextCursor: page.nextCursor };
     },
     async listResources() {

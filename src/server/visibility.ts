@@ -47,7 +47,7 @@ const visibleSkillsCache = new WeakMap<Snapshot, Map<Visibility, readonly SkillR
 export function visibleSkills(snapshot: Snapshot, view: Visibility | undefined): readonly SkillRecord[] {
   if (view === undefined) return snapshot.ordered;
   let byView = visibleSkillsCache.get(snapshot);
-  if (byView === undefined) visibleSkillsCache.set(snapshot, (byView = new Map()));
+  if (byView === undefined) visibleSkillsCache.set(snapshot, (byView = new Map<Visibility, readonly SkillRecord[]>()));
   let skills = byView.get(view);
   if (skills === undefined) byView.set(view, (skills = snapshot.ordered.filter((skill) => isVisible(view, skill.segments))));
   return skills;
@@ -79,7 +79,7 @@ const bases = new WeakMap<Snapshot, Snapshot>();
 export function viewOf(snapshot: Snapshot, view: Visibility | undefined): Snapshot {
   if (view === undefined) return snapshot;
   let byView = viewCache.get(snapshot);
-  if (byView === undefined) viewCache.set(snapshot, (byView = new Map()));
+  if (byView === undefined) viewCache.set(snapshot, (byView = new Map<Visibility, Snapshot>()));
   let viewed = byView.get(view);
   if (viewed === undefined) {
     const ordered = visibleSkills(snapshot, view);

@@ -121,7 +121,7 @@ export async function readRefRecord(cache: RemoteCache, ref: string | undefined)
  * @throws the file system's error when the cache is not writable.
  */
 export async function writeRefRecord(cache: RemoteCache, ref: string | undefined, record: RefRecord): Promise<void> {
-  let refs: Record<string, RefRecord> = {};
+  let refs: Record<string, RefRecord>;
   try {
     refs = (JSON.parse(await fsp.readFile(cache.refsFile, 'utf8')) as { refs?: Record<string, RefRecord> }).refs ?? {};
   } catch {

@@ -27,7 +27,8 @@ export const SAFETY_CONFIG: readonly (readonly [string, string])[] = [
   ['core.hooksPath', '/dev/null'],
   ['core.fsmonitor', 'false'],
   ['protocol.allow', 'never'],
-  // A user's `protocol.ext.allow=always` would outrank `protocol.allow=never`; this outranks it (and see GIT_ALLOW_PROTOCOL).
+  // A user's `protocol.ext.allow=always` would outrank `protocol.allow=never`; this outranks it (and see
+  // GIT_ALLOW_PROTOCOL).
   ['protocol.ext.allow', 'never'],
   ['protocol.version', '2'],
   ['transfer.fsckObjects', 'true'],

@@ -16,7 +16,10 @@ export const MAX_GIT_POLL_MS = 86_400_000;
 export const DEFAULT_GIT_MAX_FILES = 50_000;
 /** Most bytes one git tree may materialize, by default (512 MiB). */
 export const DEFAULT_GIT_MAX_BYTES = 512 * 1024 * 1024;
-/** Most bytes one fetch may download, by default (1 GiB). A shallow pack holds the whole commit, not just the subdirectory. */
+/**
+ * Most bytes one fetch may download, by default (1 GiB). A shallow pack holds the whole commit, not just the
+ * subdirectory.
+ */
 export const DEFAULT_GIT_MAX_FETCH_BYTES = 1024 * 1024 * 1024;
 /** How long one network operation (ls-remote, fetch) may take by default (ms). */
 export const DEFAULT_GIT_TIMEOUT_MS = 300_000;

@@ -43,7 +43,9 @@ export interface GitRootOptions {
   readonly cacheDir: string;
   /** The process environment, passed in by the CLI (git needs `PATH`, `HOME`, the user's credential setup). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Branch poll interval (ms), {@link MIN_GIT_POLL_MS}…{@link MAX_GIT_POLL_MS}; default {@link DEFAULT_GIT_POLL_MS}. */
+  /**
+   * Branch poll interval (ms), {@link MIN_GIT_POLL_MS}…{@link MAX_GIT_POLL_MS}; default {@link DEFAULT_GIT_POLL_MS}.
+   */
   readonly pollMs?: number;
   /** Limits on what one fetch may download and one tree may hold; defaults {@link DEFAULT_GIT_LIMITS}. */
   readonly limits?: Partial<GitLimits>;
@@ -79,6 +81,7 @@ interface Held {
   readonly deletable: boolean;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- typed EventEmitter on/once
 export interface GitRoot {
   on(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
   on(event: 'warning', listener: (message: string) => void): this;
@@ -87,6 +90,7 @@ export interface GitRoot {
 }
 
 /** A git root: start it, listen for `commit`, release old checkouts, stop it. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class GitRoot extends EventEmitter {
   readonly #options: GitRootOptions;
   readonly #limits: GitLimits;

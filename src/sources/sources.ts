@@ -67,6 +67,7 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
     );
     const sources = new Sources(specs, git);
     try {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- undefined for folder roots keeps the indexes
       const checkouts = await Promise.all(git.map((root) => root?.start()));
       sources.#roots = specs.map((spec, index) => (spec.kind === 'folder' ? spec.root : rootOf(checkouts[index] as Checkout)));
     } catch (error) {
@@ -113,6 +114,7 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
 
   /** Stops following branches. Idempotent. */
   async stop(): Promise<void> {
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- folder roots map to undefined
     await Promise.all(this.#git.map((root) => root?.stop()));
   }
 }

@@ -92,6 +92,7 @@ export class HttpAdapter implements Adapter {
       try {
         this.#tokens = new HttpTokens(tokensFile, (message) => logger.warn({ event: 'http-tokens-unusable' }, message));
       } catch (error) {
+        // eslint-disable-next-line preserve-caught-error -- the message holds the cause's; only it is printed
         throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
       }
     }

@@ -16,7 +16,9 @@ export type RebuildListener = (snapshot: Snapshot, elapsedMs: number, events: nu
 /** Called when regions are to be rebuilt again after a transient failure, with the reasons and the delay (ms). */
 export type RetryListener = (reasons: readonly string[], delayMs: number) => void;
 
-/** First delay before a region that met a transient failure is rebuilt again (ms); doubles up to {@link MAX_RETRY_MS}. */
+/**
+ * First delay before a region that met a transient failure is rebuilt again (ms); doubles up to {@link MAX_RETRY_MS}.
+ */
 export const FIRST_RETRY_MS = 100;
 /** Longest delay between retries (ms). */
 export const MAX_RETRY_MS = 5000;

@@ -48,7 +48,7 @@ type Content = Record<string, unknown>[];
 /** Calls a tool; the result without `_meta` (2026-07-28 results carry the server's identity there). */
 async function call(name: string, args: Record<string, unknown>): Promise<{ content: Content; isError?: boolean; structuredContent?: unknown }> {
   const { _meta: _ignored, ...result } = await connection!.client.callTool({ name, arguments: args });
-  return result as { content: Content; isError?: boolean; structuredContent?: unknown };
+  return result;
 }
 const errorText = (text: string) => ({ content: [{ type: 'text', text }], isError: true });
 

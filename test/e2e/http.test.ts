@@ -66,7 +66,7 @@ describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
 
   it('two replicas on the same tree publish identical entries, and a cursor from one pages on the other', async () => {
     const [one, two] = [await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS]), await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS])];
-    const [a, b] = [await connectHttp(one!.url, era), await connectHttp(two!.url, era)];
+    const [a, b] = [await connectHttp(one.url, era), await connectHttp(two.url, era)];
     expect((await new SkillsClient(a).list()).skills).toEqual((await new SkillsClient(b).list()).skills);
     const uris: string[] = [];
     let cursor: string | undefined;

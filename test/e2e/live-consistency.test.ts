@@ -1,8 +1,8 @@
 /**
- * "Never serve bytes that contradict the published entry" (docs/ARCHITECTURE.md, "Invariants") over real stdio: a file whose bytes change
- * while its size and mtime stay the same (mtime restored with `utimes`, atime left newer, so neither a size/mtime
- * check nor chokidar's "only the access time changed" filter sees it) is re-indexed by the read itself: the read
- * returns the new bytes, the entry then carries their digest, and hosts are notified. Both a 2025-era and a
+ * "Never serve bytes that contradict the published entry" (docs/ARCHITECTURE.md, "Invariants") over real stdio: a file
+ * whose bytes change while its size and mtime stay the same (mtime restored with `utimes`, atime left newer, so neither
+ * a size/mtime check nor chokidar's "only the access time changed" filter sees it) is re-indexed by the read itself:
+ * the read returns the new bytes, the entry then carries their digest, and hosts are notified. Both a 2025-era and a
  * 2026-07-28 host; with `--no-watch` (only the read can notice) and with the watcher racing the read.
  */
 import { promises as fsp } from 'node:fs';
@@ -81,7 +81,8 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [tree!.alpha.uri] });
     expect(await live.list()).toEqual(expect.arrayContaining([entry]));
 
-    // A file deleted behind the index: the read re-indexes, finds nothing to serve (-32602) and announces the withdrawal.
+    // A file deleted behind the index: the read re-indexes, finds nothing to serve (-32602) and announces the
+    // withdrawal.
     mark = live.mark();
     await fsp.rm(path.join(tree!.beta.dir, 'notes.txt'));
     expect(await errorCodeOf(live.connection.client.readResource({ uri: 'skill://beta/notes.txt' }))).toBe(-32602);
@@ -95,7 +96,8 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     const guidePath = path.join(tree!.alpha.dir, 'references', 'guide.md');
     const mark = live.mark();
     await rewriteKeepingSizeAndMtime(guidePath, NEW_GUIDE);
-    expect(await readText(live, GUIDE_URI)).toBe(NEW_GUIDE); // no wait: the read may come before or after the watcher's rebuild
+    // No wait: the read may come before or after the watcher's rebuild.
+    expect(await readText(live, GUIDE_URI)).toBe(NEW_GUIDE);
     const alpha = (await live.connection.skills.get(tree!.alpha.uri)).skill;
     expect(alpha.resources === 'dynamic' ? [] : alpha.resources.find((resource) => resource.uri === GUIDE_URI)).toMatchObject({ digest: sha256(NEW_GUIDE) });
     expect(await live.connection.skills.read(alpha, GUIDE_URI)).toMatchObject({ verified: true, text: NEW_GUIDE });

@@ -65,7 +65,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     let mark = live.mark();
     await writeAtomically(path.join(tree.alpha.dir, 'references', 'guide.md'), guide);
     await writeAtomically(path.join(tree.beta.dir, 'notes.txt'), 'beta notes v2, saved atomically\n'); // not subscribed
-    let listed = await live.converge(tree.all);
+    const listed = await live.converge(tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/references/guide.md'] });
     expect(resourceOf(listed, tree.alpha.uri, 'skill://alpha/references/guide.md')).toMatchObject({ digest: sha256(guide) });
@@ -73,7 +73,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     mark = live.mark();
     const manifest = skillMd('beta', 'Beta skill, described anew.');
     await writeAtomically(path.join(tree.beta.dir, 'SKILL.md'), manifest);
-    listed = await live.converge(tree.all);
+    await live.converge(tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://beta/SKILL.md'] });
     const beta = (await live.connection.skills.get(tree.beta.uri)).skill;

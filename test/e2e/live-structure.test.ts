@@ -89,7 +89,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
 
     let mark = live.mark();
     await writeFilesAtomically(tree.alpha.dir, { 'helper/tool.md': 'a tool\n', 'helper/SKILL.md': skillMd('helper', 'Helper nested in alpha.') });
-    let listed = await live.converge([...tree.all, helper]);
+    const listed = await live.converge([...tree.all, helper]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     const alphaUris = listed.find((skill) => skill.uri === tree.alpha.uri)?.resources;
@@ -98,7 +98,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     // An existing directory becomes a nested skill: its files keep their URIs and digests, so nothing is `updated`.
     mark = live.mark();
     await writeAtomically(path.join(assets.dir, 'SKILL.md'), skillMd('assets', 'Assets of beta, now a skill.'));
-    listed = await live.converge([...tree.all, helper, assets]);
+    await live.converge([...tree.all, helper, assets]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
 

@@ -231,7 +231,8 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
       { describe: () => `skill://late/SKILL.md was never listed; listed ${JSON.stringify(listed)}` },
     );
 
-    // The session produced a realistic amount of traffic, and stderr did log paths (so the check below means something).
+    // The session produced a realistic amount of traffic, and stderr did log paths (so the check below means
+    // something).
     expect(transport.lines.length).toBeGreaterThan(60);
     const errors = transport.lines.filter((line) => line.includes('"error":{'));
     expect(errors.length).toBeGreaterThan(30);

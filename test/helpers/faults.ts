@@ -1,13 +1,12 @@
 /**
  * What fault and load tests compare the server against: the catalog a simple tree on disk calls for (computed
  * without `src/`), complete `skills/list` enumerations over a {@link Wire}, and the history of digests a server
- * published per URI, which decides whether a read served bytes it had already replaced (docs/ARCHITECTURE.md, "Invariants": "never serve
- * bytes that contradict the published entry").
+ * published per URI, which decides whether a read served bytes it had already replaced (docs/ARCHITECTURE.md,
+ * "Invariants": "never serve bytes that contradict the published entry").
  */
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-// @ts-expect-error -- a plain-Node benchmark module without type declarations; typed where it is used below
 import { PublishHistory } from '../../bench/load-tracker.mjs';
 import { resultOf, type Wire } from './wire.js';
 

@@ -19,7 +19,9 @@ import { waitFor, WAIT_MS } from './wait.js';
 export { waitFor, WAIT_MS, type WaitOptions } from './wait.js';
 export type { LogLine } from './logs.js';
 
-/** The eras live tests run in: a 2025-era host (`resources/subscribe`) and a 2026-07-28 host (`subscriptions/listen`). */
+/**
+ * The eras live tests run in: a 2025-era host (`resources/subscribe`) and a 2026-07-28 host (`subscriptions/listen`).
+ */
 export const LIVE_ERAS = [ERAS[1], ERAS[2]] as const;
 
 /** The barrier skill, served from its own root so that tests may delete the root under test. */
@@ -75,7 +77,10 @@ export interface LiveServer {
    * listen stream is closed and reopened without it (the acknowledgement is awaited).
    */
   unsubscribe(uri: string): Promise<void>;
-  /** Reads every file of every listed skill through `SkillsClient` (size, digest, frontmatter checked) and compares with disk. */
+  /**
+   * Reads every file of every listed skill through `SkillsClient` (size, digest, frontmatter checked) and compares with
+   * disk.
+   */
   verifyReads(expected: readonly ExpectedSkill[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -275,7 +280,10 @@ export interface BaseTree {
   readonly all: readonly ExpectedSkill[];
 }
 
-/** The URIs a host subscribes to in the base tree (`alpha/scripts/run.sh`, `beta/notes.txt` and `alpha/inner/SKILL.md` are left out on purpose). */
+/**
+ * The URIs a host subscribes to in the base tree (`alpha/scripts/run.sh`, `beta/notes.txt` and `alpha/inner/SKILL.md`
+ * are left out on purpose).
+ */
 export const BASE_SUBSCRIBED = [
   'skill://alpha/SKILL.md',
   'skill://alpha/references/guide.md',

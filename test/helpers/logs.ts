@@ -24,6 +24,7 @@ export function logLines(stderr: string): LogLine[] {
     if (!line.startsWith('{')) return [];
     try {
       const record: unknown = JSON.parse(line);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it (object)
       return typeof record === 'object' && record !== null && !Array.isArray(record) ? [record as LogLine] : [];
     } catch {
       return [];

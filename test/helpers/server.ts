@@ -112,11 +112,14 @@ export interface RawServer {
   readonly child: ChildProcess;
   /** Complete stdout lines so far. */
   readonly lines: string[];
-  stderr(): string;
+  stderr(this: void): string;
   /** The stderr lines that are JSON log records (pino), parsed. */
   logs(): LogLine[];
   send(message: unknown): void;
-  /** Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects after `timeoutMs`. */
+  /**
+   * Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects
+   * after `timeoutMs`.
+   */
   waitFor(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Resolves with the exit code (or signal name) once the process exited and its stdout and stderr are drained. */
   exited(): Promise<number | string>;
@@ -166,7 +169,8 @@ export function spawnRaw(args: readonly string[], env: Record<string, string> = 
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  // 'close', not 'exit': it comes once stdout and stderr are drained too, so a test that awaits the exit sees every line.
+  // 'close', not 'exit': it comes once stdout and stderr are drained too, so a test that awaits the exit sees every
+  // line.
   const exit = new Promise<number | string>((resolve) => {
     child.on('close', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
@@ -247,7 +251,7 @@ export async function rawRequest(connection: Connection, method: string, params:
 export interface HttpServer {
   readonly url: string;
   readonly port: number;
-  stderr(): string;
+  stderr(this: void): string;
   stop(): Promise<number | string>;
 }
 

@@ -73,11 +73,11 @@ export async function removeTree(dir: string): Promise<void> {
 /** Temp directories that a test file makes and removes together; see {@link tempTrees}. */
 export interface TempTrees {
   /** {@link makeTree}, removed at the next {@link TempTrees.removeAll}. */
-  tree(spec: Record<string, TreeEntry>): Promise<string>;
+  tree(this: void, spec: Record<string, TreeEntry>): Promise<string>;
   /** {@link makeTempDir}, removed at the next {@link TempTrees.removeAll}. */
-  tempDir(): Promise<string>;
+  tempDir(this: void): Promise<string>;
   /** Removes every directory made so far (no error for one already gone). */
-  removeAll(): Promise<void>;
+  removeAll(this: void): Promise<void>;
 }
 
 /**

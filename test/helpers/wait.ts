@@ -34,6 +34,7 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, optio
       lastError = error;
     }
     if (Date.now() >= deadline) {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- whatever was thrown, as String() prints it
       const why = options.describe?.() ?? (lastError === undefined ? 'the condition stayed false' : String(lastError));
       throw new Error(`waitFor: not reached within ${timeoutMs} ms: ${why}`);
     }

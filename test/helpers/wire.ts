@@ -92,18 +92,26 @@ export interface Wire {
   readonly badLines: string[];
   /** Responses received for `id` (by {@link idKey}). */
   responses(id: unknown): Message[];
-  stderr(): string;
+  stderr(this: void): string;
   /** Writes one message as a line. */
   send(message: unknown): void;
   /** Writes raw bytes, resolving once the pipe accepted them (backpressure respected). */
   write(bytes: string | Uint8Array): Promise<void>;
-  /** Sends a request with a fresh id (`w<n>` strings, so they never collide with a test's numeric ids); resolves with its response. */
+  /**
+   * Sends a request with a fresh id (`w<n>` strings, so they never collide with a test's numeric ids); resolves with
+   * its response.
+   */
   request(method: string, params?: unknown, timeoutMs?: number): Promise<Message>;
   /** Fresh request id (see {@link Wire.request}). */
   nextId(): string;
-  /** The first message (already received or to come) matching `predicate`; rejects after `timeoutMs` or when the process exits first. */
+  /**
+   * The first message (already received or to come) matching `predicate`; rejects after `timeoutMs` or when the process
+   * exits first.
+   */
   waitFor(predicate: (message: Message) => boolean, timeoutMs?: number): Promise<Message>;
-  /** The 2025-11-25 handshake (`initialize` then `notifications/initialized`); resolves with the `initialize` result. */
+  /**
+   * The 2025-11-25 handshake (`initialize` then `notifications/initialized`); resolves with the `initialize` result.
+   */
   handshake(): Promise<Message>;
   /** Resolves when the process has exited. */
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;

@@ -13,7 +13,9 @@ function anthropic(response, body) {
   let request = {};
   try {
     request = JSON.parse(body);
-  } catch {}
+  } catch {
+    // not JSON: answered as an empty request
+  }
   const message = {
     id: 'msg_fake',
     type: 'message',

@@ -85,7 +85,10 @@ export class HostUser {
     writeFileSync(this.#runner, this.#runnerScript());
   }
 
-  /** What a user writes for Claude Code: a project `.mcp.json`, approved in user settings; onboarding, trust and key done. */
+  /**
+   * What a user writes for Claude Code: a project `.mcp.json`, approved in user settings; onboarding, trust and key
+   * done.
+   */
   #configureClaude(server: { command: string; args: string[] }): void {
     writeFileSync(path.join(this.project, '.mcp.json'), `${JSON.stringify({ mcpServers: { skills: server } }, null, 2)}\n`);
     mkdirSync(path.join(this.home, '.claude'));
@@ -100,7 +103,9 @@ export class HostUser {
     writeFileSync(path.join(this.home, '.claude.json'), `${JSON.stringify(state, null, 2)}\n`);
   }
 
-  /** What a user writes for Gemini CLI: `mcpServers` in user settings, the API-key sign-in chosen, the project trusted. */
+  /**
+   * What a user writes for Gemini CLI: `mcpServers` in user settings, the API-key sign-in chosen, the project trusted.
+   */
   #configureGemini(server: { command: string; args: string[] }): void {
     mkdirSync(path.join(this.home, '.gemini'));
     const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, mcpServers: { skills: server } };

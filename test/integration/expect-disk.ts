@@ -77,13 +77,18 @@ export function namespaceFileUris(snapshot: Snapshot): string[] {
   return uris.sort(byCodeUnit);
 }
 
-/** The listing of the directory resource at `uri` (any spelling), as `resources/directory/read` gives it; `undefined` when there is none. */
+/**
+ * The listing of the directory resource at `uri` (any spelling), as `resources/directory/read` gives it; `undefined`
+ * when there is none.
+ */
 export function childrenOf(snapshot: Snapshot, uri: string): DirectoryChild[] | undefined {
   const directory = findDirectory(snapshot, uri);
   return directory === undefined ? undefined : listDirectory(directory);
 }
 
-/** `SKILL.md` URIs of the served skills whose entry lists the file at `uri` (the nearest skill and every enclosing one). */
+/**
+ * `SKILL.md` URIs of the served skills whose entry lists the file at `uri` (the nearest skill and every enclosing one).
+ */
 export function skillsListing(snapshot: Snapshot, uri: string): string[] {
   return snapshot.ordered.filter((skill) => resourcesOf(skill).some((resource) => resource.uri === uri)).map((skill) => skill.uri);
 }

@@ -1,6 +1,6 @@
 /**
- * Special and unreadable files inside skills (docs/ARCHITECTURE.md, "Policies": special files): skipped with one warning each, never
- * opened in a way that blocks, and the rest of the skill is served.
+ * Special and unreadable files inside skills (docs/ARCHITECTURE.md, "Policies": special files): skipped with one
+ * warning each, never opened in a way that blocks, and the rest of the skill is served.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';

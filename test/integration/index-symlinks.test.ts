@@ -1,7 +1,7 @@
 /**
- * Symlink policy on real trees (docs/ARCHITECTURE.md, "Policies": symlinks): links whose real path stays inside a served root are
- * followed; links out of the roots (including a sibling whose name merely starts with the root's), dangling links
- * and loops are skipped with exactly one warning each, and the rest of the skill is still served.
+ * Symlink policy on real trees (docs/ARCHITECTURE.md, "Policies": symlinks): links whose real path stays inside a
+ * served root are followed; links out of the roots (including a sibling whose name merely starts with the root's),
+ * dangling links and loops are skipped with exactly one warning each, and the rest of the skill is still served.
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

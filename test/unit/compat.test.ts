@@ -3,7 +3,6 @@
  * prompt names, capability detection, resolving skills and files named by tool calls, and the tool results built
  * from them (with injected reads).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
@@ -75,7 +74,8 @@ describe('buildInstructions', () => {
     `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog.`;
 
   it.each([
-    // INTRO (345) + 2 + pointer (198, with room kept for a 3-digit count: 200) + 2 + heading (52) = 601; each line adds 101.
+    // INTRO (345) + 2 + pointer (198, with room kept for a 3-digit count: 200) + 2 + heading (52) = 601; each line
+    // adds 101.
     [4096, 34],
     [1024, 4],
     [702, 1],

@@ -482,7 +482,7 @@ describe('incremental rebuilds reuse what they did not change', () => {
     expect(findFile(after, 'skill://r/r.md')?.node).not.toBe(findFile(before, 'skill://r/r.md')?.node);
     expect(findFile(after, 'skill://r/r.md')?.node.size).toBe(Buffer.byteLength('r, rewritten\n'));
     const rebuilt = after.skills.get('skill://r/SKILL.md');
-    expect(JSON.parse(rebuilt?.json ?? 'null').resources).toContainEqual({ uri: 'skill://r/r.md', digest: sha256('r, rewritten\n'), size: Buffer.byteLength('r, rewritten\n') });
+    expect((JSON.parse(rebuilt?.json ?? 'null') as { resources: unknown }).resources).toContainEqual({ uri: 'skill://r/r.md', digest: sha256('r, rewritten\n'), size: Buffer.byteLength('r, rewritten\n') });
     expect(diffSnapshots(before, after)).toStrictEqual({ listChanged: false, updated: ['skill://r/r.md'], skillsChanged: ['skill://r/SKILL.md'] });
     expect(served(after)).toEqual(served(await buildSnapshot([{ dir: root, prefix: [] }])));
   });

@@ -29,7 +29,9 @@ const sha256 = (bytes: Uint8Array | string): string => `sha256:${createHash('sha
 /** A file: its bytes, or only a size (for limits: the bytes are never read, the node just says how many there are). */
 type FileSpec = Uint8Array | { readonly size: number };
 
-/** A file node as the walk makes one: digest of `bytes` (or of nothing, for a size-only spec), the size, an identity. */
+/**
+ * A file node as the walk makes one: digest of `bytes` (or of nothing, for a size-only spec), the size, an identity.
+ */
 function fileNode(name: string, spec: FileSpec): FileNode {
   const bytes = spec instanceof Uint8Array ? spec : new Uint8Array();
   const size = spec instanceof Uint8Array ? spec.byteLength : spec.size;

@@ -169,7 +169,9 @@ const blockLine: fc.Arbitrary<BlockLine> = fc.oneof(
   { arbitrary: blockText.map((text) => ({ kind: 'shallower', text }) as const), weight: 1 },
 );
 
-/** A block scalar: header (every style and chomping, sometimes with a comment or an indentation indicator) and lines. */
+/**
+ * A block scalar: header (every style and chomping, sometimes with a comment or an indentation indicator) and lines.
+ */
 const blockScalar = fc
   .record({
     style: fc.constantFrom('|', '>'),
@@ -502,7 +504,8 @@ describe('readFrontmatter agrees with skillEntry() on real skills', () => {
   it('every SKILL.md of sample-skills/ and of each test/fixtures/ folder', async () => {
     const roots = [SAMPLE_SKILLS_DIR, ...(await fsp.readdir(FIXTURES_DIR, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => path.join(FIXTURES_DIR, entry.name))];
     const manifests = (await Promise.all(roots.map((root) => manifestsUnder(path.resolve(root))))).flat();
-    // 6 sample skills; fixtures: 4 encoding, 1 ignored, 13 invalid (one has no SKILL.md bytes), 1 names, 3 nested, 1 root-skill.
+    // 6 sample skills; fixtures: 4 encoding, 1 ignored, 13 invalid (one has no SKILL.md bytes), 1 names, 3 nested,
+    // 1 root-skill.
     expect(manifests.length).toBeGreaterThanOrEqual(28);
     for (const { segments, file } of manifests) {
       try {

@@ -3,7 +3,6 @@
  * published or wrote are caught, and the leak check compares the last third of a run with the second.
  */
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error -- plain-Node benchmark module without type declarations
 import { leakCheck, percentile, PublishHistory } from '../../bench/load-tracker.mjs';
 
 const U = 'skill://a/notes.md';
@@ -23,7 +22,7 @@ describe('PublishHistory.judge', () => {
   ])('%s', (_label, observations, [digest, sentAt], written, verdict) => {
     const history = new PublishHistory();
     for (const [seen, asked, answered] of observations as [string, number, number][]) history.observe(U, seen, asked, answered);
-    expect(history.judge(U, digest, sentAt, written)).toBe(verdict);
+    expect(history.judge(U, digest as string, sentAt as number, written)).toBe(verdict);
   });
 
   it('a notifications/resources/updated replaces every digest published before it', () => {

@@ -20,7 +20,7 @@ function entry(skillPath: string, frontmatter: Record<string, unknown>, files: R
       { uri: `${base}/SKILL.md`, digest: D('0'), size: 100 },
       ...Object.entries(files).map(([name, [digest, size]]) => ({ uri: `${base}/${name}`, digest: D(digest), size })),
     ],
-  } as SkillEntry;
+  };
 }
 
 const EMPTY: ManifestDiff = { added: [], removed: [], changed: [] };

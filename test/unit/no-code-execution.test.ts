@@ -9,16 +9,16 @@
  * pass runs regular expressions over the comment-free token stream, so that a construct the AST walk does not model
  * (say, `globalThis['ev' + 'al']`) is still caught by name.
  *
- * One file is exempt from the `child_process` rule, and only from it: {@link PROCESS_SITE}, the system `git` call site of
- * git roots (issue 14; docs/git-roots.md says why git runs as a process). Its exemption is itself checked: it may
+ * One file is exempt from the `child_process` rule, and only from it: {@link PROCESS_SITE}, the system `git` call site
+ * of git roots (issue 14; docs/git-roots.md says why git runs as a process). Its exemption is itself checked: it may
  * import `spawn` and nothing else from `node:child_process`, call it exactly once, with the literal program `'git'`
  * and no `shell` option; any other file that mentions `child_process` still fails.
  *
  * The bundle `dist/cli.js` is checked too, but differently: it contains third-party code we do not write. Its
  * `child_process` / `worker_threads` / code-generation sites are attributed to the module they come from (esbuild's
- * `// node_modules/<pkg>/…` and `// src/…` section comments). Any such site in a `src/` section fails; third-party sites
- * must match the reviewed allowlist below, so that a NEW dependency (or a dependency update) that brings one in is
- * looked at before it ships, instead of silently passing.
+ * `// node_modules/<pkg>/…` and `// src/…` section comments). Any such site in a `src/` section fails; third-party
+ * sites must match the reviewed allowlist below, so that a NEW dependency (or a dependency update) that brings one in
+ * is looked at before it ships, instead of silently passing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -120,7 +120,10 @@ function findCodeExecution(fileName: string, text: string): Finding[] {
   return findings;
 }
 
-/** The source text with every comment removed: the parsed AST printed back without comments (strings and regexes intact). */
+/**
+ * The source text with every comment removed: the parsed AST printed back without comments (strings and regexes
+ * intact).
+ */
 function stripComments(text: string): string {
   const source = ts.createSourceFile('strip.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   return ts.createPrinter({ removeComments: true }).printFile(source);

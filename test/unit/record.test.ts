@@ -1,8 +1,8 @@
 /**
  * The per-file record key (the digest cache of the index, docs/ARCHITECTURE.md "Digest cache"): a file's digest and
  * the identity it had when hashed, in one string. A cached digest may be reused only while size, mtime, ctime, inode
- * and device are all unchanged. And the hashing it is filled from (`digest.ts`), on real files: the raw 32 digest bytes,
- * the size and identity of what was read, the synchronous/chunked boundary and special files.
+ * and device are all unchanged. And the hashing it is filled from (`digest.ts`), on real files: the raw 32 digest
+ * bytes, the size and identity of what was read, the synchronous/chunked boundary and special files.
  */
 import { createHash } from 'node:crypto';
 import { promises as fsp, statSync } from 'node:fs';

@@ -105,7 +105,7 @@ describe('SkillSearch over the sample skills', () => {
   beforeAll(async () => {
     sample = await buildSnapshot([{ dir: SAMPLE_SKILLS_DIR, prefix: [] }]);
   });
-  const ranked = async (query: string, limit = 10): Promise<string[]> => (await search.search(sample, query, limit)).map((skill) => skill.uri);
+  const ranked = async (query: string, limit = 10): Promise<string[]> => search.search(sample, query, limit).map((skill) => skill.uri);
 
   it.each([
     // Both refunds skills are named "refunds"; billing's description says "refund" three times, support's twice.
