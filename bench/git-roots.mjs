@@ -30,12 +30,25 @@ const env = {
   GIT_COMMITTER_NAME: 'b',
   GIT_COMMITTER_EMAIL: 'b@example.invalid',
 };
-const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+const git = (cwd, ...args) =>
+  execFileSync('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    .toString()
+    .trim();
 
 // The module under test and the HTTP bridge, bundled from the TypeScript sources.
 const bundle = path.join(work, 'bench-git.mjs');
-writeFileSync(path.join(work, 'entry.ts'), `export * from ${JSON.stringify(path.join(REPO, 'src/sources/git-root.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/sources/root-arg.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'test/helpers/git-http.ts'))};\n`);
-await build({ entryPoints: [path.join(work, 'entry.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning' });
+writeFileSync(
+  path.join(work, 'entry.ts'),
+  `export * from ${JSON.stringify(path.join(REPO, 'src/sources/git-root.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/sources/root-arg.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'test/helpers/git-http.ts'))};\n`,
+);
+await build({
+  entryPoints: [path.join(work, 'entry.ts')],
+  outfile: bundle,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+});
 const { GitRoot, parseSourceArg, startGitHttp } = await import(pathToFileURL(bundle).href);
 
 function filesUnder(dir) {
@@ -117,7 +130,16 @@ for (const repo of repos) {
       await branch.stop();
       rmSync(cacheDir, { recursive: true, force: true });
     }
-    rows.push({ tree: repo.name, files: repo.count, bytes: repo.bytes, impl: 'system git', transport, coldMs: median(cold), warmMs: median(warm), pollMs: median(poll) });
+    rows.push({
+      tree: repo.name,
+      files: repo.count,
+      bytes: repo.bytes,
+      impl: 'system git',
+      transport,
+      coldMs: median(cold),
+      warmMs: median(warm),
+      pollMs: median(poll),
+    });
   }
   if (process.env.ISOMORPHIC_GIT_DIR !== undefined) {
     const script = path.join(work, 'iso.mjs');
@@ -135,16 +157,45 @@ console.log(JSON.stringify({ ms: performance.now() - started }));`,
     for (let run = 0; run < RUNS; run++) {
       const dir = mkdtempSync(path.join(work, 'iso-'));
       // Asynchronously: the HTTP bridge answering the clone runs in this process.
-      const result = await runAsync('/usr/bin/time', ['-f', '%M', process.execPath, script, dir, `${server.base}/${repo.name}.git`]);
+      const result = await runAsync('/usr/bin/time', [
+        '-f',
+        '%M',
+        process.execPath,
+        script,
+        dir,
+        `${server.base}/${repo.name}.git`,
+      ]);
       if (result.status !== 0) throw new Error(`isomorphic-git clone failed: ${result.stderr}`);
       cold.push(JSON.parse(result.stdout).ms);
       rss.push(Number(result.stderr.trim().split('\n').at(-1)) / 1024);
       rmSync(dir, { recursive: true, force: true });
     }
-    rows.push({ tree: repo.name, files: repo.count, bytes: repo.bytes, impl: 'isomorphic-git', transport: 'http', coldMs: median(cold), peakRssMiB: median(rss) });
+    rows.push({
+      tree: repo.name,
+      files: repo.count,
+      bytes: repo.bytes,
+      impl: 'isomorphic-git',
+      transport: 'http',
+      coldMs: median(cold),
+      peakRssMiB: median(rss),
+    });
   }
 }
 await server.close();
 rmSync(work, { recursive: true, force: true });
-console.log(`git ${execFileSync('git', ['--version']).toString().trim().replace(/^git version /u, '')}, node ${process.version}, ${os.cpus().length} cores, median of ${RUNS}`);
-console.table(rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'number' && !Number.isInteger(value) ? Math.round(value) : value]))));
+console.log(
+  `git ${execFileSync('git', ['--version'])
+    .toString()
+    .trim()
+    .replace(/^git version /u, '')}, node ${process.version}, ${os.cpus().length} cores, median of ${RUNS}`,
+);
+console.table(
+  rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'number' && !Number.isInteger(value) ? Math.round(value) : value,
+      ]),
+    ),
+  ),
+);

@@ -119,7 +119,11 @@ async function pipeFloor(): Promise<void> {
     const { id, params } = JSON.parse(line) as { id: number; params: { path: string; uri: string; mimeType: string } };
     const blob = readFileSync(params.path).toString('base64');
     // base64 needs no JSON escaping: the line is concatenated around it instead of JSON.stringify-ing 4/3 of the file.
-    const head = JSON.stringify({ jsonrpc: '2.0', id, result: { contents: [{ uri: params.uri, mimeType: params.mimeType, blob: '' }] } });
+    const head = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { contents: [{ uri: params.uri, mimeType: params.mimeType, blob: '' }] },
+    });
     const reply = `${head.slice(0, -5)}${blob}"}]}}\n`;
     if (!process.stdout.write(reply)) await new Promise((resolve) => process.stdout.once('drain', resolve));
   }
@@ -151,7 +155,12 @@ async function main(): Promise<void> {
           const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
           let bytes = 0;
           for (const skill of snapshot.ordered) bytes += skill.totalBytes;
-          return { skills: snapshot.ordered.length, files: snapshot.fileCount, bytes, diagnostics: snapshot.diagnostics.length };
+          return {
+            skills: snapshot.ordered.length,
+            files: snapshot.fileCount,
+            bytes,
+            diagnostics: snapshot.diagnostics.length,
+          };
         },
         true,
       );

@@ -10,13 +10,19 @@ import { createServer } from 'node:http';
 
 const recordings = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 /** Request body → { status, headers: [name, value][], body: Buffer }. */
-const answers = new Map(recordings.map((item) => [item.request, { status: item.status, headers: item.headers, body: Buffer.from(item.body, 'base64') }]));
+const answers = new Map(
+  recordings.map((item) => [
+    item.request,
+    { status: item.status, headers: item.headers, body: Buffer.from(item.body, 'base64') },
+  ]),
+);
 
 const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
-    const answer = req.method === 'POST' && req.url === '/mcp' ? answers.get(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const answer =
+      req.method === 'POST' && req.url === '/mcp' ? answers.get(Buffer.concat(chunks).toString('utf8')) : undefined;
     if (answer === undefined) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"error":"not a recorded request"}');

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { peakRssKb, spawnNode, within } from './stdio.mjs';
 
 /** The request headers of a 2025-11-25 client without a session (what the server expects, checked with curl). */
-export const REQUEST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+export const REQUEST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
 /** The mix, one slot per request in this order, repeated: 2 lists, 3 gets, 5 reads in every 10 requests. */
 const PATTERN = ['list', 'get', 'read', 'get', 'read', 'read', 'get', 'read', 'list', 'read'];
 /** Distinct skills (`skills/get`) and small files (`resources/read`) the mix spreads over. */
@@ -58,7 +62,9 @@ class LoggedChild {
       this.#waiters.add(waiter);
       waiter();
     });
-    return within(timeoutMs, `${what}\n${this.stderrLines.slice(-10).join('\n')}`, found).finally(() => this.#waiters.delete(waiter));
+    return within(timeoutMs, `${what}\n${this.stderrLines.slice(-10).join('\n')}`, found).finally(() =>
+      this.#waiters.delete(waiter),
+    );
   }
 
   /** SIGTERM, then SIGKILL if it has not exited within 10 s. */
@@ -82,12 +88,21 @@ const jsonOf = (line) => {
 /** One POST /mcp; resolves with the status, raw headers, body bytes. */
 function post(agent, port, body, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ agent, host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: REQUEST_HEADERS }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode, rawHeaders: res.rawHeaders, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) }));
-    });
+    const req = httpRequest(
+      { agent, host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: REQUEST_HEADERS },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            rawHeaders: res.rawHeaders,
+            body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`request timed out: ${body.slice(0, 120)}`)));
     req.on('error', reject);
     req.end(body);
@@ -97,7 +112,13 @@ function post(agent, port, body, timeoutMs = 30_000) {
 /** The JSON-RPC message in an answer body (SSE `data:` line or plain JSON). */
 function messageOf(body) {
   const text = body.toString('utf8');
-  const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((line) => line.startsWith('data: '))?.slice(6) : text;
+  const data =
+    text.startsWith('event:') || text.startsWith('data:')
+      ? text
+          .split('\n')
+          .find((line) => line.startsWith('data: '))
+          ?.slice(6)
+      : text;
   return JSON.parse(data ?? '');
 }
 
@@ -138,7 +159,15 @@ async function load(agent, port, sequence, clients, ms) {
       }
     }),
   );
-  return { requests: latencies.length, ms: performance.now() - started, latencies, byKind, errors, mismatches, firstError };
+  return {
+    requests: latencies.length,
+    ms: performance.now() - started,
+    latencies,
+    byKind,
+    errors,
+    mismatches,
+    firstError,
+  };
 }
 
 /**
@@ -152,10 +181,23 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
   let floor;
   const agents = [];
   try {
-    const serving = jsonOf(await server.waitFor(server.stderrLines, (line) => jsonOf(line).event === 'serving', 60_000, 'HTTP server: serving log line'));
+    const serving = jsonOf(
+      await server.waitFor(
+        server.stderrLines,
+        (line) => jsonOf(line).event === 'serving',
+        60_000,
+        'HTTP server: serving log line',
+      ),
+    );
     const port = Number(serving.port);
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`no port in the serving log line: ${JSON.stringify(serving)}`);
-    await server.waitFor(server.stderrLines, (line) => jsonOf(line).event === 'index-built', 300_000, 'HTTP server: index-built log line');
+    if (!Number.isInteger(port) || port <= 0)
+      throw new Error(`no port in the serving log line: ${JSON.stringify(serving)}`);
+    await server.waitFor(
+      server.stderrLines,
+      (line) => jsonOf(line).event === 'index-built',
+      300_000,
+      'HTTP server: index-built log line',
+    );
 
     // What the mix asks for, from the server's own listing (untimed).
     const setup = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -165,7 +207,8 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
     do {
       const answer = await post(setup, port, rpc('skills/list', cursor === undefined ? {} : { cursor }));
       const message = messageOf(answer.body);
-      if (answer.status !== 200 || message.result === undefined) throw new Error(`skills/list over HTTP: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
+      if (answer.status !== 200 || message.result === undefined)
+        throw new Error(`skills/list over HTTP: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
       skills.push(...message.result.skills);
       cursor = message.result.nextCursor;
     } while (cursor);
@@ -188,7 +231,10 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
       for (const request of bodies) {
         const answer = await post(setup, port, request);
         const message = messageOf(answer.body);
-        if (answer.status !== 200 || message.result === undefined) throw new Error(`${METHOD_OF[kind]} over HTTP: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
+        if (answer.status !== 200 || message.result === undefined)
+          throw new Error(
+            `${METHOD_OF[kind]} over HTTP: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`,
+          );
         const headers = [];
         for (let index = 0; index < answer.rawHeaders.length; index += 2) {
           const name = answer.rawHeaders[index];
@@ -201,10 +247,14 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
     }
     const recordingsFile = path.join(work, 'http-recordings.json');
     writeFileSync(recordingsFile, JSON.stringify(recordings));
-    const sizes = Object.fromEntries(Object.keys(requests).map((kind) => {
-      const bodies = recordings.filter((item) => expected.get(item.request).kind === kind).map((item) => Buffer.from(item.body, 'base64').length);
-      return [kind, bodies.reduce((a, b) => a + b, 0) / bodies.length];
-    }));
+    const sizes = Object.fromEntries(
+      Object.keys(requests).map((kind) => {
+        const bodies = recordings
+          .filter((item) => expected.get(item.request).kind === kind)
+          .map((item) => Buffer.from(item.body, 'base64').length);
+        return [kind, bodies.reduce((a, b) => a + b, 0) / bodies.length];
+      }),
+    );
     const headerSample = recordings[0].headers;
 
     const counters = { list: 0, get: 0, read: 0 };
@@ -217,7 +267,9 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
     }
 
     floor = new LoggedChild([floorScript, recordingsFile]);
-    const floorPort = jsonOf(await floor.waitFor(floor.stdoutLines, (line) => jsonOf(line).port !== undefined, 30_000, 'HTTP floor: port')).port;
+    const floorPort = jsonOf(
+      await floor.waitFor(floor.stdoutLines, (line) => jsonOf(line).port !== undefined, 30_000, 'HTTP floor: port'),
+    ).port;
     const targets = {
       server: { port, agent: new Agent({ keepAlive: true, maxSockets: clients }) },
       floor: { port: floorPort, agent: new Agent({ keepAlive: true, maxSockets: clients }) },
@@ -226,9 +278,11 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
     // The floor must answer exactly what the server answered.
     for (const item of sequence.slice(0, PATTERN.length)) {
       const answer = await post(targets.floor.agent, floorPort, item.request);
-      if (answer.status !== 200 || !answer.body.equals(item.expected)) throw new Error(`the HTTP floor did not replay ${item.request.slice(0, 120)}`);
+      if (answer.status !== 200 || !answer.body.equals(item.expected))
+        throw new Error(`the HTTP floor did not replay ${item.request.slice(0, 120)}`);
     }
-    for (const target of Object.values(targets)) await load(target.agent, target.port, sequence, clients, warmupSeconds * 1000);
+    for (const target of Object.values(targets))
+      await load(target.agent, target.port, sequence, clients, warmupSeconds * 1000);
     const runs = { server: [], floor: [] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, target] of Object.entries(targets)) {
@@ -254,7 +308,18 @@ export async function measureHttp({ bin, root, floorScript, work, clients, round
     const summary = (run) => {
       const { p50, p99 } = quantiles(run.latencies);
       const perKind = Object.fromEntries(Object.entries(run.byKind).map(([kind, values]) => [kind, quantiles(values)]));
-      return { requests: run.requests, seconds: run.ms / 1000, rps: run.requests / (run.ms / 1000), p50, p99, perKind, errors: run.errors, mismatches: run.mismatches, firstError: run.firstError, perRound: run.perRound };
+      return {
+        requests: run.requests,
+        seconds: run.ms / 1000,
+        rps: run.requests / (run.ms / 1000),
+        p50,
+        p99,
+        perKind,
+        errors: run.errors,
+        mismatches: run.mismatches,
+        firstError: run.firstError,
+        perRound: run.perRound,
+      };
     };
     return {
       clients,

@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../bin/skills-serve.js', import.meta.url));
 const EDITS = 20;
 const FILES_PER_SKILL = 5;
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const [SMALL, LARGE] = sizes.length === 2 ? sizes : [10, 5000];
 
 function makeTree(skills) {
@@ -20,9 +23,15 @@ function makeTree(skills) {
   for (let index = 0; index < skills; index++) {
     const name = `skill-${String(index).padStart(5, '0')}`;
     mkdirSync(path.join(root, name, 'references'), { recursive: true });
-    writeFileSync(path.join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Benchmark skill ${index}.\n---\n# ${name}\n`);
+    writeFileSync(
+      path.join(root, name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Benchmark skill ${index}.\n---\n# ${name}\n`,
+    );
     for (let file = 1; file < FILES_PER_SKILL; file++) {
-      writeFileSync(path.join(root, name, 'references', `ref-${file}.md`), `Reference ${file} of ${name}.\n`.repeat(30));
+      writeFileSync(
+        path.join(root, name, 'references', `ref-${file}.md`),
+        `Reference ${file} of ${name}.\n`.repeat(30),
+      );
     }
   }
   return root;
@@ -30,7 +39,11 @@ function makeTree(skills) {
 
 async function measure(skills) {
   const root = makeTree(skills);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--log-level', process.env.BENCH_LOG_LEVEL ?? 'info', root], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--log-level', process.env.BENCH_LOG_LEVEL ?? 'info', root],
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => (stderr += chunk));
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -68,8 +81,11 @@ async function measure(skills) {
 const rows = [];
 for (const skills of [SMALL, LARGE]) rows.push(await measure(skills));
 const format = (ms) => `${ms.toFixed(1)} ms`;
-console.log(`write → notifications/resources/updated, median of ${EDITS} edits (Node ${process.version}, ${os.cpus().length} cores)`);
+console.log(
+  `write → notifications/resources/updated, median of ${EDITS} edits (Node ${process.version}, ${os.cpus().length} cores)`,
+);
 console.log('| skills | files | median | min | max |');
 console.log('|---:|---:|---:|---:|---:|');
-for (const row of rows) console.log(`| ${row.skills} | ${row.files} | ${format(row.median)} | ${format(row.min)} | ${format(row.max)} |`);
+for (const row of rows)
+  console.log(`| ${row.skills} | ${row.files} | ${format(row.median)} | ${format(row.min)} | ${format(row.max)} |`);
 console.log(`ratio large/small (median): ${(rows[1].median / rows[0].median).toFixed(2)}`);

@@ -43,14 +43,17 @@ export async function measureLiveLatency(server, root, skills, edits = EDITS) {
     const before = updates().length;
     const received = new Promise((resolve) => updated.set(uri, resolve));
     const started = performance.now();
-    writeFileSync(path.join(root, ...rel.split('/')), `# Edited ${edit} at ${started}\n${'Reference text line.\n'.repeat(10 + edit)}`);
+    writeFileSync(
+      path.join(root, ...rel.split('/')),
+      `# Edited ${edit} at ${started}\n${'Reference text line.\n'.repeat(10 + edit)}`,
+    );
     const at = await within(15_000, `notifications/resources/updated for ${uri}\n${server.stderrTail()}`, received);
     updated.delete(uri);
     latencies.push(at - started);
     await server.waitForStderr(() => updates().length > before, 5_000, 'index-updated log');
     rebuildMs.push(Number(logOf(updates()[before]).ms));
     // Wait for quiet: a write can reach the watcher as more than one batch.
-    for (let seen = updates().length; ; ) {
+    for (let seen = updates().length; ;) {
       await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
       if (updates().length === seen) break;
       seen = updates().length;

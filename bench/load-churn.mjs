@@ -39,7 +39,8 @@ function random(seed) {
 
 const send = (message) => process.send?.(message);
 const uriOf = (name, rel) => `skill://${name}/${rel}`;
-const manifest = (name, description) => Buffer.from(`---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nA skill of the load benchmark.\n`);
+const manifest = (name, description) =>
+  Buffer.from(`---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nA skill of the load benchmark.\n`);
 const broken = (name, id) => Buffer.from(`---\nname: ${name}\n---\n\nBroken by churn ${id}: no description.\n`);
 const text = (name, rel, id, bytes) => {
   const line = `${name}/${rel} version ${id} `;
@@ -103,7 +104,9 @@ async function step() {
     const rels = [...skill.files.keys()].filter((rel) => rel !== 'SKILL.md');
     const rel = rels[Math.floor(next() * rels.length)];
     const old = skill.files.get(rel);
-    const bytes = rel.endsWith('.bin') ? randomBytes(old.length) : text(name, rel, id, 1024 + Math.floor(next() * 6144));
+    const bytes = rel.endsWith('.bin')
+      ? randomBytes(old.length)
+      : text(name, rel, id, 1024 + Math.floor(next() * 6144));
     skill.files.set(rel, bytes);
     await writeFile(name, rel, bytes);
     ops.edit++;

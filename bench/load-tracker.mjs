@@ -78,10 +78,14 @@ const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.
  * @returns {{ second: number, last: number, growth: number, allowed: number, ok: boolean }} (growth = last − second)
  */
 export function leakCheck(samples, tolerance) {
-  if (samples.length < 6) return { second: Number.NaN, last: Number.NaN, growth: Number.NaN, allowed: Number.NaN, ok: false };
+  if (samples.length < 6)
+    return { second: Number.NaN, last: Number.NaN, growth: Number.NaN, allowed: Number.NaN, ok: false };
   const start = samples[0].at;
   const span = samples.at(-1).at - start;
-  const third = (index) => samples.filter((sample) => Math.min(2, Math.floor(((sample.at - start) / span) * 3)) === index).map((sample) => sample.value);
+  const third = (index) =>
+    samples
+      .filter((sample) => Math.min(2, Math.floor(((sample.at - start) / span) * 3)) === index)
+      .map((sample) => sample.value);
   const second = mean(third(1));
   const last = mean(third(2));
   const allowed = Math.max(tolerance.relative * second, tolerance.absolute);

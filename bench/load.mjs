@@ -117,7 +117,9 @@ const wasWritten = (uri, digest) => written.get(uri)?.has(digest) === true;
 const skillNameOf = (uri) => uri.slice('skill://'.length).split('/')[0];
 
 function startChurn() {
-  churn = fork(fileURLToPath(new URL('./load-churn.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  churn = fork(fileURLToPath(new URL('./load-churn.mjs', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const waiters = new Map();
   churn.on('message', (message) => {
     if (message.type === 'wrote') {
@@ -127,7 +129,8 @@ function startChurn() {
     } else if (message.type === 'gone') gone.add(message.skill);
     waiters.get(message.type)?.(message);
   });
-  const next = (type, timeoutMs) => within(timeoutMs, `churn ${type}`, new Promise((resolve) => waiters.set(type, resolve)));
+  const next = (type, timeoutMs) =>
+    within(timeoutMs, `churn ${type}`, new Promise((resolve) => waiters.set(type, resolve)));
   return { next, send: (message) => churn.send(message) };
 }
 
@@ -144,7 +147,10 @@ function forget(uri) {
 }
 function learn(skill) {
   if (!Array.isArray(skill.resources)) return;
-  pool.skills.set(skill.uri, skill.resources.map((file) => file.uri));
+  pool.skills.set(
+    skill.uri,
+    skill.resources.map((file) => file.uri),
+  );
   for (const file of skill.resources) {
     if (!pool.fileSet.has(file.uri)) {
       pool.fileSet.add(file.uri);
@@ -244,7 +250,11 @@ class HttpServer extends ServerProcess {
           port: this.port,
           path: '/mcp',
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
         },
         (res) => {
           const chunks = [];
@@ -253,7 +263,10 @@ class HttpServer extends ServerProcess {
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             const line = (res.headers['content-type'] ?? '').includes('text/event-stream')
-              ? text.split('\n').find((candidate) => candidate.startsWith('data: '))?.slice('data: '.length)
+              ? text
+                  .split('\n')
+                  .find((candidate) => candidate.startsWith('data: '))
+                  ?.slice('data: '.length)
               : text;
             try {
               resolve(JSON.parse(line ?? ''));
@@ -314,7 +327,8 @@ class StdioServer extends ServerProcess {
       this.badLines++;
       return;
     }
-    if (message.method === 'notifications/resources/updated') this.history.replaced(message.params.uri, performance.now());
+    if (message.method === 'notifications/resources/updated')
+      this.history.replaced(message.params.uri, performance.now());
     if (message.method !== undefined || message.id === undefined) return;
     const pending = this.#pending.get(message.id);
     if (pending === undefined) return;
@@ -343,7 +357,11 @@ class StdioServer extends ServerProcess {
   }
 
   async start() {
-    const answer = await this.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'skills-serve-bench-load', version: '1' } });
+    const answer = await this.call('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'skills-serve-bench-load', version: '1' },
+    });
     if (answer.error) throw new Error(`${this.name}: initialize failed: ${JSON.stringify(answer.error)}`);
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   }
@@ -363,7 +381,13 @@ const serverEnv = { PATH: process.env.PATH ?? '', SKILLS_SERVE_LOG_LEVEL: 'info'
 
 /** Per transport: latencies per method, counts, errors. */
 function newStats() {
-  return { latencies: Object.fromEntries(MIX.map(([method]) => [method, []])), requests: 0, errors: [], notFound: [], gone: 0 };
+  return {
+    latencies: Object.fromEntries(MIX.map(([method]) => [method, []])),
+    requests: 0,
+    errors: [],
+    notFound: [],
+    gone: 0,
+  };
 }
 const stats = { http: newStats(), stdio: newStats() };
 /** Every read: { server, uri, digest, sentAt }. */
@@ -440,8 +464,8 @@ async function operate(server, kind, state) {
     if (answer.error.code === -32602) {
       bucket.notFound.push({ server, method, uri, sentAt, error: `${answer.error.code} ${answer.error.message}` });
       if (method === 'resources/read' && gone.has(skillNameOf(uri))) forget(uri);
-    }
-    else bucket.errors.push({ server: server.name, method, uri, error: `${answer.error.code} ${answer.error.message}` });
+    } else
+      bucket.errors.push({ server: server.name, method, uri, error: `${answer.error.code} ${answer.error.message}` });
     if (method === 'skills/list') state.cursor = undefined;
     return;
   }
@@ -452,7 +476,8 @@ async function operate(server, kind, state) {
     observeSkills(server, [answer.result.skill], sentAt, answeredAt);
   } else if (method === 'resources/read') {
     const content = answer.result.contents?.[0] ?? {};
-    const bytes = typeof content.text === 'string' ? Buffer.from(content.text, 'utf8') : Buffer.from(content.blob ?? '', 'base64');
+    const bytes =
+      typeof content.text === 'string' ? Buffer.from(content.text, 'utf8') : Buffer.from(content.blob ?? '', 'base64');
     const digest = digestOf(bytes);
     reads.push({ server, uri, digest, sentAt });
     server.subscribe?.(uri);
@@ -483,8 +508,21 @@ function transportFigures(bucket, seconds) {
   }
   bucket.notFound = [];
   const all = Object.values(bucket.latencies).flat();
-  const perMethod = Object.fromEntries(Object.entries(bucket.latencies).map(([method, values]) => [method, { count: values.length, p50: percentile(values, 0.5), p99: percentile(values, 0.99) }]));
-  return { requests: bucket.requests, throughput: bucket.requests / seconds, p50: percentile(all, 0.5), p99: percentile(all, 0.99), perMethod, errors: bucket.errors.length, gone: bucket.gone };
+  const perMethod = Object.fromEntries(
+    Object.entries(bucket.latencies).map(([method, values]) => [
+      method,
+      { count: values.length, p50: percentile(values, 0.5), p99: percentile(values, 0.99) },
+    ]),
+  );
+  return {
+    requests: bucket.requests,
+    throughput: bucket.requests / seconds,
+    p50: percentile(all, 0.5),
+    p99: percentile(all, 0.99),
+    perMethod,
+    errors: bucket.errors.length,
+    gone: bucket.gone,
+  };
 }
 
 function verdicts(kindOf) {
@@ -494,7 +532,8 @@ function verdicts(kindOf) {
     if (kindOf(read.server) === undefined) continue;
     const verdict = read.server.history.judge(read.uri, read.digest, read.sentAt, wasWritten);
     counts[verdict]++;
-    if ((verdict === 'stale' || verdict === 'foreign') && examples.length < 10) examples.push({ server: read.server.name, uri: read.uri, digest: read.digest, verdict });
+    if ((verdict === 'stale' || verdict === 'foreign') && examples.length < 10)
+      examples.push({ server: read.server.name, uri: read.uri, digest: read.digest, verdict });
   }
   return { counts, examples };
 }
@@ -523,34 +562,96 @@ function renderTable(result) {
   const cell = (figures, render) => (figures === undefined ? '—' : render(figures));
   const methods = MIX.map(([method]) => method);
   const rows = [
-    ['requests (all answered)', cell(http, (f) => f.requests.toLocaleString('en-US')), cell(stdio, (f) => f.requests.toLocaleString('en-US'))],
-    ['throughput', cell(http, (f) => `${f.throughput.toFixed(0)} req/s`), cell(stdio, (f) => `${f.throughput.toFixed(0)} req/s`)],
-    ['latency p50 / p99, all methods', cell(http, (f) => `${ms(f.p50)} / ${ms(f.p99)}`), cell(stdio, (f) => `${ms(f.p50)} / ${ms(f.p99)}`)],
+    [
+      'requests (all answered)',
+      cell(http, (f) => f.requests.toLocaleString('en-US')),
+      cell(stdio, (f) => f.requests.toLocaleString('en-US')),
+    ],
+    [
+      'throughput',
+      cell(http, (f) => `${f.throughput.toFixed(0)} req/s`),
+      cell(stdio, (f) => `${f.throughput.toFixed(0)} req/s`),
+    ],
+    [
+      'latency p50 / p99, all methods',
+      cell(http, (f) => `${ms(f.p50)} / ${ms(f.p99)}`),
+      cell(stdio, (f) => `${ms(f.p50)} / ${ms(f.p99)}`),
+    ],
     ...methods.map((method) => [
       `… \`${method}\` (count; p50 / p99)`,
-      cell(http, (f) => `${f.perMethod[method].count.toLocaleString('en-US')}; ${ms(f.perMethod[method].p50)} / ${ms(f.perMethod[method].p99)}`),
-      cell(stdio, (f) => `${f.perMethod[method].count.toLocaleString('en-US')}; ${ms(f.perMethod[method].p50)} / ${ms(f.perMethod[method].p99)}`),
+      cell(
+        http,
+        (f) =>
+          `${f.perMethod[method].count.toLocaleString('en-US')}; ${ms(f.perMethod[method].p50)} / ${ms(f.perMethod[method].p99)}`,
+      ),
+      cell(
+        stdio,
+        (f) =>
+          `${f.perMethod[method].count.toLocaleString('en-US')}; ${ms(f.perMethod[method].p50)} / ${ms(f.perMethod[method].p99)}`,
+      ),
     ]),
-    ['**errors** (anything but a result or an expected -32602)', cell(http, (f) => `**${f.errors}**`), cell(stdio, (f) => `**${f.errors}**`)],
-    ['-32602 for URIs the churn took away, or not yet published by that server (expected)', cell(http, (f) => String(f.gone)), cell(stdio, (f) => String(f.gone))],
-    ['**mismatches**: stale + foreign reads', `**${readsHttp.counts.stale + readsHttp.counts.foreign}** (${readsHttp.counts.stale} + ${readsHttp.counts.foreign})`, `**${readsStdio.counts.stale + readsStdio.counts.foreign}** (${readsStdio.counts.stale} + ${readsStdio.counts.foreign})`],
-    ['reads judged ok; unobserved (consistent, version not seen listed)', `${readsHttp.counts.ok}; ${readsHttp.counts.unobserved}`, `${readsStdio.counts.ok}; ${readsStdio.counts.unobserved}`],
+    [
+      '**errors** (anything but a result or an expected -32602)',
+      cell(http, (f) => `**${f.errors}**`),
+      cell(stdio, (f) => `**${f.errors}**`),
+    ],
+    [
+      '-32602 for URIs the churn took away, or not yet published by that server (expected)',
+      cell(http, (f) => String(f.gone)),
+      cell(stdio, (f) => String(f.gone)),
+    ],
+    [
+      '**mismatches**: stale + foreign reads',
+      `**${readsHttp.counts.stale + readsHttp.counts.foreign}** (${readsHttp.counts.stale} + ${readsHttp.counts.foreign})`,
+      `**${readsStdio.counts.stale + readsStdio.counts.foreign}** (${readsStdio.counts.stale} + ${readsStdio.counts.foreign})`,
+    ],
+    [
+      'reads judged ok; unobserved (consistent, version not seen listed)',
+      `${readsHttp.counts.ok}; ${readsHttp.counts.unobserved}`,
+      `${readsStdio.counts.ok}; ${readsStdio.counts.unobserved}`,
+    ],
   ];
   const byKind = (kind) => resources.filter((item) => item.name.startsWith(kind));
   const rssCell = (items) =>
-    items.length === 0 ? '—' : items.map((item) => `${mb(item.rssStart)} → ${mb(item.rssLeak.second)} → ${mb(item.rssLeak.last)} (max ${mb(item.rssMax)})`).join('<br>');
-  const fdCell = (items) => (items.length === 0 ? '—' : items.map((item) => `${item.fdStart} → ${item.fdLeak.second.toFixed(1)} → ${item.fdLeak.last.toFixed(1)} (max ${item.fdMax})`).join('<br>'));
+    items.length === 0
+      ? '—'
+      : items
+          .map(
+            (item) =>
+              `${mb(item.rssStart)} → ${mb(item.rssLeak.second)} → ${mb(item.rssLeak.last)} (max ${mb(item.rssMax)})`,
+          )
+          .join('<br>');
+  const fdCell = (items) =>
+    items.length === 0
+      ? '—'
+      : items
+          .map(
+            (item) =>
+              `${item.fdStart} → ${item.fdLeak.second.toFixed(1)} → ${item.fdLeak.last.toFixed(1)} (max ${item.fdMax})`,
+          )
+          .join('<br>');
   const leakCell = (items) =>
     items.length === 0
       ? '—'
       : items
-          .map((item) => `${item.rssLeak.ok && item.fdLeak.ok ? '**pass**' : '**FAIL**'}: RSS ${item.rssLeak.growth >= 0 ? '+' : ''}${item.rssLeak.growth.toFixed(1)} MB (≤ ${item.rssLeak.allowed.toFixed(1)}), fds ${item.fdLeak.growth >= 0 ? '+' : ''}${item.fdLeak.growth.toFixed(1)} (≤ ${item.fdLeak.allowed.toFixed(1)})`)
+          .map(
+            (item) =>
+              `${item.rssLeak.ok && item.fdLeak.ok ? '**pass**' : '**FAIL**'}: RSS ${item.rssLeak.growth >= 0 ? '+' : ''}${item.rssLeak.growth.toFixed(1)} MB (≤ ${item.rssLeak.allowed.toFixed(1)}), fds ${item.fdLeak.growth >= 0 ? '+' : ''}${item.fdLeak.growth.toFixed(1)} (≤ ${item.fdLeak.allowed.toFixed(1)})`,
+          )
           .join('<br>');
   rows.push(
-    ['RSS per server: first sample → mean of 2nd third → mean of last third', rssCell(byKind('http')), rssCell(byKind('stdio'))],
+    [
+      'RSS per server: first sample → mean of 2nd third → mean of last third',
+      rssCell(byKind('http')),
+      rssCell(byKind('stdio')),
+    ],
     ['open descriptors per server: first → 2nd third → last third', fdCell(byKind('http')), fdCell(byKind('stdio'))],
     ['**leak check** (last third − 2nd third)', leakCell(byKind('http')), leakCell(byKind('stdio'))],
-    ['catalog equal to the tree after the churn stopped', cell(http, () => converged.http), cell(stdio, () => converged.stdio)],
+    [
+      'catalog equal to the tree after the churn stopped',
+      cell(http, () => converged.http),
+      cell(stdio, () => converged.stdio),
+    ],
   );
   const header = `| measure | HTTP: ${config.httpClients} keep-alive clients, 1 server | stdio: ${config.stdioSessions} sessions × ${config.stdioConcurrency} in flight, ${config.stdioSessions} servers |\n|---|---:|---:|`;
   const churnLine = Object.entries(churnOps)
@@ -586,21 +687,32 @@ async function converge(server, model) {
   }
   const listed = new Set(JSON.parse(last).map((skill) => skill.uri));
   const expected = new Set(model.map((skill) => skill.uri));
-  log(`${server.name} did not converge: ${[...expected].filter((uri) => !listed.has(uri)).length} skills missing, ${[...listed].filter((uri) => !expected.has(uri)).length} extra`);
+  log(
+    `${server.name} did not converge: ${[...expected].filter((uri) => !listed.has(uri)).length} skills missing, ${[...listed].filter((uri) => !expected.has(uri)).length} extra`,
+  );
   return undefined;
 }
 
 async function main() {
-  if (!existsSync(path.join(REPO, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench:load does)');
-  log(`${CONFIG.httpClients} HTTP clients, ${CONFIG.stdioSessions} stdio sessions, ${CONFIG.seconds} s, ${CONFIG.skills} skills, churn ${CONFIG.churnRate}/s; work dir ${work}`);
+  if (!existsSync(path.join(REPO, 'dist', 'cli.js')))
+    throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench:load does)');
+  log(
+    `${CONFIG.httpClients} HTTP clients, ${CONFIG.stdioSessions} stdio sessions, ${CONFIG.seconds} s, ${CONFIG.skills} skills, churn ${CONFIG.churnRate}/s; work dir ${work}`,
+  );
   const writer = startChurn();
   writer.send({ type: 'init', root, skills: CONFIG.skills, seed: CONFIG.seed });
   await writer.next('ready', 120_000);
 
   const servers = [];
-  const http = CONFIG.httpClients > 0 ? new HttpServer('http', spawnNode([BIN, '--http', '127.0.0.1:0', root], { env: serverEnv })) : undefined;
+  const http =
+    CONFIG.httpClients > 0
+      ? new HttpServer('http', spawnNode([BIN, '--http', '127.0.0.1:0', root], { env: serverEnv }))
+      : undefined;
   if (http !== undefined) servers.push(http);
-  const stdioServers = Array.from({ length: CONFIG.stdioSessions }, (_, index) => new StdioServer(`stdio-${index + 1}`, spawnNode([BIN, root], { env: serverEnv })));
+  const stdioServers = Array.from(
+    { length: CONFIG.stdioSessions },
+    (_, index) => new StdioServer(`stdio-${index + 1}`, spawnNode([BIN, root], { env: serverEnv })),
+  );
   servers.push(...stdioServers);
   await http?.start(CONFIG.httpClients);
   await Promise.all(stdioServers.map((server) => server.start()));
@@ -608,7 +720,9 @@ async function main() {
     await server.waitForStderr('watching roots for changes', 120_000);
     await listAll(server);
   }
-  log(`servers ready (${servers.map((server) => `${server.name} pid ${server.pid}`).join(', ')}); load for ${CONFIG.seconds} s`);
+  log(
+    `servers ready (${servers.map((server) => `${server.name} pid ${server.pid}`).join(', ')}); load for ${CONFIG.seconds} s`,
+  );
 
   const loadFrom = performance.now();
   const sampler = setInterval(() => {
@@ -620,7 +734,8 @@ async function main() {
   const deadline = loadFrom + CONFIG.seconds * 1000;
   const loops = [];
   for (let client = 0; client < CONFIG.httpClients; client++) loops.push(clientLoop(http, 'http', deadline));
-  for (const server of stdioServers) for (let client = 0; client < CONFIG.stdioConcurrency; client++) loops.push(clientLoop(server, 'stdio', deadline));
+  for (const server of stdioServers)
+    for (let client = 0; client < CONFIG.stdioConcurrency; client++) loops.push(clientLoop(server, 'stdio', deadline));
   await Promise.all(loops);
   const loadSeconds = (performance.now() - loadFrom) / 1000;
   clearInterval(sampler);
@@ -634,7 +749,11 @@ async function main() {
     if (items.length === 0) return '—';
     const times = items.map((index) => convergedMs[index]);
     const slowest = Math.max(...times);
-    return times.every((time) => time !== undefined) ? (slowest < 50 ? 'yes, at the first listing' : `yes, within ${(slowest / 1000).toFixed(1)} s`) : `**NO** (${times.filter((time) => time === undefined).length} of ${times.length})`;
+    return times.every((time) => time !== undefined)
+      ? slowest < 50
+        ? 'yes, at the first listing'
+        : `yes, within ${(slowest / 1000).toFixed(1)} s`
+      : `**NO** (${times.filter((time) => time === undefined).length} of ${times.length})`;
   };
   const httpIndexes = http === undefined ? [] : [0];
   const stdioIndexes = stdioServers.map((_, index) => index + httpIndexes.length);
@@ -661,14 +780,20 @@ async function main() {
   const jsonOut = flags.json ?? path.join(os.tmpdir(), 'skills-serve-bench-load.json');
   writeFileSync(jsonOut, `${JSON.stringify(result, (key, value) => (key === 'history' ? undefined : value), 2)}\n`);
   log(`raw figures in ${jsonOut}`);
-  if (result.errorExamples.length > 0) log(`errors, first ${result.errorExamples.length}: ${JSON.stringify(result.errorExamples, null, 1)}`);
+  if (result.errorExamples.length > 0)
+    log(`errors, first ${result.errorExamples.length}: ${JSON.stringify(result.errorExamples, null, 1)}`);
   const mismatchExamples = [...result.readsHttp.examples, ...result.readsStdio.examples];
-  if (mismatchExamples.length > 0) log(`mismatches, first ${mismatchExamples.length}: ${JSON.stringify(mismatchExamples, null, 1)}`);
+  if (mismatchExamples.length > 0)
+    log(`mismatches, first ${mismatchExamples.length}: ${JSON.stringify(mismatchExamples, null, 1)}`);
   if (flags.write) writeFigures(table, result);
 
   const failed =
     (result.http?.errors ?? 0) + (result.stdio?.errors ?? 0) > 0 ||
-    result.readsHttp.counts.stale + result.readsHttp.counts.foreign + result.readsStdio.counts.stale + result.readsStdio.counts.foreign > 0 ||
+    result.readsHttp.counts.stale +
+      result.readsHttp.counts.foreign +
+      result.readsStdio.counts.stale +
+      result.readsStdio.counts.foreign >
+      0 ||
     result.resources.some((item) => !item.rssLeak.ok || !item.fdLeak.ok) ||
     convergedMs.some((time) => time === undefined) ||
     result.badStdoutLines > 0 ||

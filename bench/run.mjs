@@ -13,7 +13,16 @@
 // every child process is bounded in time and killed (by pid) if the run fails or is interrupted.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,7 +99,9 @@ async function bundleHarness() {
     format: 'esm',
     target: 'node20.19',
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);",
+    },
   });
   return path.join(outdir, 'harness.mjs');
 }
@@ -105,7 +116,9 @@ async function runHarness(harness, args, timeoutMs) {
   const { code, signal } = await within(
     timeoutMs,
     `harness ${args.join(' ')}`,
-    new Promise((resolve) => child.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }))),
+    new Promise((resolve) =>
+      child.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal })),
+    ),
   ).catch((error) => {
     child.kill('SIGKILL');
     throw error;
@@ -127,7 +140,9 @@ function copyApp() {
   copyFileSync(path.join(REPO, 'bin', 'skills-serve.js'), path.join(app, 'bin', 'skills-serve.js'));
   const files = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js'));
   for (const name of files) copyFileSync(path.join(REPO, 'dist', name), path.join(app, 'dist', name));
-  for (const needed of ['cli.js']) if (!files.includes(needed)) throw new Error(`dist/${needed} is missing: run \`npm run build\` first (npm run bench does)`);
+  for (const needed of ['cli.js'])
+    if (!files.includes(needed))
+      throw new Error(`dist/${needed} is missing: run \`npm run build\` first (npm run bench does)`);
   return { bin: path.join(app, 'bin', 'skills-serve.js'), files: files.length };
 }
 
@@ -163,7 +178,8 @@ async function measureBuiltServer(harness, server, root, listed, tree) {
     const started = performance.now();
     const again = await server.listAll();
     enumerations.push(performance.now() - started);
-    if (again.length !== listed.length) throw new Error(`enumeration ${run} listed ${again.length} skills, not ${listed.length}`);
+    if (again.length !== listed.length)
+      throw new Error(`enumeration ${run} listed ${again.length} skills, not ${listed.length}`);
   }
   const pingRuns = [];
   for (let run = 0; run < ENUMERATIONS; run++) {
@@ -190,8 +206,10 @@ async function measureBuiltServer(harness, server, root, listed, tree) {
       const content = result.contents?.[0];
       if (typeof content?.blob !== 'string') throw new Error(`${method} ${file.uri}: expected a base64 blob`);
       const decoded = Buffer.from(content.blob, 'base64');
-      if (decoded.length !== file.size) throw new Error(`${method} ${file.uri}: ${decoded.length} bytes, advertised ${file.size}`);
-      if (index === 0 && `sha256:${createHash('sha256').update(decoded).digest('hex')}` !== file.digest) throw new Error(`${file.uri}: digest mismatch`);
+      if (decoded.length !== file.size)
+        throw new Error(`${method} ${file.uri}: ${decoded.length} bytes, advertised ${file.size}`);
+      if (index === 0 && `sha256:${createHash('sha256').update(decoded).digest('hex')}` !== file.digest)
+        throw new Error(`${file.uri}: digest mismatch`);
       bytes += decoded.length;
     }
     return { ms: performance.now() - started, bytes, files: large.length };
@@ -201,7 +219,11 @@ async function measureBuiltServer(harness, server, root, listed, tree) {
   const floorPeer = new RpcChild([harness, 'pipe-floor']);
   let pipeFloor;
   try {
-    pipeFloor = await readAll(floorPeer, 'read', (file) => ({ path: file.path, uri: file.uri, mimeType: 'application/octet-stream' }));
+    pipeFloor = await readAll(floorPeer, 'read', (file) => ({
+      path: file.path,
+      uri: file.uri,
+      mimeType: 'application/octet-stream',
+    }));
   } finally {
     await floorPeer.close();
   }
@@ -223,14 +245,20 @@ function machine() {
 }
 
 function gitState() {
-  const run = (...args) => spawnSync('git', args, { cwd: REPO, encoding: 'utf8', timeout: 10_000 }).stdout?.trimEnd() ?? '';
-  return { commit: run('rev-parse', '--short', 'HEAD'), dirty: run('status', '--porcelain', '--', 'src', 'bin', 'package.json').split('\n').filter(Boolean) };
+  const run = (...args) =>
+    spawnSync('git', args, { cwd: REPO, encoding: 'utf8', timeout: 10_000 }).stdout?.trimEnd() ?? '';
+  return {
+    commit: run('rev-parse', '--short', 'HEAD'),
+    dirty: run('status', '--porcelain', '--', 'src', 'bin', 'package.json').split('\n').filter(Boolean),
+  };
 }
 
 async function main() {
   const started = Date.now();
   const before = machine();
-  log(`${QUICK ? 'quick' : 'full'} run on ${before.cpu} (${before.cores} cores), Node ${before.node}; load ${before.loadavg.map((n) => n.toFixed(2)).join(' ')}; work dir ${work}`);
+  log(
+    `${QUICK ? 'quick' : 'full'} run on ${before.cpu} (${before.cores} cores), Node ${before.node}; load ${before.loadavg.map((n) => n.toFixed(2)).join(' ')}; work dir ${work}`,
+  );
   const app = copyApp();
   const harness = await bundleHarness();
   const results = [];
@@ -270,15 +298,29 @@ async function main() {
     }
     if (skills === HTTP.skills) {
       log(`${skills} skills: HTTP, ${HTTP.clients} keep-alive clients, ${HTTP.rounds} × ${HTTP.seconds} s per side`);
-      row.http = await measureHttp({ bin: app.bin, root, floorScript: path.join(REPO, 'bench', 'http-floor.mjs'), work, ...HTTP, log });
+      row.http = await measureHttp({
+        bin: app.bin,
+        root,
+        floorScript: path.join(REPO, 'bench', 'http-floor.mjs'),
+        work,
+        ...HTTP,
+        log,
+      });
     }
     if (!KEEP) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
   const after = machine();
-  const out = outIndex !== -1 ? path.resolve(argv[outIndex + 1]) : QUICK ? path.join(os.tmpdir(), 'skills-serve-BENCHMARKS.quick.md') : path.join(REPO, 'BENCHMARKS.md');
+  const out =
+    outIndex !== -1
+      ? path.resolve(argv[outIndex + 1])
+      : QUICK
+        ? path.join(os.tmpdir(), 'skills-serve-BENCHMARKS.quick.md')
+        : path.join(REPO, 'BENCHMARKS.md');
   const report = renderReport({
     // The figures of `npm run bench:load` are not measured here: keep the ones the report already holds.
-    loadFigures: loadFiguresOf(existsSync(path.join(REPO, 'BENCHMARKS.md')) ? readFileSync(path.join(REPO, 'BENCHMARKS.md'), 'utf8') : ''),
+    loadFigures: loadFiguresOf(
+      existsSync(path.join(REPO, 'BENCHMARKS.md')) ? readFileSync(path.join(REPO, 'BENCHMARKS.md'), 'utf8') : '',
+    ),
     quick: QUICK,
     results,
     machine: before,
@@ -286,13 +328,22 @@ async function main() {
     git: gitState(),
     date: new Date(started).toISOString(),
     wallSeconds: (Date.now() - started) / 1000,
-    runs: { rounds: ROUNDS, probes: PROBE_RUNS, enumerations: ENUMERATIONS, edits: LIVE_EDITS, liveSkills: LIVE_SKILLS, http: HTTP },
+    runs: {
+      rounds: ROUNDS,
+      probes: PROBE_RUNS,
+      enumerations: ENUMERATIONS,
+      edits: LIVE_EDITS,
+      liveSkills: LIVE_SKILLS,
+      http: HTTP,
+    },
   });
   process.stdout.write(`${report.summary}\n\n${report.table}\n`);
   writeFileSync(out, report.markdown);
   const raw = path.join(os.tmpdir(), `skills-serve-bench-results${QUICK ? '-quick' : ''}.json`);
   writeFileSync(raw, `${JSON.stringify({ results, before, after }, null, 2)}\n`);
-  log(`report written to ${out}, raw figures to ${raw} (${((Date.now() - started) / 1000).toFixed(0)} s)${KEEP ? `; kept ${work}` : ''}`);
+  log(
+    `report written to ${out}, raw figures to ${raw} (${((Date.now() - started) / 1000).toFixed(0)} s)${KEEP ? `; kept ${work}` : ''}`,
+  );
 }
 
 main()

@@ -14,8 +14,14 @@ function logOf(line) {
 /** The probe's round trips, and when (since spawn) the longest one was sent. */
 function probeSummary(pings, fromMs, startedAt) {
   let worst = -1;
-  for (let index = 0; index < pings.rtts.length; index++) if (worst === -1 || pings.rtts[index] > pings.rtts[worst]) worst = index;
-  return { fromMs, sent: pings.sent, rtts: pings.rtts, worstSentAtMs: worst === -1 ? Number.NaN : pings.sentAt[worst] - startedAt };
+  for (let index = 0; index < pings.rtts.length; index++)
+    if (worst === -1 || pings.rtts[index] > pings.rtts[worst]) worst = index;
+  return {
+    fromMs,
+    sent: pings.sent,
+    rtts: pings.rtts,
+    worstSentAtMs: worst === -1 ? Number.NaN : pings.sentAt[worst] - startedAt,
+  };
 }
 
 /**
@@ -41,11 +47,19 @@ export async function measureStart(bin, root, flags, { probe = false, keep = fal
     const listMs = performance.now() - server.startedAt;
     const hwmKb = peakRssKb(server.pid);
     const pings = probing === undefined ? undefined : await probing.stop();
-    const builtLine = await server.waitForStderr((line) => logOf(line).event === 'index-built', 10_000, 'index-built log line');
+    const builtLine = await server.waitForStderr(
+      (line) => logOf(line).event === 'index-built',
+      10_000,
+      'index-built log line',
+    );
     const watching = flags.includes('--no-watch')
       ? undefined
       : logOf(await server.waitForStderr((line) => logOf(line).event === 'watching', 10_000, 'watching log line'));
-    const servingLine = await server.waitForStderr((line) => logOf(line).event === 'serving', 10_000, 'serving log line');
+    const servingLine = await server.waitForStderr(
+      (line) => logOf(line).event === 'serving',
+      10_000,
+      'serving log line',
+    );
     const result = {
       initMs,
       servingAt: server.sinceSpawn(servingLine),

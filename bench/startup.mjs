@@ -34,7 +34,12 @@ function once(args) {
           if (message.error) return reject(new Error(JSON.stringify(message.error)));
           skills += message.result.skills.length;
           if (message.result.nextCursor) {
-            send({ jsonrpc: '2.0', id: nextId++, method: 'skills/list', params: { cursor: message.result.nextCursor } });
+            send({
+              jsonrpc: '2.0',
+              id: nextId++,
+              method: 'skills/list',
+              params: { cursor: message.result.nextCursor },
+            });
           } else {
             times.list = performance.now() - started;
             times.skills = skills;
@@ -44,7 +49,12 @@ function once(args) {
       }
     });
     child.on('exit', () => resolve(times));
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    });
   });
 }
 
@@ -67,9 +77,17 @@ for (let run = 0; run < RUNS; run++) {
   bare.push(await bareNode());
   runs.push(await once([BIN, '--no-watch', root]));
 }
-console.log(`startup over stdio on ${root} (${runs[0].skills} skills), median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores`);
+console.log(
+  `startup over stdio on ${root} (${runs[0].skills} skills), median of ${RUNS} runs, Node ${process.version}, ${os.cpus().length} cores`,
+);
 console.log('| measure | median | runs |');
 console.log('|---|---:|---|');
-console.log(`| bare \`node -e ''\` start (baseline) | ${median(bare).toFixed(1)} ms | ${bare.map((t) => t.toFixed(0)).join(', ')} |`);
-console.log(`| spawn → initialize answer | ${median(runs.map((r) => r.initialize)).toFixed(1)} ms | ${runs.map((r) => r.initialize.toFixed(0)).join(', ')} |`);
-console.log(`| spawn → first complete skills/list | ${median(runs.map((r) => r.list)).toFixed(1)} ms | ${runs.map((r) => r.list.toFixed(0)).join(', ')} |`);
+console.log(
+  `| bare \`node -e ''\` start (baseline) | ${median(bare).toFixed(1)} ms | ${bare.map((t) => t.toFixed(0)).join(', ')} |`,
+);
+console.log(
+  `| spawn → initialize answer | ${median(runs.map((r) => r.initialize)).toFixed(1)} ms | ${runs.map((r) => r.initialize.toFixed(0)).join(', ')} |`,
+);
+console.log(
+  `| spawn → first complete skills/list | ${median(runs.map((r) => r.list)).toFixed(1)} ms | ${runs.map((r) => r.list.toFixed(0)).join(', ')} |`,
+);

@@ -87,7 +87,8 @@ export class RpcChild {
     this.#exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.stdin.on('error', () => undefined); // EPIPE once the child is gone: the pending requests fail instead
     this.#exited.then(({ code, signal }) => {
-      for (const { reject } of this.#pending.values()) reject(new Error(`server exited (${code ?? signal}) with a request pending\n${this.stderrTail()}`));
+      for (const { reject } of this.#pending.values())
+        reject(new Error(`server exited (${code ?? signal}) with a request pending\n${this.stderrTail()}`));
       this.#pending.clear();
     });
     readLines(this.child.stdout, (line) => this.#onMessage(line));
@@ -162,7 +163,11 @@ export class RpcChild {
 
   /** `initialize` + `notifications/initialized`; resolves with the time from spawn to the answer (ms). */
   async initialize(timeoutMs = 60_000) {
-    await this.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'skills-serve-bench', version: '1' } }, timeoutMs);
+    await this.request(
+      'initialize',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'skills-serve-bench', version: '1' } },
+      timeoutMs,
+    );
     const elapsed = performance.now() - this.startedAt;
     this.notify('notifications/initialized');
     return elapsed;

@@ -51,8 +51,15 @@ export function writeSyntheticTree(root: string, shape: TreeShape): TreeStats {
     const dir = path.join(root, ...rel.split('/'));
     for (const sub of ['references', 'scripts', 'assets']) mkdirSync(path.join(dir, sub), { recursive: true });
     dirs += 4;
-    write(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Synthetic benchmark skill ${index}; use it when measuring.\nlicense: MIT\n---\n# ${name}\n\n${'Step by step instructions. '.repeat(40)}\n`);
-    for (let file = 0; file < 6; file++) write(path.join(dir, 'references', `topic-${file}.md`), `# Topic ${file} of ${name}\n${'Reference text line.\n'.repeat(60 + file * 20)}`);
+    write(
+      path.join(dir, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Synthetic benchmark skill ${index}; use it when measuring.\nlicense: MIT\n---\n# ${name}\n\n${'Step by step instructions. '.repeat(40)}\n`,
+    );
+    for (let file = 0; file < 6; file++)
+      write(
+        path.join(dir, 'references', `topic-${file}.md`),
+        `# Topic ${file} of ${name}\n${'Reference text line.\n'.repeat(60 + file * 20)}`,
+      );
     write(path.join(dir, 'scripts', 'run.py'), `print("skill ${index}")\n`.repeat(30));
     write(path.join(dir, 'scripts', 'helper.sh'), `#!/bin/sh\necho ${index}\n`);
     const large = shape.largeAsset?.(index);

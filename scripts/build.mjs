@@ -58,9 +58,13 @@ function thirdPartyLicenses(metafile) {
     const files = readdirSync(dir)
       .filter((name) => /^(licen[cs]e|copying|notice)/iu.test(name))
       .sort();
-    if (files.length === 0) throw new Error(`${manifest.name}@${manifest.version} is bundled but ships no license file`);
+    if (files.length === 0)
+      throw new Error(`${manifest.name}@${manifest.version} is bundled but ships no license file`);
     const texts = files.map((name) => readFileSync(path.join(dir, name), 'utf8').trim()).join('\n\n');
-    return { id: `${manifest.name}@${manifest.version}`, text: `${manifest.name}@${manifest.version} (${manifest.license})\n\n${texts}\n` };
+    return {
+      id: `${manifest.name}@${manifest.version}`,
+      text: `${manifest.name}@${manifest.version} (${manifest.license})\n\n${texts}\n`,
+    };
   });
   sections.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rule = `\n${'-'.repeat(78)}\n\n`;

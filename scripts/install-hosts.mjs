@@ -29,13 +29,18 @@ if (works('tmux', ['-V'])) {
 } else {
   process.stdout.write('install-hosts: tmux is missing; installing it with apt-get\n');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  if (!run('apt-get', ['update'], { env }) || !run('apt-get', ['install', '-y', '--no-install-recommends', 'tmux'], { env })) {
+  if (
+    !run('apt-get', ['update'], { env }) ||
+    !run('apt-get', ['install', '-y', '--no-install-recommends', 'tmux'], { env })
+  ) {
     fail('could not install tmux with apt-get (run as root, or install tmux yourself)');
   }
 }
 
 if (!works('unshare', ['-n', 'sh', '-c', 'ip link set lo up'])) {
-  fail('`unshare -n` with `ip link set lo up` failed: the host tests need a network namespace (run as root, with iproute2)');
+  fail(
+    '`unshare -n` with `ip link set lo up` failed: the host tests need a network namespace (run as root, with iproute2)',
+  );
 }
 process.stdout.write('install-hosts: unshare -n works (hosts will run with loopback only)\n');
 
@@ -49,8 +54,19 @@ for (const host of HOSTS) {
   }
   process.stdout.write(`install-hosts: installing ${host.package}@${host.version} into ${cache}\n`);
   const prefix = `${cache}/${host.dir}`;
-  if (!run('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `${host.package}@${host.version}`])) {
+  if (
+    !run('npm', [
+      'install',
+      '--prefix',
+      prefix,
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `${host.package}@${host.version}`,
+    ])
+  ) {
     fail(`npm could not install ${host.package}@${host.version}`);
   }
-  if (!works(binary, ['--version'])) fail(`${binary} --version failed after installing ${host.package}@${host.version}`);
+  if (!works(binary, ['--version']))
+    fail(`${binary} --version failed after installing ${host.package}@${host.version}`);
 }

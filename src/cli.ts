@@ -32,7 +32,13 @@ import type { CommandOptions } from './commands/snapshot-once.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
 import { resolveCacheDir } from './sources/git-cache.js';
-import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, parseByteSize, parseGitMaxFiles, parseGitPollMs } from './sources/git-options.js';
+import {
+  DEFAULT_GIT_LIMITS,
+  DEFAULT_GIT_POLL_MS,
+  parseByteSize,
+  parseGitMaxFiles,
+  parseGitPollMs,
+} from './sources/git-options.js';
 import { parseGitAllow, type GitAllowEntry } from './sources/git-url.js';
 import { parseSourceArg, type SourceSpec } from './sources/root-arg.js';
 import type { GitSettings } from './sources/sources.js';
@@ -116,7 +122,10 @@ function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
       stat = statSync(dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`);
+      throw new SkillsServeError(
+        'ROOT_UNUSABLE',
+        `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`,
+      );
     }
     if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} is not a directory`);
     return source;
@@ -126,19 +135,35 @@ function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
 /** Options every command shares: the roots, the log level, the symlink policy and how git roots are fetched. */
 function addCommonOptions(command: Command): Command {
   return command
-    .argument('<roots...>', 'skills folders (dir, or prefix=dir to mount it under prefix) and git roots (git+<url>#<ref>:<subdir>, github:owner/repo#ref)')
-    .addOption(
-      envOption('--log-level <level>', 'minimum level of the logs written to stderr (default: warn when a host runs it over stdio, info in a terminal or with --http)')
-        .choices(LOG_LEVELS),
+    .argument(
+      '<roots...>',
+      'skills folders (dir, or prefix=dir to mount it under prefix) and git roots (git+<url>#<ref>:<subdir>, github:owner/repo#ref)',
     )
     .addOption(
-      envOption('--symlinks <policy>', 'within: follow links that stay inside the roots; skip: never follow; follow: follow all')
+      envOption(
+        '--log-level <level>',
+        'minimum level of the logs written to stderr (default: warn when a host runs it over stdio, info in a terminal or with --http)',
+      ).choices(LOG_LEVELS),
+    )
+    .addOption(
+      envOption(
+        '--symlinks <policy>',
+        'within: follow links that stay inside the roots; skip: never follow; follow: follow all',
+      )
         .choices(SYMLINK_POLICIES)
         .default('within'),
     )
-    .addOption(envOption('--cache-dir <dir>', 'where git roots are fetched and their trees kept (default: the user cache directory)'))
     .addOption(
-      envOption('--git-allow <host/org>', 'serve git roots only from these remotes (repeatable, or comma-separated; host, host/org or host/org/repo)')
+      envOption(
+        '--cache-dir <dir>',
+        'where git roots are fetched and their trees kept (default: the user cache directory)',
+      ),
+    )
+    .addOption(
+      envOption(
+        '--git-allow <host/org>',
+        'serve git roots only from these remotes (repeatable, or comma-separated; host, host/org or host/org/repo)',
+      )
         // Commas separate entries, so that the environment twin can hold several (`a.com/org,b.com`).
         .argParser((value: string, previous: GitAllowEntry[] | undefined) => [
           ...(previous ?? []),
@@ -148,14 +173,23 @@ function addCommonOptions(command: Command): Command {
             .map((entry) => argParser(parseGitAllow)(entry)),
         ]),
     )
-    .addOption(envOption('--git-max-files <n>', `most files one git tree may hold (default ${DEFAULT_GIT_LIMITS.maxFiles})`).argParser(argParser(parseGitMaxFiles)))
     .addOption(
-      envOption('--git-max-bytes <size>', `most bytes one git tree may hold, e.g. 512M (default ${DEFAULT_GIT_LIMITS.maxBytes})`)
-        .argParser(argParser((text) => parseByteSize(text, '--git-max-bytes'))),
+      envOption(
+        '--git-max-files <n>',
+        `most files one git tree may hold (default ${DEFAULT_GIT_LIMITS.maxFiles})`,
+      ).argParser(argParser(parseGitMaxFiles)),
     )
     .addOption(
-      envOption('--git-max-fetch-bytes <size>', `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`)
-        .argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes'))),
+      envOption(
+        '--git-max-bytes <size>',
+        `most bytes one git tree may hold, e.g. 512M (default ${DEFAULT_GIT_LIMITS.maxBytes})`,
+      ).argParser(argParser((text) => parseByteSize(text, '--git-max-bytes'))),
+    )
+    .addOption(
+      envOption(
+        '--git-max-fetch-bytes <size>',
+        `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`,
+      ).argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes'))),
     );
 }
 
@@ -163,7 +197,13 @@ function addCommonOptions(command: Command): Command {
 function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSettings {
   const token = process.env['SKILLS_SERVE_GIT_TOKEN'];
   return Object.freeze({
-    cacheDir: resolveCacheDir({ flag: options.cacheDir, env: process.env, home: os.homedir(), platform: process.platform, cwd: process.cwd() }),
+    cacheDir: resolveCacheDir({
+      flag: options.cacheDir,
+      env: process.env,
+      home: os.homedir(),
+      platform: process.platform,
+      cwd: process.cwd(),
+    }),
     pollMs,
     allow: Object.freeze(options.gitAllow ?? []),
     limits: Object.freeze({
@@ -189,7 +229,10 @@ function commandOptions(options: CommonOptions): CommandOptions {
   };
 }
 
-/** Ends the process with `code` after one line on stderr, `skills-serve: <message>` (no stack trace: an operator's error). */
+/**
+ * Ends the process with `code` after one line on stderr, `skills-serve: <message>` (no stack trace: an operator's
+ * error).
+ */
 function exitWith(message: string, code: number): never {
   process.stderr.write(`skills-serve: ${message}\n`);
   process.exit(code);
@@ -209,68 +252,118 @@ function buildProgram(): Command {
   const program = new Command('skills-serve')
     .description('Serve folders of Agent Skills over MCP (stdio) through the Skills extension (SEP-2640).')
     .version(VERSION, '-V, --version', 'print the version and exit')
-    .addHelpText('after', '\n`skills-serve <roots...>` is short for `skills-serve serve <roots...>`; see `skills-serve serve --help` for its options.')
+    .addHelpText(
+      'after',
+      '\n`skills-serve <roots...>` is short for `skills-serve serve <roots...>`; see `skills-serve serve --help` for its options.',
+    )
     .showHelpAfterError('(run skills-serve --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (text) => process.stdout.write(text), writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(text),
+      writeErr: (text) => process.stderr.write(text),
+    });
 
   const strictOption = (): Option =>
     envOption('--strict', 'fail (exit 1) when the index has any diagnostic, warnings included; for CI').default(false);
-  addCommonOptions(program.command('serve', { isDefault: true }).description('serve the skills over stdio (the default command)'))
+  addCommonOptions(
+    program.command('serve', { isDefault: true }).description('serve the skills over stdio (the default command)'),
+  )
     .addOption(strictOption())
     .addOption(envOption('--no-watch', 'serve a fixed snapshot: do not follow changes on disk'))
     .addOption(
-      envOption('--poll [ms]', `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of file events; for Docker Desktop bind mounts and network file systems`)
-        .argParser(argParser(parsePollMs)),
+      envOption(
+        '--poll [ms]',
+        `poll for changes every ms (default ${DEFAULT_POLL_MS}) instead of file events; for Docker Desktop bind mounts and network file systems`,
+      ).argParser(argParser(parsePollMs)),
     )
     .addOption(
-      envOption('--compat <mode>', 'instructions, tools and prompts for hosts without the Skills extension: auto (offer them to such hosts), on, off')
+      envOption(
+        '--compat <mode>',
+        'instructions, tools and prompts for hosts without the Skills extension: auto (offer them to such hosts), on, off',
+      )
         .choices(COMPAT_MODES)
         .default('auto'),
     )
     .addOption(
-      envOption('--instructions-max <chars>', 'most characters of the instructions sent to hosts without the extension (whole catalog lines only)')
+      envOption(
+        '--instructions-max <chars>',
+        'most characters of the instructions sent to hosts without the extension (whole catalog lines only)',
+      )
         .argParser(argParser(parseInstructionsMax))
         .default(DEFAULT_INSTRUCTIONS_MAX),
     )
     .addOption(
-      envOption('--instructions-wait <ms>', 'longest initialize waits for the first index build, so that the instructions list the catalog')
+      envOption(
+        '--instructions-wait <ms>',
+        'longest initialize waits for the first index build, so that the instructions list the catalog',
+      )
         .argParser(argParser(parseInstructionsWait))
         .default(DEFAULT_INSTRUCTIONS_WAIT_MS),
     )
     .addOption(
-      envOption('--resources <list>', "what resources/list lists: files (every served file, for @ mentions) or skills (each skill's SKILL.md)")
+      envOption(
+        '--resources <list>',
+        "what resources/list lists: files (every served file, for @ mentions) or skills (each skill's SKILL.md)",
+      )
         .choices(RESOURCE_LIST_MODES)
         .default('files'),
     )
     .addOption(
-      envOption('--http <[host:]port>', 'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)')
-        .argParser(argParser(parseHttpEndpoint)),
+      envOption(
+        '--http <[host:]port>',
+        'serve Streamable HTTP at http://host:port/mcp instead of stdio (host defaults to 127.0.0.1)',
+      ).argParser(argParser(parseHttpEndpoint)),
     )
     .addOption(
-      envOption('--http-token <token>', 'require Authorization: Bearer <token> on every HTTP request (/mcp; health endpoints stay open)')
-        .argParser(
-          argParser((token) => {
-            if (token.trim() === '') throw new RangeError('--http-token must not be empty (an unset variable, as in --http-token "$TOKEN"?)');
-            return token;
-          }),
-        ),
+      envOption(
+        '--http-token <token>',
+        'require Authorization: Bearer <token> on every HTTP request (/mcp; health endpoints stay open)',
+      ).argParser(
+        argParser((token) => {
+          if (token.trim() === '')
+            throw new RangeError('--http-token must not be empty (an unset variable, as in --http-token "$TOKEN"?)');
+          return token;
+        }),
+      ),
     )
     .addOption(
-      envOption('--http-tokens <file>', 'per-team tokens: a JSON file of { name, token, prefixes } entries; each token sees only the skills under its prefixes'),
+      envOption(
+        '--http-tokens <file>',
+        'per-team tokens: a JSON file of { name, token, prefixes } entries; each token sees only the skills under its prefixes',
+      ),
     )
-    .addOption(envOption('--git-poll <ms>', `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`).argParser(argParser(parseGitPollMs)))
-    .addOption(envOption('--ttl <ms>', 'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)').argParser(argParser(parseTtlMs)))
-    .addOption(envOption('--cache-scope <scope>', 'cacheScope of those results: private (default) or public').choices(CACHE_SCOPES).default('private'))
+    .addOption(
+      envOption(
+        '--git-poll <ms>',
+        `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`,
+      ).argParser(argParser(parseGitPollMs)),
+    )
+    .addOption(
+      envOption(
+        '--ttl <ms>',
+        'ttlMs of 2026-07-28 skills/list and skills/get results (default: 0 while folders are watched, the time to the next poll of a git branch, a day for pinned commits)',
+      ).argParser(argParser(parseTtlMs)),
+    )
+    .addOption(
+      envOption('--cache-scope <scope>', 'cacheScope of those results: private (default) or public')
+        .choices(CACHE_SCOPES)
+        .default('private'),
+    )
     .addOption(
       envOption('--page-size <n>', 'entries per skills/list and resources/directory/read page')
         .argParser(argParser(parsePageSize))
         .default(DEFAULT_PAGE_SIZE),
     )
     .action(async (args: string[], options: ServeOptions) => {
-      for (const [flag, given] of [['--http-token', options.httpToken], ['--http-tokens', options.httpTokens]] as const) {
+      for (const [flag, given] of [
+        ['--http-token', options.httpToken],
+        ['--http-tokens', options.httpTokens],
+      ] as const) {
         if (given !== undefined && options.http === undefined) {
-          exitWith(`${flag} applies to --http only (stdio has no requests to authenticate)`, exitCodeOf('CONFIG_INVALID'));
+          exitWith(
+            `${flag} applies to --http only (stdio has no requests to authenticate)`,
+            exitCodeOf('CONFIG_INVALID'),
+          );
         }
       }
       const sources = sourcesOrExit(args);
@@ -306,23 +399,42 @@ function buildProgram(): Command {
         config.http === undefined
           ? new StdioAdapter()
           : await import('./transports/http.js').then(
-              ({ HttpAdapter }) => new HttpAdapter(config.http as HttpEndpoint, { token: config.httpToken, tokensFile: config.httpTokens }),
+              ({ HttpAdapter }) =>
+                new HttpAdapter(config.http as HttpEndpoint, {
+                  token: config.httpToken,
+                  tokensFile: config.httpTokens,
+                }),
             );
       await run(config, runOptions, adapter);
     });
 
-  addCommonOptions(program.command('check').description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'))
+  addCommonOptions(
+    program
+      .command('check')
+      .description('index the roots, print every skill and every diagnostic; exit 1 when a skill was left out'),
+  )
     .addOption(envOption('--json', 'print one JSON document instead of text'))
     .addOption(strictOption())
     .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
       const sources = sourcesOrExit(args);
       const { runCheck } = await import('./commands/check.js');
-      process.exitCode = await runCheck(sources, { ...commandOptions(options), json: options.json === true, strict: options.strict });
+      process.exitCode = await runCheck(sources, {
+        ...commandOptions(options),
+        json: options.json === true,
+        strict: options.strict,
+      });
     });
 
-  addCommonOptions(program.command('manifest').description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'))
-    // No environment twin: a saved manifest is named per run, and a variable left set would turn every print into a check.
-    .addOption(new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'))
+  addCommonOptions(
+    program
+      .command('manifest')
+      .description('print the exact skills/list entries as JSON, or compare the tree with a saved manifest'),
+  )
+    // No environment twin: a saved manifest is named per run, and a variable left set would turn every print into a
+    // check.
+    .addOption(
+      new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'),
+    )
     .action(async (args: string[], options: CommonOptions & { check?: string }) => {
       const sources = sourcesOrExit(args);
       const { runManifest } = await import('./commands/manifest.js');
@@ -351,7 +463,10 @@ function normalizeBooleanEnv(env: NodeJS.ProcessEnv): void {
     if (value === undefined) continue;
     if (/^(?:0|false|no|off|)$/iu.test(value.trim())) delete env[name];
     else if (!/^(?:1|true|yes|on)$/iu.test(value.trim())) {
-      throw new SkillsServeError('CONFIG_INVALID', `${name} must be 1, true, yes, on, or 0, false, no, off (got "${value}")`);
+      throw new SkillsServeError(
+        'CONFIG_INVALID',
+        `${name} must be 1, true, yes, on, or 0, false, no, off (got "${value}")`,
+      );
     }
   }
 }
@@ -361,7 +476,9 @@ function normalizeBooleanEnv(env: NodeJS.ProcessEnv): void {
  * followed by anything but a number is rewritten to `--poll=<default>`.
  */
 function normalizePollFlag(argv: readonly string[]): string[] {
-  return argv.map((arg, index) => (arg === '--poll' && !/^\d+$/u.test(argv[index + 1] ?? '') ? `--poll=${DEFAULT_POLL_MS}` : arg));
+  return argv.map((arg, index) =>
+    arg === '--poll' && !/^\d+$/u.test(argv[index + 1] ?? '') ? `--poll=${DEFAULT_POLL_MS}` : arg,
+  );
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -374,7 +491,10 @@ async function main(argv: readonly string[]): Promise<void> {
     await buildProgram().parseAsync(normalizePollFlag(argv));
   } catch (error) {
     if (error instanceof CommanderError) {
-      const informational = error.code === 'commander.version' || error.code === 'commander.helpDisplayed' || error.code === 'commander.help';
+      const informational =
+        error.code === 'commander.version' ||
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.help';
       process.exit(informational ? 0 : exitCodeOf('CONFIG_INVALID'));
     }
     exitWith(error instanceof Error ? error.message : String(error), 1);

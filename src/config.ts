@@ -83,8 +83,13 @@ export function parseRootArg(arg: string, cwd: string): RootSpec {
   const prefixText = arg.slice(0, equals);
   const dirText = arg.slice(equals + 1);
   const prefix = prefixText.split('/');
-  if (dirText === '' || prefix.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0'))) {
-    throw new RangeError(`root "${arg}" must be a directory or prefix=directory, with a prefix of non-empty "/"-separated names (e.g. acme/billing=./skills)`);
+  if (
+    dirText === '' ||
+    prefix.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0'))
+  ) {
+    throw new RangeError(
+      `root "${arg}" must be a directory or prefix=directory, with a prefix of non-empty "/"-separated names (e.g. acme/billing=./skills)`,
+    );
   }
   return Object.freeze({ dir: path.resolve(cwd, dirText), prefix: Object.freeze(prefix) });
 }
@@ -108,7 +113,8 @@ export const DEFAULT_HTTP_HOST = '127.0.0.1';
 export function parseHttpEndpoint(text: string): HttpEndpoint {
   const match = /^(?:(\[[\da-fA-F:.]+\]|[^:[\]]+)?:)?(\d{1,5})$/u.exec(text.trim());
   const port = Number(match?.[2]);
-  if (match === null || port > 65_535) throw new RangeError(`--http must be port, host:port or [ipv6]:port with a port from 0 to 65535 (got "${text}")`);
+  if (match === null || port > 65_535)
+    throw new RangeError(`--http must be port, host:port or [ipv6]:port with a port from 0 to 65535 (got "${text}")`);
   const host = match[1] === undefined || match[1] === '' ? DEFAULT_HTTP_HOST : match[1].replace(/^\[(.*)\]$/u, '$1');
   return { host, port };
 }
@@ -166,13 +172,15 @@ export const DEFAULT_INSTRUCTIONS_WAIT_MS = 2000;
 export const MAX_INSTRUCTIONS_WAIT_MS = 30_000;
 
 /** Parses `--instructions-wait`: 0…{@link MAX_INSTRUCTIONS_WAIT_MS} ms. @throws RangeError otherwise. */
-export const parseInstructionsWait = (text: string): number => parseIntegerOption(text, '--instructions-wait', 0, MAX_INSTRUCTIONS_WAIT_MS);
+export const parseInstructionsWait = (text: string): number =>
+  parseIntegerOption(text, '--instructions-wait', 0, MAX_INSTRUCTIONS_WAIT_MS);
 
 /**
  * Parses `--instructions-max`: {@link MIN_INSTRUCTIONS_MAX}…{@link MAX_INSTRUCTIONS_MAX} characters.
  * @throws RangeError otherwise.
  */
-export const parseInstructionsMax = (text: string): number => parseIntegerOption(text, '--instructions-max', MIN_INSTRUCTIONS_MAX, MAX_INSTRUCTIONS_MAX);
+export const parseInstructionsMax = (text: string): number =>
+  parseIntegerOption(text, '--instructions-max', MIN_INSTRUCTIONS_MAX, MAX_INSTRUCTIONS_MAX);
 
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
 export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);

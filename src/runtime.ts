@@ -105,7 +105,12 @@ export class Runtime {
       catalogWaitMs: config.instructionsWaitMs,
       logger,
     });
-    this.handlers = { store: this.store, pageSize: config.pageSize, reader: this.reader, cacheHint: () => this.#cacheHint() };
+    this.handlers = {
+      store: this.store,
+      pageSize: config.pageSize,
+      reader: this.reader,
+      cacheHint: () => this.#cacheHint(),
+    };
     this.store.onSwap((previous, next) => this.#announce(previous, next));
   }
 
@@ -124,9 +129,13 @@ export class Runtime {
     const { ttlMs, cacheScope, watch, sources } = this.config;
     if (ttlMs !== undefined) return { ttlMs, cacheScope };
     const resolved = this.#sources;
-    if (resolved === undefined || (watch && sources.some((source) => source.kind === 'folder'))) return { ttlMs: 0, cacheScope };
+    if (resolved === undefined || (watch && sources.some((source) => source.kind === 'folder')))
+      return { ttlMs: 0, cacheScope };
     if (resolved.pinned) return { ttlMs: PINNED_TTL_MS, cacheScope };
-    return { ttlMs: sources.every((source) => source.kind === 'git') ? (resolved.msUntilNextPoll() ?? 0) : 0, cacheScope };
+    return {
+      ttlMs: sources.every((source) => source.kind === 'git') ? (resolved.msUntilNextPoll() ?? 0) : 0,
+      cacheScope,
+    };
   }
 
   /** Registers a listener for one of the runtime's events. */
@@ -155,7 +164,11 @@ export class Runtime {
           logger,
           files: (rootIndex) => builder?.files(rootIndex) ?? [],
           onBatch: (events) => {
-            this.#live?.apply(events).catch((error: unknown) => logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'));
+            this.#live
+              ?.apply(events)
+              .catch((error: unknown) =>
+                logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'),
+              );
           },
         })
       : undefined;
@@ -186,7 +199,10 @@ export class Runtime {
     this.#watcher?.start();
     await live.buildAll();
     if (this.#watcher !== undefined) {
-      this.logger.info({ event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories }, 'watching roots for changes');
+      this.logger.info(
+        { event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories },
+        'watching roots for changes',
+      );
     }
   }
 
@@ -198,7 +214,10 @@ export class Runtime {
   }
 
   async #reindex(file: ServedFile): Promise<void> {
-    this.logger.info({ event: 'reindex', uri: file.uri }, 'file changed on disk since it was indexed; re-indexing its skill before serving it');
+    this.logger.info(
+      { event: 'reindex', uri: file.uri },
+      'file changed on disk since it was indexed; re-indexing its skill before serving it',
+    );
     await this.#live?.reindexFile(file);
   }
 
@@ -221,8 +240,22 @@ export class Runtime {
       return;
     }
     const diff = diffSnapshots(previous, next);
-    this.logger.debug({ event: 'swapped', listChanged: diff.listChanged, updated: diff.updated.length, skillsChanged: diff.skillsChanged }, 'snapshot swapped');
-    this.#emit('changed', { previous, next, diff, newDiagnostics, promptsChanged: this.compat.promptsChanged(previous, next) });
+    this.logger.debug(
+      {
+        event: 'swapped',
+        listChanged: diff.listChanged,
+        updated: diff.updated.length,
+        skillsChanged: diff.skillsChanged,
+      },
+      'snapshot swapped',
+    );
+    this.#emit('changed', {
+      previous,
+      next,
+      diff,
+      newDiagnostics,
+      promptsChanged: this.compat.promptsChanged(previous, next),
+    });
   }
 
   #emit<K extends keyof RuntimeEvents>(event: K, ...args: Parameters<RuntimeEvents[K]>): void {
@@ -231,7 +264,10 @@ export class Runtime {
         (listener as (...values: Parameters<RuntimeEvents[K]>) => void)(...args);
       } catch (error) {
         // No error vanishes: an adapter failing to announce a change is logged, and serving goes on.
-        this.logger.error({ event: 'listener-failed', err: error, on: event }, `announcing "${event}" failed; serving goes on`);
+        this.logger.error(
+          { event: 'listener-failed', err: error, on: event },
+          `announcing "${event}" failed; serving goes on`,
+        );
       }
     }
   }
@@ -274,7 +310,9 @@ export async function run(config: Config, options: RunOptions, adapter: Adapter)
     logger.info({ event: 'stopping', reason }, 'shutting down');
     adapter
       .stop(STOP_TIMEOUT_MS)
-      .catch((error: unknown) => logger.warn({ event: 'stop-failed', err: error }, 'the transport did not stop cleanly'))
+      .catch((error: unknown) =>
+        logger.warn({ event: 'stop-failed', err: error }, 'the transport did not stop cleanly'),
+      )
       .finally(() => {
         runtime.close();
         options.exit(0);
@@ -287,7 +325,8 @@ export async function run(config: Config, options: RunOptions, adapter: Adapter)
     // A bad option or an unusable port is the operator's to fix: one line saying what, no stack trace.
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof SkillsServeError) logger.fatal({ event: 'start-failed', code: error.code }, error.message);
-    else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') logger.fatal({ event: 'start-failed', code }, (error as Error).message);
+    else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      logger.fatal({ event: 'start-failed', code }, (error as Error).message);
     else logger.fatal({ event: 'start-failed', err: error }, (error as Error).message);
     options.exit(error instanceof SkillsServeError ? exitCodeOf(error.code) : 1);
     return;

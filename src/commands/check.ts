@@ -21,7 +21,12 @@ export interface CheckReport {
  * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
 function checkReport(snapshot: Snapshot): CheckReport {
-  const skills = snapshot.ordered.map((skill) => ({ uri: skill.uri, name: skill.name, files: skill.fileCount, bytes: skill.totalBytes }));
+  const skills = snapshot.ordered.map((skill) => ({
+    uri: skill.uri,
+    name: skill.name,
+    files: skill.fileCount,
+    bytes: skill.totalBytes,
+  }));
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   return {
     skills,
@@ -46,7 +51,10 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
   if (report.skills.length > 0 && report.diagnostics.length > 0) lines.push('');
   for (const diagnostic of report.diagnostics) {
     const shown = displayPath(diagnostic.file, cwd);
-    const where = diagnostic.line === undefined ? shown : `${shown}:${diagnostic.line}${diagnostic.column === undefined ? '' : `:${diagnostic.column}`}`;
+    const where =
+      diagnostic.line === undefined
+        ? shown
+        : `${shown}:${diagnostic.line}${diagnostic.column === undefined ? '' : `:${diagnostic.column}`}`;
     lines.push(`${diagnostic.severity.padEnd(7)} ${where}: ${diagnostic.message} [${diagnostic.rule}]`);
     lines.push(`        fix: ${diagnostic.hint}`);
   }
@@ -61,11 +69,16 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
  * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0; a
  *   source that cannot be served exits with its error's code (1, or 2 for a configuration error).
  */
-export async function runCheck(sources: readonly SourceSpec[], options: CommandOptions & { json: boolean; strict?: boolean; cwd?: string }): Promise<number> {
+export async function runCheck(
+  sources: readonly SourceSpec[],
+  options: CommandOptions & { json: boolean; strict?: boolean; cwd?: string },
+): Promise<number> {
   const snapshot = await snapshotOf(sources, options);
   if (typeof snapshot === 'number') return snapshot;
   const report = checkReport(snapshot);
-  options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()));
+  options.write(
+    options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()),
+  );
   const failing = options.strict === true ? report.diagnostics.length : report.summary.leftOut;
   return failing > 0 ? 1 : 0;
 }

@@ -41,7 +41,9 @@ export function diffManifests(expected: readonly SkillEntry[], actual: readonly 
     const then = before.get(uri);
     if (then === undefined) continue;
     const keys = [...new Set([...Object.keys(then.frontmatter), ...Object.keys(now.frontmatter)])].sort();
-    const frontmatter = keys.filter((key) => JSON.stringify(then.frontmatter[key]) !== JSON.stringify(now.frontmatter[key]));
+    const frontmatter = keys.filter(
+      (key) => JSON.stringify(then.frontmatter[key]) !== JSON.stringify(now.frontmatter[key]),
+    );
     const oldFiles = new Map(then.resources.map((file) => [file.uri, file]));
     const newFiles = new Map(now.resources.map((file) => [file.uri, file]));
     const filesAdded = [...newFiles.keys()].filter((file) => !oldFiles.has(file)).sort();
@@ -107,6 +109,8 @@ export function formatManifestDiff(diff: ManifestDiff): string {
     for (const file of change.filesChanged) lines.push(`    ~ ${file}`);
   }
   const count = diff.added.length + diff.removed.length + diff.changed.length;
-  lines.push(`${count} skill(s) differ: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`);
+  lines.push(
+    `${count} skill(s) differ: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
+  );
   return `${lines.join('\n')}\n`;
 }

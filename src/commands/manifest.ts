@@ -29,7 +29,8 @@ export async function runManifest(sources: readonly SourceSpec[], options: Manif
   const snapshot = await snapshotOf(sources, options);
   if (typeof snapshot === 'number') return snapshot;
   const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-  if (leftOut > 0) options.warn(`skills-serve: ${leftOut} skill(s) left out of the manifest; run skills-serve check to see why\n`);
+  if (leftOut > 0)
+    options.warn(`skills-serve: ${leftOut} skill(s) left out of the manifest; run skills-serve check to see why\n`);
   // `skills/list` pages through this same order, so every page of it, end to end, is this list.
   const skills = snapshot.ordered.map(entryOf);
 
@@ -63,9 +64,12 @@ export async function runManifest(sources: readonly SourceSpec[], options: Manif
 export function parseManifest(text: string): Manifest {
   const value = JSON.parse(text) as unknown;
   const skills = (value as { skills?: unknown } | null)?.skills;
-  if (!Array.isArray(skills) || !skills.every(isEntryShaped)) throw new Error('not a skills-serve manifest ({ "skills": [ … ] })');
+  if (!Array.isArray(skills) || !skills.every(isEntryShaped))
+    throw new Error('not a skills-serve manifest ({ "skills": [ … ] })');
   const saved = skills as (Omit<SkillEntry, 'resources'> & { resources: SkillEntry['resources'] | 'dynamic' })[];
-  return { skills: saved.map((entry) => (entry.resources === 'dynamic' ? { ...entry, resources: [] } : (entry as SkillEntry))) };
+  return {
+    skills: saved.map((entry) => (entry.resources === 'dynamic' ? { ...entry, resources: [] } : (entry as SkillEntry))),
+  };
 }
 
 function isEntryShaped(value: unknown): boolean {
@@ -78,5 +82,11 @@ function isEntryShaped(value: unknown): boolean {
         const file = row as { uri?: unknown; digest?: unknown; size?: unknown } | null;
         return typeof file?.uri === 'string' && typeof file.digest === 'string' && typeof file.size === 'number';
       }));
-  return typeof entry?.uri === 'string' && typeof entry.frontmatter === 'object' && entry.frontmatter !== null && !Array.isArray(entry.frontmatter) && rowsOk;
+  return (
+    typeof entry?.uri === 'string' &&
+    typeof entry.frontmatter === 'object' &&
+    entry.frontmatter !== null &&
+    !Array.isArray(entry.frontmatter) &&
+    rowsOk
+  );
 }

@@ -7,7 +7,14 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { compareDiagnostics, duplicateRoot, hiddenCharacters, nestedRoot, rootUnusable, skillPathConflict } from './diagnostics.js';
+import {
+  compareDiagnostics,
+  duplicateRoot,
+  hiddenCharacters,
+  nestedRoot,
+  rootUnusable,
+  skillPathConflict,
+} from './diagnostics.js';
 import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
 import { readFrontmatter } from './frontmatter.js';
 import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
@@ -95,7 +102,14 @@ export class IndexBuilder {
     this.#roots = [...roots];
     this.#options = options;
     this.#hasher = options.hasher ?? new InProcessHasher();
-    this.#states = roots.map((spec) => ({ real: undefined, base: spec.prefix, regions: new Map(), candidates: new Set(), linking: new Set(), diagnostics: [] }));
+    this.#states = roots.map((spec) => ({
+      real: undefined,
+      base: spec.prefix,
+      regions: new Map(),
+      candidates: new Set(),
+      linking: new Set(),
+      diagnostics: [],
+    }));
   }
 
   /**
@@ -135,7 +149,9 @@ export class IndexBuilder {
     const state = this.#states[rootIndex];
     if (state === undefined) return;
     for (const region of state.regions.values()) {
-      const stack: { node: DirNode; rel: string; real: string }[] = [{ node: region.node, rel: region.rel, real: region.node.real ?? '' }];
+      const stack: { node: DirNode; rel: string; real: string }[] = [
+        { node: region.node, rel: region.rel, real: region.node.real ?? '' },
+      ];
       for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
         for (const child of item.node.children) {
           const rel = item.rel === '' ? child.name : `${item.rel}/${child.name}`;
@@ -161,7 +177,10 @@ export class IndexBuilder {
     for (const [index, state] of this.#states.entries()) {
       for (const region of state.linking) {
         const linked = region.linkTargets.some(
-          (linkedPath) => target === linkedPath || target.startsWith(`${linkedPath}${path.sep}`) || linkedPath.startsWith(`${target}${path.sep}`),
+          (linkedPath) =>
+            target === linkedPath ||
+            target.startsWith(`${linkedPath}${path.sep}`) ||
+            linkedPath.startsWith(`${target}${path.sep}`),
         );
         if (linked) found.push({ rootIndex: index, rel: region.rel });
       }
@@ -209,10 +228,15 @@ export class IndexBuilder {
       const real = realpathSync(spec.dir);
       if (!statSync(real).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       state.real = real;
-      state.base = isRegularFile(path.join(real, MANIFEST_NAME)) ? [...spec.prefix, path.basename(spec.dir)] : spec.prefix;
+      state.base = isRegularFile(path.join(real, MANIFEST_NAME))
+        ? [...spec.prefix, path.basename(spec.dir)]
+        : spec.prefix;
     } catch (error) {
       state.real = undefined;
-      state.diagnostics.push({ rel: ROOT_LEVEL, diagnostic: rootUnusable(spec.dir, (error as NodeJS.ErrnoException).code ?? 'error') });
+      state.diagnostics.push({
+        rel: ROOT_LEVEL,
+        diagnostic: rootUnusable(spec.dir, (error as NodeJS.ErrnoException).code ?? 'error'),
+      });
     }
     this.#options.observer?.rootResolved(rootIndex, state.real);
     return state.real !== before.real || state.base.join('/') !== before.base;
@@ -238,7 +262,8 @@ export class IndexBuilder {
         this.#replaceRootDiagnostic(state, 'duplicate-root', duplicateRoot(spec.dir, otherSpec.dir));
         return;
       }
-      if (real.startsWith(`${other.real}${path.sep}`)) this.#replaceRootDiagnostic(state, 'nested-root', nestedRoot(spec.dir, otherSpec.dir));
+      if (real.startsWith(`${other.real}${path.sep}`))
+        this.#replaceRootDiagnostic(state, 'nested-root', nestedRoot(spec.dir, otherSpec.dir));
     }
   }
 
@@ -258,7 +283,8 @@ export class IndexBuilder {
         state.regions.delete(key);
         state.linking.delete(built);
       }
-      for (const candidate of [...state.candidates]) if (regionContains(rel, candidate)) state.candidates.delete(candidate);
+      for (const candidate of [...state.candidates])
+        if (regionContains(rel, candidate)) state.candidates.delete(candidate);
       state.diagnostics = state.diagnostics.filter((item) => item.rel === ROOT_LEVEL || !regionContains(rel, item.rel));
     };
     const observer = this.#options.observer;
@@ -310,13 +336,17 @@ export class IndexBuilder {
     for (const skillDir of walked.skillDirs) {
       state.candidates.add(skillDir.rel);
       const segments = [...state.base, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/'))];
-      const manifestPath = skillDir.rel === '' ? path.join(spec.dir, MANIFEST_NAME) : path.join(spec.dir, ...skillDir.rel.split('/'), MANIFEST_NAME);
+      const manifestPath =
+        skillDir.rel === ''
+          ? path.join(spec.dir, MANIFEST_NAME)
+          : path.join(spec.dir, ...skillDir.rel.split('/'), MANIFEST_NAME);
       const note = (diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: skillDir.rel, diagnostic });
       const bytes = skillDir.manifestBytes;
       if (bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
       const text = decodeLossless(bytes);
       const hidden = text === undefined ? undefined : findHiddenCharacters(text);
-      if (hidden !== undefined) note(hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
+      if (hidden !== undefined)
+        note(hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
       const reusable = skillDir.previous?.skill;
       if (skillDir.node === skillDir.previous && reusable !== undefined && reusable.rootIndex === rootIndex) {
         records.push(reusable);
@@ -329,7 +359,16 @@ export class IndexBuilder {
         continue;
       }
       const node = skillDir.node === skillDir.previous ? cloneNode(skillDir.node) : skillDir.node;
-      const record = buildRecord({ segments, node, dirReal: skillDir.real, rootIndex, rel: skillDir.rel, manifestPath, frontmatter, meta: spec.meta });
+      const record = buildRecord({
+        segments,
+        node,
+        dirReal: skillDir.real,
+        rootIndex,
+        rel: skillDir.rel,
+        manifestPath,
+        frontmatter,
+        meta: spec.meta,
+      });
       if ('severity' in record) {
         note(record);
         continue;
@@ -338,7 +377,10 @@ export class IndexBuilder {
       records.push(record);
     }
     const expectedReal = walked.rel === '' ? state.real : path.join(state.real ?? '', ...walked.rel.split('/'));
-    const linkTargets = walked.node.real !== expectedReal && walked.node.real !== undefined ? [walked.node.real, ...walked.linkTargets] : walked.linkTargets;
+    const linkTargets =
+      walked.node.real !== expectedReal && walked.node.real !== undefined
+        ? [walked.node.real, ...walked.linkTargets]
+        : walked.linkTargets;
     return { rel: walked.rel, node: walked.node, records, linkTargets };
   }
 
@@ -405,7 +447,9 @@ export class IndexBuilder {
             const rootDir = (this.#roots[rootIndex] as RootSpec).dir;
             const winnerRoot = (this.#roots[winner.rootIndex] as RootSpec).dir;
             const dir = path.join(rootDir, ...splitRel(record.rel));
-            diagnostics.push(skillPathConflict(dir, record.segments.join('/'), rootDir, winner.segments.join('/'), winnerRoot));
+            diagnostics.push(
+              skillPathConflict(dir, record.segments.join('/'), rootDir, winner.segments.join('/'), winnerRoot),
+            );
             continue;
           }
           tops.push(record);
@@ -418,7 +462,8 @@ export class IndexBuilder {
       }
       for (const record of accepted) {
         claimed.set(record.segments.join('/'), record);
-        for (let depth = 1; depth < record.segments.length; depth++) prefixes.set(record.segments.slice(0, depth).join('/'), record);
+        for (let depth = 1; depth < record.segments.length; depth++)
+          prefixes.set(record.segments.slice(0, depth).join('/'), record);
       }
     }
     return placed;
@@ -446,7 +491,8 @@ function patchOrdered(
   removed: readonly SkillRecord[],
   added: readonly SkillRecord[],
 ): readonly SkillRecord[] {
-  if (removed.length + added.length > 64) return Object.freeze([...skills.values()].sort((a, b) => compareUris(a.uri, b.uri)));
+  if (removed.length + added.length > 64)
+    return Object.freeze([...skills.values()].sort((a, b) => compareUris(a.uri, b.uri)));
   const ordered = [...previous];
   const indexOf = (uri: string): number => {
     let low = 0;
@@ -496,11 +542,19 @@ function cloneNode(node: DirNode): DirNode {
 
 /** Whether `record`'s directory lies strictly inside `outer`'s (same root). */
 function isInside(record: SkillRecord, outer: SkillRecord): boolean {
-  return record.rootIndex === outer.rootIndex && record !== outer && (outer.rel === '' || record.rel.startsWith(`${outer.rel}/`));
+  return (
+    record.rootIndex === outer.rootIndex &&
+    record !== outer &&
+    (outer.rel === '' || record.rel.startsWith(`${outer.rel}/`))
+  );
 }
 
 /** The skill of an earlier root whose path equals, encloses or lies inside `record`'s, if any. */
-function conflictWith(record: SkillRecord, claimed: ReadonlyMap<string, SkillRecord>, prefixes: ReadonlyMap<string, SkillRecord>): SkillRecord | undefined {
+function conflictWith(
+  record: SkillRecord,
+  claimed: ReadonlyMap<string, SkillRecord>,
+  prefixes: ReadonlyMap<string, SkillRecord>,
+): SkillRecord | undefined {
   const key = record.segments.join('/');
   const inside = prefixes.get(key);
   if (inside !== undefined) return inside;

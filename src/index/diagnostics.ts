@@ -173,7 +173,13 @@ export function secretFile(file: string, holdsPrivateKey: boolean, ignoreFile: s
 }
 
 /** Invisible characters in `SKILL.md` that can hide instructions from a reviewer. */
-export function hiddenCharacters(file: string, count: number, kinds: readonly string[], line: number, column: number): Diagnostic {
+export function hiddenCharacters(
+  file: string,
+  count: number,
+  kinds: readonly string[],
+  line: number,
+  column: number,
+): Diagnostic {
   return {
     ...warning(
       'hidden-characters',
@@ -221,7 +227,13 @@ export function nestedRoot(dir: string, outer: string): Diagnostic {
 }
 
 /** A skill whose path overlaps a skill of a root listed earlier. */
-export function skillPathConflict(dir: string, skillPath: string, rootDir: string, winner: string, winnerRoot: string): Diagnostic {
+export function skillPathConflict(
+  dir: string,
+  skillPath: string,
+  rootDir: string,
+  winner: string,
+  winnerRoot: string,
+): Diagnostic {
   return {
     severity: 'error',
     rule: 'skill-path-conflict',

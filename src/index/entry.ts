@@ -46,14 +46,20 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
   rows.sort((a, b) => compareUris(a.uri, b.uri));
   const uri = `${rootUri}/SKILL.md`;
   // One flat string (Array#join), not a tree of concatenations holding every piece alive.
-  const parts: string[] = [`{"uri":${JSON.stringify(uri)},"frontmatter":${JSON.stringify(input.frontmatter.frontmatter)},"resources":[`];
+  const parts: string[] = [
+    `{"uri":${JSON.stringify(uri)},"frontmatter":${JSON.stringify(input.frontmatter.frontmatter)},"resources":[`,
+  ];
   for (const [index, row] of rows.entries()) {
-    parts.push(`${index === 0 ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`);
+    parts.push(
+      `${index === 0 ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`,
+    );
   }
   parts.push(input.meta === undefined ? ']}' : `],"_meta":${JSON.stringify(input.meta)}}`);
   const json = parts.join('');
   // Fresh copies: values cut from the SKILL.md text would keep the whole text alive.
-  const { name, description } = JSON.parse(JSON.stringify({ name: input.frontmatter.name, description: input.frontmatter.description })) as {
+  const { name, description } = JSON.parse(
+    JSON.stringify({ name: input.frontmatter.name, description: input.frontmatter.description }),
+  ) as {
     name: string;
     description: string;
   };

@@ -49,9 +49,17 @@ export async function readFrontmatter(
     text = undefined;
   }
   const split = text === undefined ? undefined : splitSkillMd(text);
-  const plain = split === undefined || !segments.every((segment) => PLAIN_SEGMENT.test(segment)) ? undefined : readPlainFrontmatter(split.yaml);
+  const plain =
+    split === undefined || !segments.every((segment) => PLAIN_SEGMENT.test(segment))
+      ? undefined
+      : readPlainFrontmatter(split.yaml);
   if (split !== undefined && plain !== undefined && followsRules(plain, segments.at(-1) ?? '')) {
-    return { frontmatter: plain, name: plain['name'] as string, description: plain['description'] as string, headings: headingsOf(split.body) };
+    return {
+      frontmatter: plain,
+      name: plain['name'] as string,
+      description: plain['description'] as string,
+      headings: headingsOf(split.body),
+    };
   }
   try {
     const { frontmatter } = await skillEntry(segments.join('/'), { 'SKILL.md': bytes });
@@ -109,12 +117,17 @@ export function readPlainFrontmatter(yaml: string): Record<string, unknown> | un
       if (pair.key !== 'metadata') return undefined;
       const map: Record<string, string> = {};
       let indent = -1;
-      while (index < lines.length && /^ +[^\s]/u.test(lines[index] as string) && !OTHER_SPACE.test(lines[index] as string)) {
+      while (
+        index < lines.length &&
+        /^ +[^\s]/u.test(lines[index] as string) &&
+        !OTHER_SPACE.test(lines[index] as string)
+      ) {
         const inner = lines[index] as string;
         const width = leadingSpaces(inner);
         if (indent === -1) indent = width;
         const entry = width === indent ? keyAndRest(inner.slice(width)) : undefined;
-        if (entry === undefined || entry.rest === '' || Object.hasOwn(map, entry.key) || entry.key === '__proto__') return undefined;
+        if (entry === undefined || entry.rest === '' || Object.hasOwn(map, entry.key) || entry.key === '__proto__')
+          return undefined;
         const value = oneLineString(entry.rest);
         if (value === undefined) return undefined;
         map[entry.key] = value;
@@ -193,7 +206,8 @@ function oneLineString(rest: string): string | undefined {
     if (close === -1 || rest.includes('\\') || trimSpaces(rest.slice(close + 1)) !== '') return undefined;
     return rest.slice(1, close);
   }
-  if (first === undefined || INDICATORS.has(first) || /:(?:[\t ]|$)|[\t ]#|\t/u.test(rest) || NOT_A_STRING.test(rest)) return undefined;
+  if (first === undefined || INDICATORS.has(first) || /:(?:[\t ]|$)|[\t ]#|\t/u.test(rest) || NOT_A_STRING.test(rest))
+    return undefined;
   return rest;
 }
 
@@ -203,7 +217,12 @@ function oneLineString(rest: string): string | undefined {
  *
  * @returns the value and the index of the first line after it, or `undefined` outside the plain shape.
  */
-function blockScalar(lines: readonly string[], start: number, folded: boolean, chomp: '' | '+' | '-'): { value: string; next: number } | undefined {
+function blockScalar(
+  lines: readonly string[],
+  start: number,
+  folded: boolean,
+  chomp: '' | '+' | '-',
+): { value: string; next: number } | undefined {
   let indent = -1;
   const content: string[] = [];
   let index = start;
@@ -255,11 +274,15 @@ function leadingSpaces(line: string): number {
 /** The Agent Skills rules the SDK checks; any doubt sends the skill to `skillEntry()` for its exact problems. */
 function followsRules(frontmatter: Record<string, unknown>, lastSegment: string): boolean {
   const { name, description, compatibility, metadata } = frontmatter;
-  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) return false;
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)))
+    return false;
   if (typeof name !== 'string' || typeof description !== 'string') return false;
   if (name.length > 64 || !NAME_PATTERN.test(name) || name !== lastSegment) return false;
   if (description === '' || [...description].length > 1024) return false;
-  if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility === '' || [...compatibility].length > 500)) {
+  if (
+    compatibility !== undefined &&
+    (typeof compatibility !== 'string' || compatibility === '' || [...compatibility].length > 500)
+  ) {
     return false;
   }
   return true;

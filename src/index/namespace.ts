@@ -56,7 +56,8 @@ function insertChild(children: readonly (DirNode | FileNode)[], child: DirNode |
  */
 export function placeSkill(root: DirNode, segments: readonly string[], node: DirNode): DirNode {
   const place = (parent: DirNode, depth: number): DirNode => {
-    if (depth === segments.length - 1) return new DirNode(parent.name, insertChild(parent.children, node), parent.real, parent.skill);
+    if (depth === segments.length - 1)
+      return new DirNode(parent.name, insertChild(parent.children, node), parent.real, parent.skill);
     const name = segments[depth] as string;
     const existing = findChild(parent, name);
     const group = existing instanceof DirNode ? existing : new DirNode(name, [], undefined, undefined);
@@ -78,9 +79,12 @@ export function removeSkill(root: DirNode, segments: readonly string[]): DirNode
     const replacement = depth === segments.length - 1 ? undefined : remove(existing, depth + 1);
     if (replacement === existing) return parent;
     const children = parent.children.filter((child) => child !== existing);
-    if (replacement !== undefined) return new DirNode(parent.name, insertChild(children, replacement), parent.real, parent.skill);
+    if (replacement !== undefined)
+      return new DirNode(parent.name, insertChild(children, replacement), parent.real, parent.skill);
     // A grouping directory left empty disappears with its last skill.
-    return children.length === 0 && parent !== root ? undefined : new DirNode(parent.name, children, parent.real, parent.skill);
+    return children.length === 0 && parent !== root
+      ? undefined
+      : new DirNode(parent.name, children, parent.real, parent.skill);
   };
   return remove(root, 0) ?? EMPTY_NAMESPACE;
 }

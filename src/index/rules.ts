@@ -54,7 +54,8 @@ const MATCHERS: readonly RuleMatcher[] = [
   {
     pattern: /^SKILL\.md frontmatter must contain string "name" and "description"/u,
     rule: 'required-fields',
-    hint: () => 'add "name:" (the directory name) and "description:" (what the skill does and when to use it) as strings',
+    hint: () =>
+      'add "name:" (the directory name) and "description:" (what the skill does and when to use it) as strings',
   },
   {
     pattern: /^frontmatter name "(.*)" must be 1-64 lowercase letters, digits and single hyphens/su,
@@ -93,7 +94,8 @@ const UNQUOTED_COLON = /cannot contain ": "/u;
 
 function syntaxHint(detail: string, lineText: string | undefined): string {
   const key = /^\s*["']?([\w-]+)["']?\s*:/u.exec(lineText ?? '')?.[1];
-  if (UNQUOTED_COLON.test(detail)) return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in single quotes and double any single quote inside it)`;
+  if (UNQUOTED_COLON.test(detail))
+    return `quote the ${key ?? 'value'}: it contains ": " (wrap the value in single quotes and double any single quote inside it)`;
   if (/duplicate/iu.test(detail)) return 'remove the repeated key';
   if (/indent|tab/iu.test(detail)) return 'indent with spaces, consistently';
   return 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';

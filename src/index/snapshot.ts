@@ -51,7 +51,8 @@ export function findSkill(snapshot: Snapshot, uri: string): SkillRecord | undefi
 export function findFile(snapshot: Snapshot, uri: string): ServedFile | undefined {
   const segments = parseSkillUri(uri);
   const found = segments === undefined ? undefined : locate(snapshot.root, segments);
-  if (found === undefined || !(found.node instanceof FileNode) || found.real === undefined || found.top === undefined) return undefined;
+  if (found === undefined || !(found.node instanceof FileNode) || found.real === undefined || found.top === undefined)
+    return undefined;
   return {
     uri: buildSkillUri(segments as string[]),
     node: found.node,
@@ -105,7 +106,12 @@ export function encodeCursor(afterUri: string): string {
  * @throws SkillsServeError `INVALID_CURSOR` (→ -32602) for anything else.
  */
 export function decodeCursor(cursor: string): string {
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[\w-]+$/u.test(cursor)) {
+  if (
+    typeof cursor !== 'string' ||
+    cursor.length === 0 ||
+    cursor.length > MAX_CURSOR_LENGTH ||
+    !/^[\w-]+$/u.test(cursor)
+  ) {
     throw new SkillsServeError('INVALID_CURSOR', 'Invalid cursor: it was not issued by this server');
   }
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
@@ -129,7 +135,12 @@ export interface Page<T> {
  * @param pageSize positive integer: entries per page.
  * @throws SkillsServeError `INVALID_CURSOR` for a cursor this server did not issue.
  */
-export function pageOf<T>(items: readonly T[], cursor: string | undefined, pageSize: number, keyOf: (item: T) => string): Page<T> {
+export function pageOf<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  pageSize: number,
+  keyOf: (item: T) => string,
+): Page<T> {
   let start = 0;
   if (cursor !== undefined) {
     const after = decodeCursor(cursor);
@@ -145,5 +156,7 @@ export function pageOf<T>(items: readonly T[], cursor: string | undefined, pageS
   const end = Math.min(items.length, start + pageSize);
   const page = items.slice(start, end);
   const last = page.at(-1);
-  return end < items.length && last !== undefined ? { items: page, nextCursor: encodeCursor(keyOf(last)) } : { items: page };
+  return end < items.length && last !== undefined
+    ? { items: page, nextCursor: encodeCursor(keyOf(last)) }
+    : { items: page };
 }

@@ -71,7 +71,13 @@ const RAW_FORBIDDEN = /[\u0000-\u0020\u007F\\]/u;
  *   `.`, `..`, or decodes to something holding `/`, NUL or a lone surrogate.
  */
 export function parseSkillUri(uri: string): string[] | undefined {
-  if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !uri.startsWith(SKILL_SCHEME) || RAW_FORBIDDEN.test(uri)) return undefined;
+  if (
+    typeof uri !== 'string' ||
+    uri.length > MAX_URI_LENGTH ||
+    !uri.startsWith(SKILL_SCHEME) ||
+    RAW_FORBIDDEN.test(uri)
+  )
+    return undefined;
   const rest = uri.slice(SKILL_SCHEME.length);
   if (rest === '' || rest.includes('?') || rest.includes('#')) return undefined;
   const segments: string[] = [];
@@ -83,7 +89,14 @@ export function parseSkillUri(uri: string): string[] | undefined {
     } catch {
       return undefined;
     }
-    if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0') || !decoded.isWellFormed()) {
+    if (
+      decoded === '' ||
+      decoded === '.' ||
+      decoded === '..' ||
+      decoded.includes('/') ||
+      decoded.includes('\0') ||
+      !decoded.isWellFormed()
+    ) {
       return undefined;
     }
     segments.push(decoded);

@@ -241,7 +241,11 @@ class RegionWalker {
     if (entry === undefined) return false;
     if (entry.isFile()) return true;
     if (!entry.isSymbolicLink()) return false;
-    const target = resolveLink(joinPath(dir.abs, MANIFEST_NAME), joinPath(dir.real, MANIFEST_NAME), this.#linkContext(dir, true));
+    const target = resolveLink(
+      joinPath(dir.abs, MANIFEST_NAME),
+      joinPath(dir.real, MANIFEST_NAME),
+      this.#linkContext(dir, true),
+    );
     return !isDiagnostic(target) && target.kind === 'file';
   }
 
@@ -295,23 +299,36 @@ class RegionWalker {
     const finalNode = new Map<DirNode, DirNode>();
     for (const item of build.built) {
       const { node, previous } = item;
-      const kept = previous !== undefined && previous.real === node.real && sameChildren(node.children, previous.children);
+      const kept =
+        previous !== undefined && previous.real === node.real && sameChildren(node.children, previous.children);
       item.holder[item.index] = kept ? previous : node;
       finalNode.set(node, kept ? previous : node);
     }
     // New nodes get exactly sized children arrays (the parents' arrays hold their final children by now).
     for (const item of build.built) {
       // (The node is not published yet: this is the end of its construction.)
-      if (finalNode.get(item.node) === item.node) (item.node as { children: readonly (DirNode | FileNode)[] }).children = item.node.children.slice();
+      if (finalNode.get(item.node) === item.node)
+        (item.node as { children: readonly (DirNode | FileNode)[] }).children = item.node.children.slice();
     }
     const skillDirs: WalkedSkillDir[] = [];
     for (const item of build.built) {
       if (item.skill === undefined) continue;
       const node = finalNode.get(item.node) ?? item.node;
-      skillDirs.push({ rel: item.rel, node, previous: item.previous, real: item.real, manifestBytes: item.skill.manifestBytes });
+      skillDirs.push({
+        rel: item.rel,
+        node,
+        previous: item.previous,
+        real: item.real,
+        manifestBytes: item.skill.manifestBytes,
+      });
     }
     skillDirs.reverse(); // built children first: the outermost skill directory comes last
-    this.#result.regions.push({ rel: dir.rel, node: holder[0] as DirNode, skillDirs, linkTargets: topmost(build.linkTargets, dir.real) });
+    this.#result.regions.push({
+      rel: dir.rel,
+      node: holder[0] as DirNode,
+      skillDirs,
+      linkTargets: topmost(build.linkTargets, dir.real),
+    });
   }
 
   /** Builds the node of one directory inside a skill (children first), into `holder[index]`. */
@@ -334,7 +351,15 @@ class RegionWalker {
       if (resolved.kind === 'dir') {
         if (resolved.dir.linked) build.linkTargets.push(resolved.dir.real);
         children.push(undefined);
-        await this.#buildDir(resolved.dir, undefined, childDir(previous, entry.name), build, children, children.length - 1, false);
+        await this.#buildDir(
+          resolved.dir,
+          undefined,
+          childDir(previous, entry.name),
+          build,
+          children,
+          children.length - 1,
+          false,
+        );
         continue;
       }
       if (resolved.realOverride !== undefined) build.linkTargets.push(resolved.realOverride);
@@ -348,7 +373,15 @@ class RegionWalker {
     const real = isRegionTop || dir.linked || manifest !== undefined ? dir.real : undefined;
     const node = new DirNode(name, children as (DirNode | FileNode)[], real, undefined);
     holder[index] = node;
-    build.built.push({ node, previous, holder, index, rel: dir.rel, real: dir.real, ...(manifest === undefined ? {} : { skill: manifest }) });
+    build.built.push({
+      node,
+      previous,
+      holder,
+      index,
+      rel: dir.rel,
+      real: dir.real,
+      ...(manifest === undefined ? {} : { skill: manifest }),
+    });
     await this.#slice();
   }
 
@@ -359,7 +392,13 @@ class RegionWalker {
    * @param keepBytes `SKILL.md`: always read (its bytes are parsed), and returned.
    * @returns the bytes when `keepBytes` and the file could be read, else `undefined`.
    */
-  #addFile(dir: Dir, file: Extract<Resolved, { kind: 'file' }>, previous: DirNode | undefined, children: Slot[], keepBytes: boolean): Buffer | undefined {
+  #addFile(
+    dir: Dir,
+    file: Extract<Resolved, { kind: 'file' }>,
+    previous: DirNode | undefined,
+    children: Slot[],
+    keepBytes: boolean,
+  ): Buffer | undefined {
     const { name, real, realOverride } = file;
     const before = fileChild(previous, name);
     if (!keepBytes && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
@@ -384,7 +423,14 @@ class RegionWalker {
     }
     if (hashed === 'large') {
       children.push(undefined);
-      const pending = { children, index: children.length - 1, name, dir, realOverride, hashed: this.#context.hasher.hash(real) };
+      const pending = {
+        children,
+        index: children.length - 1,
+        name,
+        dir,
+        realOverride,
+        hashed: this.#context.hasher.hash(real),
+      };
       pending.hashed.catch(() => undefined); // settled (and reported) by #settlePending
       this.#pending.push(pending);
       return undefined;
@@ -393,7 +439,13 @@ class RegionWalker {
     return hashed.bytes;
   }
 
-  #fileNode(dir: Dir, name: string, realOverride: string | undefined, hashed: Hashed, before: FileNode | undefined): FileNode {
+  #fileNode(
+    dir: Dir,
+    name: string,
+    realOverride: string | undefined,
+    hashed: Hashed,
+    before: FileNode | undefined,
+  ): FileNode {
     this.#checkSecret(dir, name, hashed.privateKey);
     const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey);
     // Same bytes and identity as before (a SKILL.md read again): keep the published node.
@@ -410,7 +462,10 @@ class RegionWalker {
   #noteUnhashable(dir: Dir, name: string, error: NotHashableError): void {
     const abs = joinPath(dir.abs, name);
     if (isTransientIoError(error)) throw new TransientWalkError(error.code as string, abs);
-    this.#note(joinRel(dir.rel, name), error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message));
+    this.#note(
+      joinRel(dir.rel, name),
+      error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message),
+    );
   }
 
   /** Waits for the region's large files and puts their nodes in place; drops (and reports) the ones that failed. */
@@ -447,7 +502,8 @@ class RegionWalker {
     try {
       entries = readdirSync(dir.real, { withFileTypes: true });
     } catch (error) {
-      if (isTransientIoError(error)) throw new TransientWalkError((error as NodeJS.ErrnoException).code as string, dir.abs);
+      if (isTransientIoError(error))
+        throw new TransientWalkError((error as NodeJS.ErrnoException).code as string, dir.abs);
       this.#note(dir.rel, unreadableDirectory(dir.abs, describeIoError(error)));
       return undefined;
     }
@@ -469,7 +525,8 @@ class RegionWalker {
       const code = (error as NodeJS.ErrnoException).code;
       // Ignore rules never fail open on a passing shortage: the region is tried again instead.
       if (isTransientIoError(error)) throw new TransientWalkError(code as string, path.join(abs, IGNORE_FILE));
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.#note(rel, unreadableIgnoreFile(path.join(abs, IGNORE_FILE), describeIoError(error)));
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        this.#note(rel, unreadableIgnoreFile(path.join(abs, IGNORE_FILE), describeIoError(error)));
       return undefined;
     }
     return { base: rel, matcher: parseIgnoreFile(text) };

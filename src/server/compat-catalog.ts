@@ -38,7 +38,8 @@ export const INSTRUCTIONS_EMPTY = 'No skills are served right now; call the list
  * @param total skills served.
  */
 export function instructionsPointer(listed: number, total: number): string {
-  if (listed === total) return `All ${total} skill${total === 1 ? ' is' : 's are'} listed below; the list_skills tool returns the same catalog.`;
+  if (listed === total)
+    return `All ${total} skill${total === 1 ? ' is' : 's are'} listed below; the list_skills tool returns the same catalog.`;
   return (
     `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the ` +
     'search_skills tool with a few words from the task, or the list_skills tool for the full catalog.'
@@ -64,7 +65,8 @@ export function buildInstructions(skills: readonly NamedSkill[] | undefined, max
   if (skills === undefined) return `${INTRO}\n\n${INSTRUCTIONS_PENDING}`;
   if (skills.length === 0) return `${INTRO}\n\n${INSTRUCTIONS_EMPTY}`;
   const lines = skills.map(instructionsLine);
-  const text = (listed: number): string => `${INTRO}\n\n${instructionsPointer(listed, skills.length)}\n\n${[INSTRUCTIONS_HEADING, ...lines.slice(0, listed)].join('\n')}`;
+  const text = (listed: number): string =>
+    `${INTRO}\n\n${instructionsPointer(listed, skills.length)}\n\n${[INSTRUCTIONS_HEADING, ...lines.slice(0, listed)].join('\n')}`;
   const whole = text(lines.length);
   if (whole.length <= maxChars) return whole;
   // The pointer's length depends on the count it shows: reserve room for the longest one, then fill with whole lines.
@@ -123,8 +125,7 @@ export function declaresSkillsExtension(capabilities: unknown): boolean {
 
 /** Which skill a call names: found, several with that name, or a message saying why none. */
 export type SkillLookup =
-  | { readonly kind: 'found'; readonly skill: SkillRecord }
-  | { readonly kind: 'error'; readonly message: string };
+  { readonly kind: 'found'; readonly skill: SkillRecord } | { readonly kind: 'error'; readonly message: string };
 
 const SEE_LIST = 'Call the list_skills tool to see the available skills.';
 
@@ -139,16 +140,25 @@ const SEE_LIST = 'Call the list_skills tool to see the available skills.';
 export function resolveSkill(snapshot: Snapshot, ref: { readonly name?: string; readonly uri?: string }): SkillLookup {
   if (ref.uri !== undefined) {
     const canonical = canonicalSkillUri(ref.uri);
-    const skill = canonical === undefined ? undefined : (snapshot.skills.get(canonical) ?? snapshot.skills.get(`${canonical}/SKILL.md`));
-    return skill !== undefined ? { kind: 'found', skill } : { kind: 'error', message: `No served skill has the URI ${ref.uri}. ${SEE_LIST}` };
+    const skill =
+      canonical === undefined
+        ? undefined
+        : (snapshot.skills.get(canonical) ?? snapshot.skills.get(`${canonical}/SKILL.md`));
+    return skill !== undefined
+      ? { kind: 'found', skill }
+      : { kind: 'error', message: `No served skill has the URI ${ref.uri}. ${SEE_LIST}` };
   }
-  if (ref.name === undefined) return { kind: 'error', message: "Give the skill's name, or its uri when several skills share a name." };
+  if (ref.name === undefined)
+    return { kind: 'error', message: "Give the skill's name, or its uri when several skills share a name." };
   const matches = snapshot.ordered.filter((skill) => skill.name === ref.name);
   const [first] = matches;
   if (first === undefined) return { kind: 'error', message: `No served skill is named "${ref.name}". ${SEE_LIST}` };
   if (matches.length === 1) return { kind: 'found', skill: first };
   const uris = matches.map((skill) => `- ${skill.uri}`).join('\n');
-  return { kind: 'error', message: `${matches.length} skills are named "${ref.name}"; call again with the uri of the one you mean:\n${uris}` };
+  return {
+    kind: 'error',
+    message: `${matches.length} skills are named "${ref.name}"; call again with the uri of the one you mean:\n${uris}`,
+  };
 }
 
 /** Which file a call names: a served file, a directory (with its children), or a message saying why none. */
@@ -172,12 +182,16 @@ export function resolveFile(
 ): FileLookup {
   if (ref.uri !== undefined) return lookupUri(snapshot, canonicalSkillUri(ref.uri), ref.uri);
   if (ref.skill === undefined || ref.path === undefined) {
-    return { kind: 'error', message: "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory)." };
+    return {
+      kind: 'error',
+      message: "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory).",
+    };
   }
   const found = resolveSkill(snapshot, ref.skill.startsWith(SKILL_SCHEME) ? { uri: ref.skill } : { name: ref.skill });
   if (found.kind === 'error') return found;
   const segments = ref.path.split('/').filter((segment) => segment !== '' && segment !== '.');
-  if (segments.includes('..')) return { kind: 'error', message: `path "${ref.path}" must stay inside the skill: ".." is not allowed.` };
+  if (segments.includes('..'))
+    return { kind: 'error', message: `path "${ref.path}" must stay inside the skill: ".." is not allowed.` };
   const { skill } = found;
   if (segments.length === 0) return lookupUri(snapshot, skill.rootUri, skill.rootUri);
   let canonical: string | undefined;
@@ -186,7 +200,10 @@ export function resolveFile(
   } catch {
     canonical = undefined;
   }
-  if (canonical === undefined || (findFile(snapshot, canonical) === undefined && findDirectory(snapshot, canonical) === undefined)) {
+  if (
+    canonical === undefined ||
+    (findFile(snapshot, canonical) === undefined && findDirectory(snapshot, canonical) === undefined)
+  ) {
     canonical = canonicalSkillUri(`${skill.rootUri}/${segments.join('/')}`) ?? canonical; // a percent-encoded path
   }
   const lookup = lookupUri(snapshot, canonical, `${skill.rootUri}/${segments.join('/')}`);
@@ -229,7 +246,8 @@ export function skillFilesText(skill: SkillRecord): string {
   const head = `Skill "${skill.name}" at ${skill.uri}.`;
   if (paths.length === 0) return `${head} It has no other files.`;
   const shown = paths.slice(0, MAX_LISTED_FILES).map((rel) => `- ${rel}`);
-  if (paths.length > MAX_LISTED_FILES) shown.push(`- … ${paths.length - MAX_LISTED_FILES} more (read_skill_file on a directory lists it)`);
+  if (paths.length > MAX_LISTED_FILES)
+    shown.push(`- … ${paths.length - MAX_LISTED_FILES} more (read_skill_file on a directory lists it)`);
   return `${head} Its other files, relative to ${skill.rootUri}/ (read one with read_skill_file: uri, or skill and path):\n${shown.join('\n')}`;
 }
 

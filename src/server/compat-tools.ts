@@ -41,7 +41,10 @@ const TOOLS: Tool[] = [
     description:
       'Lists the Agent Skills this server provides: name, description and the skill:// URI of each SKILL.md, in pages. ' +
       "Read a skill's SKILL.md with read_skill before doing a task its description matches.",
-    inputSchema: { type: 'object', properties: { cursor: STRING('nextCursor of the previous page, to get the next one') } },
+    inputSchema: {
+      type: 'object',
+      properties: { cursor: STRING('nextCursor of the previous page, to get the next one') },
+    },
     outputSchema: SKILL_LIST_SCHEMA,
     annotations: { title: 'List skills', ...READ_ONLY },
   },
@@ -55,7 +58,12 @@ const TOOLS: Tool[] = [
       type: 'object',
       properties: {
         query: STRING('words describing the task, e.g. "summarise a PDF contract"'),
-        limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, description: `most results (default ${DEFAULT_SEARCH_LIMIT})` },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_SEARCH_LIMIT,
+          description: `most results (default ${DEFAULT_SEARCH_LIMIT})`,
+        },
       },
       required: ['query'],
     },
@@ -128,7 +136,10 @@ function textResult(text: string, isError = false): CallToolResult {
 export async function callCompatTool(name: string, args: unknown, deps: ToolDeps): Promise<CallToolResult | undefined> {
   if (!COMPAT_TOOLS.some((tool) => tool.name === name)) return undefined;
   if (name === 'search_skills') return searchSkills(args, deps);
-  const params = stringArgs(args, name === 'list_skills' ? ['cursor'] : name === 'read_skill' ? ['name', 'uri'] : ['uri', 'skill', 'path']);
+  const params = stringArgs(
+    args,
+    name === 'list_skills' ? ['cursor'] : name === 'read_skill' ? ['name', 'uri'] : ['uri', 'skill', 'path'],
+  );
   if (typeof params === 'string') return textResult(params, true);
   const snapshot = await deps.snapshot();
   if (name === 'list_skills') return listSkills(snapshot, params['cursor'], deps.pageSize);
@@ -136,7 +147,9 @@ export async function callCompatTool(name: string, args: unknown, deps: ToolDeps
     const found = resolveSkill(snapshot, { ...pick(params, 'name'), ...pick(params, 'uri') });
     if (found.kind === 'error') return textResult(found.message, true);
     const result = await readFile(found.skill.uri, deps);
-    return result.isError === true ? result : { content: [...result.content, { type: 'text', text: skillFilesText(found.skill) }] };
+    return result.isError === true
+      ? result
+      : { content: [...result.content, { type: 'text', text: skillFilesText(found.skill) }] };
   }
   const found = resolveFile(snapshot, { ...pick(params, 'uri'), ...pick(params, 'skill'), ...pick(params, 'path') });
   if (found.kind === 'error') return textResult(found.message, true);
@@ -149,7 +162,8 @@ function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: nu
   try {
     page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri);
   } catch (error) {
-    if (error instanceof SkillsServeError) return textResult(`${error.message}; call list_skills without a cursor to start over.`, true);
+    if (error instanceof SkillsServeError)
+      return textResult(`${error.message}; call list_skills without a cursor to start over.`, true);
     throw error;
   }
   const skills = page.items.map(listedSkill);
@@ -184,8 +198,10 @@ export function searchArgs(args: unknown): { query: string; limit: number } | st
   if (typeof strings === 'string') return strings;
   const query = strings['query'];
   if (query === undefined) return 'argument "query" is required: a few words describing the task';
-  if (query.length > MAX_QUERY_CHARS) return `query is ${query.length} characters long; give a few words describing the task (at most ${MAX_QUERY_CHARS} characters)`;
-  if (!SkillSearch.searchable(query)) return `query ${JSON.stringify(query.slice(0, 200))} has no word to search for; give a few words describing the task`;
+  if (query.length > MAX_QUERY_CHARS)
+    return `query is ${query.length} characters long; give a few words describing the task (at most ${MAX_QUERY_CHARS} characters)`;
+  if (!SkillSearch.searchable(query))
+    return `query ${JSON.stringify(query.slice(0, 200))} has no word to search for; give a few words describing the task`;
   const limit = (args as Record<string, unknown>)['limit'] ?? DEFAULT_SEARCH_LIMIT;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     return `argument "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}`;
@@ -204,7 +220,8 @@ async function readFile(uri: string, deps: ToolDeps): Promise<CallToolResult> {
     deps.onUnexpected(error, uri);
     return textResult(`${uri} could not be read`, true);
   }
-  if (read === undefined) return textResult(`${uri} is no longer served. Call list_skills to see the available skills.`, true);
+  if (read === undefined)
+    return textResult(`${uri} is no longer served. Call list_skills to see the available skills.`, true);
   if ('text' in read) return { content: [{ type: 'text', text: read.text }] };
   return { content: binaryContent(uri, read.bytes, read.mimeType ?? 'application/octet-stream') };
 }
@@ -221,7 +238,10 @@ export function binaryContent(uri: string, bytes: Uint8Array, mimeType: string):
     ];
   }
   return [
-    { type: 'text', text: `${uri} is a binary file (${mimeType}, ${bytes.byteLength} bytes); its bytes follow as a base64 blob.` },
+    {
+      type: 'text',
+      text: `${uri} is a binary file (${mimeType}, ${bytes.byteLength} bytes); its bytes follow as a base64 blob.`,
+    },
     { type: 'resource', resource: { uri, mimeType, blob: data } },
   ];
 }

@@ -12,7 +12,14 @@
  * capabilities are advertised whenever compat is not `off` (capabilities are fixed before the client's are known).
  * Instructions are sent in `auto` and `on` alike; a host with the extension may ignore them.
  */
-import { CLIENT_CAPABILITIES_META_KEY, type McpServer, ProtocolError, ProtocolErrorCode, type GetPromptResult, type ServerContext as RequestContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type GetPromptResult,
+  type ServerContext as RequestContext,
+} from '@modelcontextprotocol/server';
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../config.js';
 import type { CompatMode } from '../config.js';
@@ -21,12 +28,17 @@ import { pageOf } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
 import type { Snapshot } from '../index/types.js';
 import type { Logger } from '../log.js';
-import { assignPromptNames, buildInstructions, collapseWhitespace, declaresSkillsExtension, type PromptSlot } from './compat-catalog.js';
+import {
+  assignPromptNames,
+  buildInstructions,
+  collapseWhitespace,
+  declaresSkillsExtension,
+  type PromptSlot,
+} from './compat-catalog.js';
 import { callCompatTool, COMPAT_TOOLS, type ToolDeps } from './compat-tools.js';
 import { SkillSearch } from './search.js';
 import type { Era } from './subscriptions.js';
 import { viewOf, type Visibility } from './visibility.js';
-
 
 /**
  * Prompts per `prompts/list` page, whatever `--page-size` says: Gemini CLI 0.61.0 reads only the first page (it does
@@ -70,7 +82,10 @@ interface ConnectionState {
 export class CompatSurfaces {
   readonly #context: CompatContext;
   #firstWait: Promise<void> | undefined;
-  readonly #prompts = new WeakMap<Snapshot, { readonly slots: readonly PromptSlot[]; readonly byName: ReadonlyMap<string, PromptSlot> }>();
+  readonly #prompts = new WeakMap<
+    Snapshot,
+    { readonly slots: readonly PromptSlot[]; readonly byName: ReadonlyMap<string, PromptSlot> }
+  >();
   readonly #connections = new WeakMap<McpServer, ConnectionState>();
   readonly #search: SkillSearch;
 
@@ -99,7 +114,10 @@ export class CompatSurfaces {
     this.#firstWait ??= waitAtMost(store.ready(), this.#context.catalogWaitMs ?? DEFAULT_INSTRUCTIONS_WAIT_MS);
     await this.#firstWait;
     const snapshot = viewOf(store.current, view);
-    return buildInstructions(snapshot.generation === 0 ? undefined : snapshot.ordered, this.#context.instructionsMax ?? DEFAULT_INSTRUCTIONS_MAX);
+    return buildInstructions(
+      snapshot.generation === 0 ? undefined : snapshot.ordered,
+      this.#context.instructionsMax ?? DEFAULT_INSTRUCTIONS_MAX,
+    );
   }
 
   /**
@@ -122,7 +140,8 @@ export class CompatSurfaces {
       const initialized = low.oninitialized;
       low.oninitialized = () => {
         initialized?.();
-        if (declaresSkillsExtension(low.getClientCapabilities())) this.#becameExtensionHost(server, 'it declared the Skills extension in initialize');
+        if (declaresSkillsExtension(low.getClientCapabilities()))
+          this.#becameExtensionHost(server, 'it declared the Skills extension in initialize');
       };
     }
 
@@ -133,7 +152,12 @@ export class CompatSurfaces {
     });
     low.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
-      const result = offered(ctx) ? await callCompatTool(name, request.params.arguments, { ...deps, read: (uri) => this.#context.source.read(uri, ctx) }) : undefined;
+      const result = offered(ctx)
+        ? await callCompatTool(name, request.params.arguments, {
+            ...deps,
+            read: (uri) => this.#context.source.read(uri, ctx),
+          })
+        : undefined;
       if (result === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const tool = COMPAT_TOOLS.find((candidate) => candidate.name === name);
       return low.projectCallToolResult(result, tool?.outputSchema);
@@ -142,14 +166,21 @@ export class CompatSurfaces {
     low.setRequestHandler('prompts/list', async (request, ctx) => {
       if (!offered(ctx)) return { prompts: [] };
       const { slots } = this.#promptsOf(viewOf(await this.#context.store.ready(), view));
-      const page = asProtocolErrors(() => pageOf(slots, request.params?.cursor, PROMPTS_PAGE_SIZE, (slot) => slot.skill.uri));
-      const prompts = page.items.map(({ name, skill }) => ({ name, description: collapseWhitespace(skill.description) }));
+      const page = asProtocolErrors(() =>
+        pageOf(slots, request.params?.cursor, PROMPTS_PAGE_SIZE, (slot) => slot.skill.uri),
+      );
+      const prompts = page.items.map(({ name, skill }) => ({
+        name,
+        description: collapseWhitespace(skill.description),
+      }));
       if (prompts.length > 0) state.listed = true;
       return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
     });
     low.setRequestHandler('prompts/get', async (request, ctx) => {
       const { name } = request.params;
-      const slot = offered(ctx) ? this.#promptsOf(viewOf(await this.#context.store.ready(), view)).byName.get(name) : undefined;
+      const slot = offered(ctx)
+        ? this.#promptsOf(viewOf(await this.#context.store.ready(), view)).byName.get(name)
+        : undefined;
       if (slot === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
       return this.#promptResult(slot, ctx);
     });
@@ -166,8 +197,10 @@ export class CompatSurfaces {
   observe(server: McpServer): ExtensionRequestHook | undefined {
     if (this.#context.mode !== 'auto') return undefined;
     return (method, ctx) => {
-      if (method === SKILLS_LIST_METHOD || method === SKILLS_GET_METHOD) this.#becameExtensionHost(server, `it called ${method}`);
-      else if (declaresSkillsExtension(envelopeCapabilities(ctx))) this.#becameExtensionHost(server, 'it declared the Skills extension');
+      if (method === SKILLS_LIST_METHOD || method === SKILLS_GET_METHOD)
+        this.#becameExtensionHost(server, `it called ${method}`);
+      else if (declaresSkillsExtension(envelopeCapabilities(ctx)))
+        this.#becameExtensionHost(server, 'it declared the Skills extension');
     };
   }
 
@@ -199,7 +232,10 @@ export class CompatSurfaces {
     const state = this.#connections.get(server);
     if (state === undefined || state.extensionHost) return;
     state.extensionHost = true;
-    this.#context.logger.debug({ reason }, 'the client uses the Skills extension: compat tools and prompts withdrawn for it');
+    this.#context.logger.debug(
+      { reason },
+      'the client uses the Skills extension: compat tools and prompts withdrawn for it',
+    );
     if (!state.listed || !server.isConnected()) return;
     for (const send of [() => server.server.sendToolListChanged(), () => server.server.sendPromptListChanged()]) {
       try {
@@ -219,12 +255,20 @@ export class CompatSurfaces {
       before.length !== after.length ||
       before.some((slot, index) => {
         const other = after[index];
-        return other === undefined || other.name !== slot.name || other.skill.uri !== slot.skill.uri || other.skill.description !== slot.skill.description;
+        return (
+          other === undefined ||
+          other.name !== slot.name ||
+          other.skill.uri !== slot.skill.uri ||
+          other.skill.description !== slot.skill.description
+        );
       })
     );
   }
 
-  #promptsOf(snapshot: Snapshot): { readonly slots: readonly PromptSlot[]; readonly byName: ReadonlyMap<string, PromptSlot> } {
+  #promptsOf(snapshot: Snapshot): {
+    readonly slots: readonly PromptSlot[];
+    readonly byName: ReadonlyMap<string, PromptSlot>;
+  } {
     let prompts = this.#prompts.get(snapshot);
     if (prompts === undefined) {
       const slots = assignPromptNames(snapshot.ordered);
@@ -239,13 +283,27 @@ export class CompatSurfaces {
     const read = await this.#context.source.read(uri, ctx);
     if (read === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is no longer served`);
     const description = collapseWhitespace(skill.description);
-    if ('text' in read) return { description, messages: [{ role: 'user', content: { type: 'text', text: promptText(skill.name, uri, read.text) } }] };
+    if ('text' in read)
+      return {
+        description,
+        messages: [{ role: 'user', content: { type: 'text', text: promptText(skill.name, uri, read.text) } }],
+      };
     // A SKILL.md that is not UTF-8 text cannot be quoted: it travels as a blob for the hosts that take one.
-    const resource = { uri, mimeType: read.mimeType ?? 'text/markdown', blob: Buffer.from(read.bytes).toString('base64') };
+    const resource = {
+      uri,
+      mimeType: read.mimeType ?? 'text/markdown',
+      blob: Buffer.from(read.bytes).toString('base64'),
+    };
     return {
       description,
       messages: [
-        { role: 'user', content: { type: 'text', text: `Use the "${skill.name}" skill (${uri}) for this task. Its SKILL.md is not UTF-8 text; it follows as an embedded file.` } },
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: `Use the "${skill.name}" skill (${uri}) for this task. Its SKILL.md is not UTF-8 text; it follows as an embedded file.`,
+          },
+        },
         { role: 'user', content: { type: 'resource', resource } },
       ],
     };

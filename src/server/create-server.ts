@@ -50,7 +50,10 @@ export interface FactoryOptions {
  *   attached, for the era the serving entry asks for. It resolves within `--instructions-wait` (waiting for the
  *   first index build only for the instructions catalog; at once in `--compat off`).
  */
-export function createServerFactory(context: ServingContext, options: FactoryOptions = {}): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
+export function createServerFactory(
+  context: ServingContext,
+  options: FactoryOptions = {},
+): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
   const view = options.visibility;
   const handlers = view === undefined ? context.handlers : { ...context.handlers, visibility: view };
   const extension = new SkillsExtension({
@@ -82,6 +85,9 @@ function viewSource(source: SkillSource, view: Visibility): SkillSource {
     ...source,
     ...(listResources === undefined
       ? {}
-      : { listResources: async (ctx) => (await listResources.call(source, ctx)).filter((resource) => isVisibleUri(view, resource.uri)) }),
+      : {
+          listResources: async (ctx) =>
+            (await listResources.call(source, ctx)).filter((resource) => isVisibleUri(view, resource.uri)),
+        }),
   };
 }

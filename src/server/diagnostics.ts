@@ -21,9 +21,13 @@ export type PublicDiagnostic = Diagnostic;
 export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpec[]): PublicDiagnostic {
   // Longest directories first, so a root nested in another is replaced by its own label.
   const labels = roots
-    .map((root, index) => ({ dir: root.dir, label: root.prefix.length === 0 ? `<root ${index + 1}>` : `<root ${index + 1}: ${root.prefix.join('/')}>` }))
+    .map((root, index) => ({
+      dir: root.dir,
+      label: root.prefix.length === 0 ? `<root ${index + 1}>` : `<root ${index + 1}: ${root.prefix.join('/')}>`,
+    }))
     .sort((a, b) => b.dir.length - a.dir.length);
-  const scrub = (text: string): string => labels.reduce((result, { dir, label }) => result.split(dir).join(label), text);
+  const scrub = (text: string): string =>
+    labels.reduce((result, { dir, label }) => result.split(dir).join(label), text);
   return {
     severity: diagnostic.severity,
     rule: diagnostic.rule,
@@ -52,5 +56,8 @@ export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
     ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
     ...(diagnostic.winner === undefined ? {} : { winner: diagnostic.winner }),
   };
-  logger.warn({ ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) }, text);
+  logger.warn(
+    { ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) },
+    text,
+  );
 }

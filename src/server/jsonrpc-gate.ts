@@ -9,7 +9,12 @@ import { INVALID_REQUEST, PARSE_ERROR } from '@modelcontextprotocol/server';
 /** What to do with one line from stdin. */
 export type LineVerdict =
   | { readonly kind: 'pass' }
-  | { readonly kind: 'reject'; readonly id: string | number | null; readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST; readonly message: string };
+  | {
+      readonly kind: 'reject';
+      readonly id: string | number | null;
+      readonly code: typeof PARSE_ERROR | typeof INVALID_REQUEST;
+      readonly message: string;
+    };
 
 /** Whether `value` is a JSON object (not `null`, not an array): the shape of a message, `params` and `_meta`. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -37,8 +42,20 @@ export function classifyLine(line: string): LineVerdict {
   } catch {
     return { kind: 'reject', id: null, code: PARSE_ERROR, message: 'Parse error: the line is not JSON' };
   }
-  if (Array.isArray(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: JSON-RPC batches are not supported' };
-  if (!isJsonObject(message)) return { kind: 'reject', id: null, code: INVALID_REQUEST, message: 'Invalid Request: a message must be a JSON object' };
+  if (Array.isArray(message))
+    return {
+      kind: 'reject',
+      id: null,
+      code: INVALID_REQUEST,
+      message: 'Invalid Request: JSON-RPC batches are not supported',
+    };
+  if (!isJsonObject(message))
+    return {
+      kind: 'reject',
+      id: null,
+      code: INVALID_REQUEST,
+      message: 'Invalid Request: a message must be a JSON object',
+    };
   const id = message['id'];
   const usableId = isRequestId(id) ? id : null;
   const problem = shapeProblem(message);

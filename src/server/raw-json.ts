@@ -41,7 +41,9 @@ export class Base64Blob {
   constructor(readonly bytes: Uint8Array) {}
 
   toJSON(): unknown {
-    return splicing === undefined ? Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('base64') : splicing(this);
+    return splicing === undefined
+      ? Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('base64')
+      : splicing(this);
   }
 }
 

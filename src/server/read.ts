@@ -18,7 +18,10 @@ export type ReadOutcome =
   /** The file could not be opened or read; `reason` is safe to log (no path). */
   | { readonly kind: 'error'; readonly reason: string };
 
-/** Files up to this size are read synchronously (bytes): four system calls cost less than four thread-pool round trips. */
+/**
+ * Files up to this size are read synchronously (bytes): four system calls cost less than four thread-pool round
+ * trips.
+ */
 export const SYNC_READ_MAX_BYTES = 256 * 1024;
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
@@ -38,7 +41,9 @@ async function readVerified(file: ServedFile): Promise<ReadOutcome> {
 /** The outcome of a verified read whose open failed: `stale` when the path is gone or now a link, else `error`. */
 function openFailure(error: unknown): ReadOutcome {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' ? { kind: 'stale' } : { kind: 'error', reason: code ?? String(error) };
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP'
+    ? { kind: 'stale' }
+    : { kind: 'error', reason: code ?? String(error) };
 }
 
 /** Whether the opened file is the one that was indexed: a regular file with the published size, inode and device. */
@@ -50,7 +55,8 @@ function sameFile(file: ServedFile, stat: { isFile(): boolean; size: number; ino
 /** The outcome for `filled` bytes read into `buffer` (one byte larger than the published size). */
 function verified(file: ServedFile, buffer: Buffer, filled: number): ReadOutcome {
   const bytes = buffer.subarray(0, filled);
-  if (filled !== file.node.size || createHash('sha256').update(bytes).digest('binary') !== file.node.key.slice(0, 32)) return { kind: 'stale' };
+  if (filled !== file.node.size || createHash('sha256').update(bytes).digest('binary') !== file.node.key.slice(0, 32))
+    return { kind: 'stale' };
   return { kind: 'ok', bytes };
 }
 
@@ -150,14 +156,17 @@ export function createFileReader(
       let snapshot = await store.ready();
       for (let attempt = 0; ; attempt++) {
         const file = findFile(snapshot, uri);
-        if (file === undefined) return findDirectory(snapshot, uri) === undefined ? { kind: 'missing' } : { kind: 'directory' };
+        if (file === undefined)
+          return findDirectory(snapshot, uri) === undefined ? { kind: 'missing' } : { kind: 'directory' };
         const outcome = await readVerified(file);
-        if (outcome.kind === 'ok') return { kind: 'file', bytes: outcome.bytes, text: decodeLossless(outcome.bytes), mimeType: file.mimeType };
+        if (outcome.kind === 'ok')
+          return { kind: 'file', bytes: outcome.bytes, text: decodeLossless(outcome.bytes), mimeType: file.mimeType };
         if (outcome.kind === 'error') {
           onReadFailed(outcome.reason, file.path);
           throw new SkillsServeError('READ_FAILED', `${file.uri} could not be read`);
         }
-        if (attempt >= MAX_STALE_RETRIES) throw new SkillsServeError('FILE_CHANGING', `${file.uri} keeps changing on disk; try again`);
+        if (attempt >= MAX_STALE_RETRIES)
+          throw new SkillsServeError('FILE_CHANGING', `${file.uri} keeps changing on disk; try again`);
         await reindex(file);
         snapshot = store.current;
       }

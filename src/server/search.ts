@@ -25,7 +25,9 @@ export const SEARCH_BOOST = { name: 3, description: 1.5, headings: 1 } as const;
 
 /** Words too common to tell skills apart; dropped from documents and queries alike. */
 const STOP_WORDS = new Set(
-  'a an and are as at be by can do for from how i in into is it its me my of on or our so that the their them then this to use used uses using want when which with you your'.split(' '),
+  'a an and are as at be by can do for from how i in into is it its me my of on or our so that the their them then this to use used uses using want when which with you your'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -37,7 +39,14 @@ const STOP_WORDS = new Set(
 export function searchTerm(term: string): string | null {
   const lower = term.toLowerCase();
   if (lower === '' || STOP_WORDS.has(lower)) return null;
-  if (lower.length > 3 && lower.endsWith('s') && !lower.endsWith('ss') && !lower.endsWith('is') && !lower.endsWith('us')) return lower.slice(0, -1);
+  if (
+    lower.length > 3 &&
+    lower.endsWith('s') &&
+    !lower.endsWith('ss') &&
+    !lower.endsWith('is') &&
+    !lower.endsWith('us')
+  )
+    return lower.slice(0, -1);
   return lower;
 }
 
@@ -88,7 +97,9 @@ export class SkillSearch {
 
   /** Whether `query` holds at least one searchable word (not only stop words or punctuation). */
   static searchable(query: string): boolean {
-    return (MiniSearch.getDefault('tokenize') as (text: string) => string[])(query).some((term: string) => searchTerm(term) !== null);
+    return (MiniSearch.getDefault('tokenize') as (text: string) => string[])(query).some(
+      (term: string) => searchTerm(term) !== null,
+    );
   }
 
   /** Brings the index up to `snapshot` (synchronously: no search can see it half updated). */
@@ -103,7 +114,12 @@ export class SkillSearch {
     for (const skill of snapshot.ordered) {
       const before = this.#indexed.get(skill.uri);
       if (before === skill) continue;
-      const document: SearchDocument = { id: skill.uri, name: skill.name, description: skill.description, headings: skill.headings };
+      const document: SearchDocument = {
+        id: skill.uri,
+        name: skill.name,
+        description: skill.description,
+        headings: skill.headings,
+      };
       if (before === undefined) this.#index.add(document);
       else this.#index.replace(document);
       this.#indexed.set(skill.uri, skill);

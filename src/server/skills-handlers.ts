@@ -9,7 +9,11 @@
  * which resolves dot segments: `skill://s/references/../SKILL.md` would read `skill://s/SKILL.md`).
  */
 import type { McpServer, ServerContext as RequestContext, StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, RESOURCES_DIRECTORY_READ_METHOD } from '@modelcontextprotocol/server/ext/skills';
+import {
+  SKILLS_GET_METHOD,
+  SKILLS_LIST_METHOD,
+  RESOURCES_DIRECTORY_READ_METHOD,
+} from '@modelcontextprotocol/server/ext/skills';
 import { SkillsServeError, toProtocolError } from '../errors.js';
 import type { ExtensionRequestHook } from './compat.js';
 import { isJsonObject } from './jsonrpc-gate.js';
@@ -31,21 +35,25 @@ export function echo(text: string): string {
 }
 
 /** Builds a Standard Schema for params with the given string fields (`?` marks optional ones). */
-function stringParams<T extends Record<string, string | undefined>>(fields: readonly string[]): StandardSchemaV1<unknown, T> {
+function stringParams<T extends Record<string, string | undefined>>(
+  fields: readonly string[],
+): StandardSchemaV1<unknown, T> {
   return {
     '~standard': {
       version: 1,
       vendor: 'skills-serve',
       validate: (value: unknown) => {
         const params = (value ?? {}) as Record<string, unknown>;
-        if (typeof params !== 'object' || Array.isArray(params)) return { issues: [{ message: 'params must be an object' }] };
+        if (typeof params !== 'object' || Array.isArray(params))
+          return { issues: [{ message: 'params must be an object' }] };
         const result: Record<string, string> = {};
         for (const field of fields) {
           const optional = field.endsWith('?');
           const name = optional ? field.slice(0, -1) : field;
           const given = params[name];
           if (given === undefined && optional) continue;
-          if (typeof given !== 'string') return { issues: [{ message: `params.${name} must be a string`, path: [name] }] };
+          if (typeof given !== 'string')
+            return { issues: [{ message: `params.${name} must be a string`, path: [name] }] };
           result[name] = given;
         }
         return { value: result as T };
@@ -78,7 +86,12 @@ export interface SkillsHandlerContext {
 }
 
 /** The four methods answered from the snapshot, by name. */
-export const SKILLS_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTORY_READ_METHOD, 'resources/read'] as const;
+export const SKILLS_METHODS = [
+  SKILLS_LIST_METHOD,
+  SKILLS_GET_METHOD,
+  RESOURCES_DIRECTORY_READ_METHOD,
+  'resources/read',
+] as const;
 export type SkillsMethod = (typeof SKILLS_METHODS)[number];
 
 /**
@@ -90,7 +103,12 @@ export type SkillsMethod = (typeof SKILLS_METHODS)[number];
  * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that
  *   cannot be read (-32603): the server's handlers map them through `errors.ts`.
  */
-export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: string; cursor?: string }, era: Era, context: SkillsHandlerContext): Promise<Record<string, unknown>> {
+export async function answerSkillsMethod(
+  method: SkillsMethod,
+  params: { uri?: string; cursor?: string },
+  era: Era,
+  context: SkillsHandlerContext,
+): Promise<Record<string, unknown>> {
   const { store, pageSize } = context;
   const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
   const { uri = '', cursor } = params;
@@ -115,20 +133,36 @@ export async function answerSkillsMethod(method: SkillsMethod, params: { uri?: s
     case RESOURCES_DIRECTORY_READ_METHOD: {
       const snapshot = await store.ready();
       const directory = onTheWay() ? findDirectory(snapshot, uri) : undefined;
-      const children = directory === undefined ? undefined : visibleOrAll(view, directory.uri, listDirectory(directory));
+      const children =
+        directory === undefined ? undefined : visibleOrAll(view, directory.uri, listDirectory(directory));
       if (children === undefined) {
         const isFile = seen() && findFile(snapshot, uri) !== undefined;
-        throw new SkillsServeError('NOT_A_DIRECTORY', isFile ? `${echo(uri)} is a file, not a directory; use resources/read` : `${echo(uri)} is not a directory resource`);
+        throw new SkillsServeError(
+          'NOT_A_DIRECTORY',
+          isFile
+            ? `${echo(uri)} is a file, not a directory; use resources/read`
+            : `${echo(uri)} is not a directory resource`,
+        );
       }
       const page = pageOf(children, cursor, pageSize, (child) => child.uri);
-      return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }), ...cacheFields() };
+      return {
+        resources: page.items,
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+        ...cacheFields(),
+      };
     }
     default: {
-      if (parseSkillUri(uri) === undefined) throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);
+      if (parseSkillUri(uri) === undefined)
+        throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);
       const read = onTheWay() ? await context.reader.read(uri) : ({ kind: 'missing' } as const);
-      if (read.kind === 'directory') throw new SkillsServeError('IS_A_DIRECTORY', `${echo(uri)} is a directory; use resources/directory/read`);
-      if (read.kind === 'missing' || !seen()) throw new SkillsServeError('RESOURCE_NOT_FOUND', `Resource not found: ${echo(uri)}`);
-      const content = read.text === undefined ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) } : { uri, mimeType: read.mimeType, text: read.text };
+      if (read.kind === 'directory')
+        throw new SkillsServeError('IS_A_DIRECTORY', `${echo(uri)} is a directory; use resources/directory/read`);
+      if (read.kind === 'missing' || !seen())
+        throw new SkillsServeError('RESOURCE_NOT_FOUND', `Resource not found: ${echo(uri)}`);
+      const content =
+        read.text === undefined
+          ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) }
+          : { uri, mimeType: read.mimeType, text: read.text };
       return { contents: [content] };
     }
   }
@@ -153,7 +187,12 @@ let nextViewId = 1;
  *
  * @throws SkillsServeError `INVALID_CURSOR` for a cursor that is not one of ours.
  */
-function listPage(snapshot: Snapshot, view: Visibility | undefined, cursor: string | undefined, pageSize: number): { skills: RawJson; nextCursor: string | undefined } {
+function listPage(
+  snapshot: Snapshot,
+  view: Visibility | undefined,
+  cursor: string | undefined,
+  pageSize: number,
+): { skills: RawJson; nextCursor: string | undefined } {
   let cached = pageCache.get(snapshot);
   if (cached === undefined) pageCache.set(snapshot, (cached = { pages: new Map(), chars: 0 }));
   let viewId = 0;
@@ -167,7 +206,8 @@ function listPage(snapshot: Snapshot, view: Visibility | undefined, cursor: stri
   if (hit !== undefined) return hit;
   const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri);
   const text = `[${page.items.map((skill) => skill.json).join(',')}]`;
-  if (cached.chars + text.length > PAGE_CACHE_MAX_CHARS) return { skills: new RawJson(text), nextCursor: page.nextCursor };
+  if (cached.chars + text.length > PAGE_CACHE_MAX_CHARS)
+    return { skills: new RawJson(text), nextCursor: page.nextCursor };
   // Kept as UTF-8 bytes only, which the transports write as they are.
   const built = { skills: new RawJson(Buffer.from(text, 'utf8')), nextCursor: page.nextCursor };
   cached.pages.set(key, built);
@@ -176,7 +216,11 @@ function listPage(snapshot: Snapshot, view: Visibility | undefined, cursor: stri
 }
 
 /** A directory's children as `view` may list them (all without a view), or `undefined` when it may not be seen. */
-function visibleOrAll(view: Visibility | undefined, uri: string, children: readonly DirectoryChild[]): readonly DirectoryChild[] | undefined {
+function visibleOrAll(
+  view: Visibility | undefined,
+  uri: string,
+  children: readonly DirectoryChild[],
+): readonly DirectoryChild[] | undefined {
   if (view === undefined) return children;
   const segments = parseSkillUri(uri);
   return segments === undefined ? undefined : visibleChildren(view, segments, children);
@@ -188,8 +232,16 @@ function visibleOrAll(view: Visibility | undefined, uri: string, children: reado
  *
  * @returns the params, or `undefined` when the request must go the ordinary way (for its error answer, or an envelope).
  */
-export function parseSkillsParams(method: SkillsMethod, params: unknown): { uri?: string; cursor?: string } | undefined {
-  const schema = method === SKILLS_LIST_METHOD ? LIST_PARAMS : method === RESOURCES_DIRECTORY_READ_METHOD ? DIRECTORY_PARAMS : URI_PARAMS;
+export function parseSkillsParams(
+  method: SkillsMethod,
+  params: unknown,
+): { uri?: string; cursor?: string } | undefined {
+  const schema =
+    method === SKILLS_LIST_METHOD
+      ? LIST_PARAMS
+      : method === RESOURCES_DIRECTORY_READ_METHOD
+        ? DIRECTORY_PARAMS
+        : URI_PARAMS;
   if (params !== undefined && (!isJsonObject(params) || '_meta' in params)) return undefined;
   const result = schema['~standard'].validate(params) as { value?: { uri?: string; cursor?: string } };
   return result.value;
@@ -202,7 +254,12 @@ export function parseSkillsParams(method: SkillsMethod, params: unknown): { uri?
  * @param era the era it serves: 2026-07-28 results carry the cache hint.
  * @param onRequest told of every request answered (compat's detection of extension hosts, `--compat auto`).
  */
-export function installSkillsHandlers(server: McpServer, era: Era, context: SkillsHandlerContext, onRequest?: ExtensionRequestHook): void {
+export function installSkillsHandlers(
+  server: McpServer,
+  era: Era,
+  context: SkillsHandlerContext,
+  onRequest?: ExtensionRequestHook,
+): void {
   const low = server.server;
   const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) => {
     onRequest?.(method, ctx);
@@ -214,7 +271,10 @@ export function installSkillsHandlers(server: McpServer, era: Era, context: Skil
   };
   low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, answer(SKILLS_LIST_METHOD));
   low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, answer(SKILLS_GET_METHOD));
-  low.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: DIRECTORY_PARAMS }, answer(RESOURCES_DIRECTORY_READ_METHOD));
+  low.setRequestHandler(
+    RESOURCES_DIRECTORY_READ_METHOD,
+    { params: DIRECTORY_PARAMS },
+    answer(RESOURCES_DIRECTORY_READ_METHOD),
+  );
   low.setRequestHandler('resources/read', { params: URI_PARAMS }, answer('resources/read'));
 }
-

@@ -23,7 +23,12 @@ import type { FileReader } from './read.js';
  * @param resources what `resources/list` lists (`--resources`, default `files`).
  * @returns a `SkillSource`; `read` returns `undefined` for anything that is not a served file.
  */
-export function createSkillSource(store: SnapshotStore, pageSize: number, reader: FileReader, resources: ResourceListMode = 'files'): SkillSource {
+export function createSkillSource(
+  store: SnapshotStore,
+  pageSize: number,
+  reader: FileReader,
+  resources: ResourceListMode = 'files',
+): SkillSource {
   return {
     async list({ cursor }) {
       const page = pageOf((await store.ready()).ordered, cursor, pageSize, (skill) => skill.uri);
@@ -37,7 +42,9 @@ export function createSkillSource(store: SnapshotStore, pageSize: number, reader
     async read(uri) {
       const read = await reader.read(uri);
       if (read.kind !== 'file') return undefined;
-      return read.text === undefined ? { bytes: read.bytes, mimeType: read.mimeType } : { text: read.text, mimeType: read.mimeType };
+      return read.text === undefined
+        ? { bytes: read.bytes, mimeType: read.mimeType }
+        : { text: read.text, mimeType: read.mimeType };
     },
     async readDirectory(uri, { cursor }) {
       const directory = findDirectory(await store.ready(), uri);
@@ -62,7 +69,13 @@ function listManifests(snapshot: Snapshot): Resource[] {
 }
 
 function manifestResource(skill: SkillRecord): Resource {
-  return { uri: skill.uri, name: skill.name, description: collapseWhitespace(skill.description), mimeType: 'text/markdown', size: skill.manifestSize };
+  return {
+    uri: skill.uri,
+    name: skill.name,
+    description: collapseWhitespace(skill.description),
+    mimeType: 'text/markdown',
+    size: skill.manifestSize,
+  };
 }
 
 /**
@@ -82,7 +95,13 @@ function listFiles(snapshot: Snapshot): Resource[] {
       if (child instanceof DirNode) visit(child, childUri, skill, childPath);
       else if (skill === undefined) continue;
       else if (dir.skill !== undefined && child.name === 'SKILL.md') listed.push(manifestResource(dir.skill));
-      else listed.push({ uri: childUri, name: `${skill.name}/${childPath}`, mimeType: mimeTypeFor(child.name), size: child.size });
+      else
+        listed.push({
+          uri: childUri,
+          name: `${skill.name}/${childPath}`,
+          mimeType: mimeTypeFor(child.name),
+          size: child.size,
+        });
     }
   };
   for (const child of snapshot.root.children) {

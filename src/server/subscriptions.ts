@@ -65,9 +65,13 @@ export class ConnectionRegistry {
     if (era === 'legacy') {
       low.setRequestHandler('resources/subscribe', { params: URI_PARAMS }, ({ uri }) => {
         const canonical = canonicalSkillUri(uri);
-        if (canonical === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI`);
+        if (canonical === undefined)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${echo(uri)} is not a skill:// URI`);
         if (connection.subscriptions.size >= MAX_SUBSCRIPTIONS && !connection.subscriptions.has(canonical)) {
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `subscription limit reached (${MAX_SUBSCRIPTIONS} URIs); unsubscribe first`);
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `subscription limit reached (${MAX_SUBSCRIPTIONS} URIs); unsubscribe first`,
+          );
         }
         connection.subscriptions.add(canonical);
         return {};
@@ -112,7 +116,9 @@ export class ConnectionRegistry {
   #logTo(connection: Connection, diagnostics: readonly PublicDiagnostic[]): void {
     if (!connection.server.isConnected()) return;
     for (const data of diagnostics) {
-      this.#send(connection, () => connection.server.sendLoggingMessage({ level: 'warning', logger: 'skills-serve', data }));
+      this.#send(connection, () =>
+        connection.server.sendLoggingMessage({ level: 'warning', logger: 'skills-serve', data }),
+      );
     }
   }
 
@@ -131,7 +137,9 @@ export class ConnectionRegistry {
 
   #send(connection: Connection, send: () => Promise<void>): void {
     try {
-      send().catch((error: unknown) => this.#logger.debug({ err: error, era: connection.era }, 'notification not delivered'));
+      send().catch((error: unknown) =>
+        this.#logger.debug({ err: error, era: connection.era }, 'notification not delivered'),
+      );
     } catch (error) {
       this.#logger.debug({ err: error, era: connection.era }, 'notification not delivered');
     }

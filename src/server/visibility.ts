@@ -49,7 +49,8 @@ export function visibleSkills(snapshot: Snapshot, view: Visibility | undefined):
   let byView = visibleSkillsCache.get(snapshot);
   if (byView === undefined) visibleSkillsCache.set(snapshot, (byView = new Map<Visibility, readonly SkillRecord[]>()));
   let skills = byView.get(view);
-  if (skills === undefined) byView.set(view, (skills = snapshot.ordered.filter((skill) => isVisible(view, skill.segments))));
+  if (skills === undefined)
+    byView.set(view, (skills = snapshot.ordered.filter((skill) => isVisible(view, skill.segments))));
   return skills;
 }
 
@@ -60,7 +61,11 @@ export function visibleSkills(snapshot: Snapshot, view: Visibility | undefined):
  * @param segments the directory's path.
  * @returns `undefined` when the directory itself may not be seen.
  */
-export function visibleChildren(view: Visibility, segments: readonly string[], children: readonly DirectoryChild[]): readonly DirectoryChild[] | undefined {
+export function visibleChildren(
+  view: Visibility,
+  segments: readonly string[],
+  children: readonly DirectoryChild[],
+): readonly DirectoryChild[] | undefined {
   if (isVisible(view, segments)) return children;
   if (!leadsToVisible(view, segments)) return undefined;
   return children.filter((child) => leadsToVisible(view, [...segments, child.name]));

@@ -44,7 +44,8 @@ export function resolveCacheDir(inputs: CacheDirInputs): string {
   return path.join(inputs.home, '.cache', 'skills-serve');
 }
 
-const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '' ? undefined : value;
 
 /** First hex digits of a sha256, for directory names. */
 function shortHash(text: string): string {
@@ -74,7 +75,13 @@ export function remoteCache(cacheDir: string, remote: GitRemote): RemoteCache {
     .replace(/[^A-Za-z0-9._-]+/gu, '_')
     .slice(0, 60);
   const dir = path.join(cacheDir, 'git', `${readable}-${shortHash(remote.url)}`);
-  return { dir, gitDir: path.join(dir, 'repo.git'), refsFile: path.join(dir, 'refs.json'), treesDir: path.join(dir, 'trees'), tmpDir: path.join(dir, 'tmp') };
+  return {
+    dir,
+    gitDir: path.join(dir, 'repo.git'),
+    refsFile: path.join(dir, 'refs.json'),
+    treesDir: path.join(dir, 'trees'),
+    tmpDir: path.join(dir, 'tmp'),
+  };
 }
 
 /**
@@ -108,7 +115,12 @@ export async function readRefRecord(cache: RemoteCache, ref: string | undefined)
   try {
     const parsed = JSON.parse(await fsp.readFile(cache.refsFile, 'utf8')) as { refs?: Record<string, RefRecord> };
     const record = parsed.refs?.[refKey(ref)];
-    if (record === undefined || !/^[0-9a-f]{40,64}$/u.test(record.commit) || !['branch', 'tag', 'commit'].includes(record.kind)) return undefined;
+    if (
+      record === undefined ||
+      !/^[0-9a-f]{40,64}$/u.test(record.commit) ||
+      !['branch', 'tag', 'commit'].includes(record.kind)
+    )
+      return undefined;
     return record;
   } catch {
     return undefined;
@@ -150,7 +162,10 @@ export async function directoryExists(dir: string): Promise<boolean> {
  * @param isAlive whether a process id runs (default: `process.kill(pid, 0)` succeeds or is refused with `EPERM`).
  * @returns the names removed.
  */
-export async function removeAbandonedTrees(cache: RemoteCache, isAlive: (pid: number) => boolean = processIsAlive): Promise<string[]> {
+export async function removeAbandonedTrees(
+  cache: RemoteCache,
+  isAlive: (pid: number) => boolean = processIsAlive,
+): Promise<string[]> {
   let names: string[];
   try {
     names = await fsp.readdir(cache.tmpDir);

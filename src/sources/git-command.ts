@@ -33,7 +33,10 @@ export interface RunGitOptions extends GitRunOptions {
  * @param stderr git's stderr, already redacted.
  */
 export function gitReason(stderr: string): string {
-  const lines = stderr.split(/\r?\n/u).map((line) => line.trim()).filter((line) => line !== '');
+  const lines = stderr
+    .split(/\r?\n/u)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   const line = lines.find((text) => /^(?:fatal|error|remote):/u.test(text)) ?? lines.at(-1) ?? '';
   return line.replace(/^(?:fatal|error): /u, '').slice(0, 500);
 }
@@ -65,7 +68,11 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   if (spawnError !== undefined) throw gitUnavailable(spawnError);
   if (overflow) throw new GitCommandError(`git ${args[0] ?? ''} wrote more than ${limit} bytes`);
   if (code !== 0) {
-    throw new GitCommandError(timedOut ? `did not finish within ${options.timeoutMs} ms` : gitReason(redactSecrets(stderr, options.secrets ?? [])) || `exited with code ${String(code)}`);
+    throw new GitCommandError(
+      timedOut
+        ? `did not finish within ${options.timeoutMs} ms`
+        : gitReason(redactSecrets(stderr, options.secrets ?? [])) || `exited with code ${String(code)}`,
+    );
   }
   return Buffer.concat(chunks);
 }
@@ -92,7 +99,10 @@ export async function checkGitVersion(options: Pick<GitRunOptions, 'env'>): Prom
   const match = /(\d+)\.(\d+)(?:\.(\d+))?/u.exec(text);
   const [major, minor] = [Number(match?.[1] ?? 0), Number(match?.[2] ?? 0)];
   if (match === null || major < MIN_GIT_VERSION[0] || (major === MIN_GIT_VERSION[0] && minor < MIN_GIT_VERSION[1])) {
-    throw new GitSourceError('git-unavailable', `git roots need git ${MIN_GIT_VERSION.join('.')} or later (found "${text}")`);
+    throw new GitSourceError(
+      'git-unavailable',
+      `git roots need git ${MIN_GIT_VERSION.join('.')} or later (found "${text}")`,
+    );
   }
   return match[0];
 }

@@ -79,7 +79,12 @@ export interface GitProcess {
   readonly stdin: Writable;
   readonly stdout: Readable;
   /** Settles when the process has exited: its exit code (`null` when killed) and the last 64 KiB of stderr. */
-  readonly exited: Promise<{ code: number | null; stderr: string; timedOut: boolean; spawnError?: NodeJS.ErrnoException }>;
+  readonly exited: Promise<{
+    code: number | null;
+    stderr: string;
+    timedOut: boolean;
+    spawnError?: NodeJS.ErrnoException;
+  }>;
   /** Kills the process group now. */
   kill(): void;
 }
@@ -93,7 +98,9 @@ const STDERR_KEEP_BYTES = 64 * 1024;
  * @param options base environment, the one transport allowed, and secret configuration.
  * @returns a new environment object.
  */
-export function gitEnvironment(options: Pick<GitRunOptions, 'env' | 'secretConfig' | 'protocol'>): Record<string, string> {
+export function gitEnvironment(
+  options: Pick<GitRunOptions, 'env' | 'secretConfig' | 'protocol'>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env)) {
     if (value === undefined) continue;
@@ -121,7 +128,10 @@ export function gitEnvironment(options: Pick<GitRunOptions, 'env' | 'secretConfi
  * @param protocol the transport to allow, if any.
  */
 export function gitArguments(args: readonly string[], protocol?: GitRunOptions['protocol']): string[] {
-  const config = [...SAFETY_CONFIG, ...(protocol === undefined ? [] : [[`protocol.${protocol}.allow`, 'always'] as const])];
+  const config = [
+    ...SAFETY_CONFIG,
+    ...(protocol === undefined ? [] : [[`protocol.${protocol}.allow`, 'always'] as const]),
+  ];
   return [...config.flatMap(([key, value]) => ['-c', `${key}=${value}`]), ...args];
 }
 
@@ -164,7 +174,12 @@ export function spawnGit(args: readonly string[], options: GitRunOptions): GitPr
   // A reader that stops early (or a process that dies) must not turn into an unhandled stream error.
   child.stdin.on('error', () => undefined);
   child.stdout.on('error', () => undefined);
-  const exited = new Promise<{ code: number | null; stderr: string; timedOut: boolean; spawnError?: NodeJS.ErrnoException }>((resolve) => {
+  const exited = new Promise<{
+    code: number | null;
+    stderr: string;
+    timedOut: boolean;
+    spawnError?: NodeJS.ErrnoException;
+  }>((resolve) => {
     let spawnError: NodeJS.ErrnoException | undefined;
     child.on('error', (error: NodeJS.ErrnoException) => {
       spawnError = error;

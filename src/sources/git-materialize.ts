@@ -69,7 +69,8 @@ function parseListing(output: Buffer): TreeEntry[] {
   for (const record of output.toString('utf8').split('\0')) {
     if (record === '') continue;
     const match = /^(\d{6}) (blob|commit|tree) ([0-9a-f]{40,64}) +(\d+|-)\t(.+)$/su.exec(record);
-    if (match === null) throw new GitSourceError('git-failed', `cannot read git ls-tree output line "${record.slice(0, 100)}"`);
+    if (match === null)
+      throw new GitSourceError('git-failed', `cannot read git ls-tree output line "${record.slice(0, 100)}"`);
     const [, mode, type, object, size, rel] = match as unknown as [string, string, string, string, string, string];
     const kind = type === 'commit' ? 'submodule' : mode === '120000' ? 'symlink' : 'file';
     if (type === 'tree') continue;
@@ -80,7 +81,9 @@ function parseListing(output: Buffer): TreeEntry[] {
 
 /** Whether a tree path is safe to join under the target: plain names only. */
 function isSafePath(rel: string): boolean {
-  return rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.includes('\\') && !part.includes('\0'));
+  return rel
+    .split('/')
+    .every((part) => part !== '' && part !== '.' && part !== '..' && !part.includes('\\') && !part.includes('\0'));
 }
 
 /**
@@ -96,10 +99,20 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
   const treeish = subdir === '' ? `${commit}^{tree}` : `${commit}:${subdir}`;
   let type: string;
   try {
-    type = (await runGit(['--git-dir', gitDir, 'cat-file', '-t', '--end-of-options', treeish], { env, timeoutMs: 30_000 })).toString('utf8').trim();
+    type = (
+      await runGit(['--git-dir', gitDir, 'cat-file', '-t', '--end-of-options', treeish], { env, timeoutMs: 30_000 })
+    )
+      .toString('utf8')
+      .trim();
   } catch (error) {
     if (error instanceof GitCommandError && subdir !== '') type = 'missing';
-    else throw error instanceof GitCommandError ? new GitSourceError('git-failed', `cannot read commit ${commit} of ${options.describe} from the cache: ${error.message}`) : error;
+    else
+      throw error instanceof GitCommandError
+        ? new GitSourceError(
+            'git-failed',
+            `cannot read commit ${commit} of ${options.describe} from the cache: ${error.message}`,
+          )
+        : error;
   }
   if (type !== 'tree') {
     throw new GitSourceError(
@@ -107,18 +120,37 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
       `${options.describe}: ${type === 'missing' ? 'there is no directory' : 'this is a file, not a directory:'} "${subdir}" at commit ${commit}`,
     );
   }
-  const listing = parseListing(await runGit(['--git-dir', gitDir, 'ls-tree', '-r', '-z', '-l', '--full-tree', '--end-of-options', treeish], { env, timeoutMs: 120_000, maxStdoutBytes: 1024 * 1024 * 1024 }));
+  const listing = parseListing(
+    await runGit(['--git-dir', gitDir, 'ls-tree', '-r', '-z', '-l', '--full-tree', '--end-of-options', treeish], {
+      env,
+      timeoutMs: 120_000,
+      maxStdoutBytes: 1024 * 1024 * 1024,
+    }),
+  );
   const written = listing.filter((entry) => entry.kind !== 'submodule');
   const bytes = written.reduce((sum, entry) => sum + (entry.kind === 'file' ? entry.size : 0), 0);
   if (written.length > options.limits.maxFiles || bytes > options.limits.maxBytes) {
-    const which = written.length > options.limits.maxFiles ? `${written.length} files, over the limit of ${options.limits.maxFiles} (--git-max-files)` : `${bytes} bytes, over the limit of ${options.limits.maxBytes} (--git-max-bytes)`;
-    throw new GitSourceError('over-limits', `${options.describe} at commit ${commit} is not served: its tree holds ${which}`);
+    const which =
+      written.length > options.limits.maxFiles
+        ? `${written.length} files, over the limit of ${options.limits.maxFiles} (--git-max-files)`
+        : `${bytes} bytes, over the limit of ${options.limits.maxBytes} (--git-max-bytes)`;
+    throw new GitSourceError(
+      'over-limits',
+      `${options.describe} at commit ${commit} is not served: its tree holds ${which}`,
+    );
   }
   const unsafe = written.find((entry) => !isSafePath(entry.path));
-  if (unsafe !== undefined) throw new GitSourceError('git-failed', `${options.describe} at commit ${commit} holds a path that cannot be written safely: "${unsafe.path}"`);
+  if (unsafe !== undefined)
+    throw new GitSourceError(
+      'git-failed',
+      `${options.describe} at commit ${commit} holds a path that cannot be written safely: "${unsafe.path}"`,
+    );
 
   await fsp.mkdir(options.tmpDir, { recursive: true });
-  const temp = path.join(options.tmpDir, `${path.basename(options.target)}.${process.pid}.${randomBytes(4).toString('hex')}`);
+  const temp = path.join(
+    options.tmpDir,
+    `${path.basename(options.target)}.${process.pid}.${randomBytes(4).toString('hex')}`,
+  );
   await fsp.mkdir(temp);
   try {
     await writeEntries(temp, written, gitDir, env);
@@ -134,13 +166,18 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
   } catch (error) {
     await fsp.rm(temp, { recursive: true, force: true });
     if (error instanceof GitSourceError) throw error;
-    throw new GitSourceError('git-failed', `cannot write the tree of ${options.describe} at commit ${commit}: ${(error as Error).message}`);
+    throw new GitSourceError(
+      'git-failed',
+      `cannot write the tree of ${options.describe} at commit ${commit}: ${(error as Error).message}`,
+    );
   }
   return {
     dir: options.target,
     files: written.length,
     bytes,
-    skipped: listing.filter((entry) => entry.kind === 'submodule').map((entry) => ({ path: entry.path, reason: 'submodule' as const })),
+    skipped: listing
+      .filter((entry) => entry.kind === 'submodule')
+      .map((entry) => ({ path: entry.path, reason: 'submodule' as const })),
   };
 }
 
@@ -149,7 +186,12 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
  * (`wx`, never through an existing link) with mode 0644; symlinks are created last, so no file is ever written
  * through a link this tree made.
  */
-async function writeEntries(root: string, entries: readonly TreeEntry[], gitDir: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+async function writeEntries(
+  root: string,
+  entries: readonly TreeEntry[],
+  gitDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
   const directories = new Set<string>();
   for (const entry of entries) {
     const parts = entry.path.split('/');
@@ -172,21 +214,33 @@ async function writeEntries(root: string, entries: readonly TreeEntry[], gitDir:
       const header = await reader.readLine();
       const match = /^([0-9a-f]{40,64}) (\S+) (\d+)$/u.exec(header);
       if (match === null || match[1] !== entry.object || match[2] !== 'blob') {
-        throw new GitSourceError('git-failed', `unexpected git cat-file answer for ${entry.path}: "${header.slice(0, 100)}"`);
+        throw new GitSourceError(
+          'git-failed',
+          `unexpected git cat-file answer for ${entry.path}: "${header.slice(0, 100)}"`,
+        );
       }
       const size = Number(match[3]);
       const abs = path.join(root, ...entry.path.split('/'));
       if (entry.kind === 'symlink') {
-        if (size > MAX_LINK_BYTES) throw new GitSourceError('git-failed', `symlink ${entry.path} has a target longer than ${MAX_LINK_BYTES} bytes`);
+        if (size > MAX_LINK_BYTES)
+          throw new GitSourceError(
+            'git-failed',
+            `symlink ${entry.path} has a target longer than ${MAX_LINK_BYTES} bytes`,
+          );
         const chunks: Buffer[] = [];
         await reader.readExact(size, async (chunk) => {
           chunks.push(Buffer.from(chunk));
         });
         const target = Buffer.concat(chunks).toString('utf8');
-        if (target === '' || target.includes('\0')) throw new GitSourceError('git-failed', `symlink ${entry.path} has an empty or invalid target`);
+        if (target === '' || target.includes('\0'))
+          throw new GitSourceError('git-failed', `symlink ${entry.path} has an empty or invalid target`);
         links.push({ path: abs, target });
       } else {
-        const handle = await fsp.open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+        const handle = await fsp.open(
+          abs,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+          0o644,
+        );
         try {
           await reader.readExact(size, async (chunk) => {
             await handle.write(chunk);
@@ -195,7 +249,8 @@ async function writeEntries(root: string, entries: readonly TreeEntry[], gitDir:
           await handle.close();
         }
       }
-      if ((await reader.readLine()) !== '') throw new GitSourceError('git-failed', `git cat-file output is out of step after ${entry.path}`);
+      if ((await reader.readLine()) !== '')
+        throw new GitSourceError('git-failed', `git cat-file output is out of step after ${entry.path}`);
     }
     await feeding;
   } catch (error) {

@@ -42,12 +42,21 @@ export const DEFAULT_GIT_LIMITS: GitLimits = Object.freeze({
 });
 
 /** Parses `--git-poll`: {@link MIN_GIT_POLL_MS}…{@link MAX_GIT_POLL_MS} ms. @throws RangeError otherwise. */
-export const parseGitPollMs = (text: string): number => parseIntegerOption(text, '--git-poll', MIN_GIT_POLL_MS, MAX_GIT_POLL_MS);
+export const parseGitPollMs = (text: string): number =>
+  parseIntegerOption(text, '--git-poll', MIN_GIT_POLL_MS, MAX_GIT_POLL_MS);
 
 /** Parses `--git-max-files`: 1…10,000,000. @throws RangeError otherwise. */
 export const parseGitMaxFiles = (text: string): number => parseIntegerOption(text, '--git-max-files', 1, 10_000_000);
 
-const UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 };
+const UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  k: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gib: 1024 ** 3,
+};
 
 /**
  * Parses a byte size: an integer with an optional binary unit (`1048576`, `512MiB`, `2G`; `k`/`m`/`g` are powers of
@@ -62,6 +71,7 @@ export function parseByteSize(text: string, flag: string): number {
   const match = /^(\d+)\s*([A-Za-z]*)$/u.exec(text.trim());
   const unit = UNITS[(match?.[2] ?? '').toLowerCase()];
   const value = match === null || unit === undefined ? Number.NaN : Number(match[1]) * unit;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${flag} must be a size in bytes, optionally with K, M or G (got "${text}")`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${flag} must be a size in bytes, optionally with K, M or G (got "${text}")`);
   return value;
 }

@@ -56,7 +56,10 @@ function runOptions(context: RemoteContext): Parameters<typeof runGit>[1] {
 function unreachable(context: RemoteContext, ref: string | undefined, error: unknown): GitSourceError {
   if (error instanceof GitSourceError) return error;
   const why = error instanceof GitCommandError ? error.message : String(error);
-  return new GitSourceError('unreachable', `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}): ${redactSecrets(why, context.secrets)}`);
+  return new GitSourceError(
+    'unreachable',
+    `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}): ${redactSecrets(why, context.secrets)}`,
+  );
 }
 
 /**
@@ -70,10 +73,13 @@ function unreachable(context: RemoteContext, ref: string | undefined, error: unk
  */
 export async function resolveRef(context: RemoteContext, ref: string | undefined): Promise<ResolvedRef> {
   if (ref !== undefined && isCommitId(ref)) return { kind: 'commit', source: ref, advertised: ref };
-  const candidates = ref === undefined ? ['HEAD'] : ref.startsWith('refs/') ? [ref] : [`refs/tags/${ref}`, `refs/heads/${ref}`];
+  const candidates =
+    ref === undefined ? ['HEAD'] : ref.startsWith('refs/') ? [ref] : [`refs/tags/${ref}`, `refs/heads/${ref}`];
   let output: string;
   try {
-    output = (await runGit(['ls-remote', '--end-of-options', context.remote.url, ...candidates], runOptions(context))).toString('utf8');
+    output = (
+      await runGit(['ls-remote', '--end-of-options', context.remote.url, ...candidates], runOptions(context))
+    ).toString('utf8');
   } catch (error) {
     throw unreachable(context, ref, error);
   }
@@ -84,7 +90,8 @@ export async function resolveRef(context: RemoteContext, ref: string | undefined
   }
   for (const name of candidates) {
     const id = advertised.get(name);
-    if (id !== undefined) return { kind: name.startsWith('refs/tags/') ? 'tag' : 'branch', source: name, advertised: id };
+    if (id !== undefined)
+      return { kind: name.startsWith('refs/tags/') ? 'tag' : 'branch', source: name, advertised: id };
   }
   throw new GitSourceError(
     'unknown-ref',
@@ -100,7 +107,10 @@ export async function resolveRef(context: RemoteContext, ref: string | undefined
  * @param gitDir path of the bare repository.
  * @param env base environment.
  */
-export async function ensureBareRepository(gitDir: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+export async function ensureBareRepository(
+  gitDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
   try {
     await fsp.access(path.join(gitDir, 'HEAD'));
     return;
@@ -148,7 +158,13 @@ const WATCHDOG_MS = 100;
  * @throws GitSourceError `over-limits` past the download limit; `unknown-ref` when the remote refuses the commit id
  *   (`not our ref`); `unreachable` for any other failure to fetch.
  */
-export async function fetchRef(context: RemoteContext, gitDir: string, resolved: ResolvedRef, ref: string | undefined, maxFetchBytes: number): Promise<string> {
+export async function fetchRef(
+  context: RemoteContext,
+  gitDir: string,
+  resolved: ResolvedRef,
+  ref: string | undefined,
+  maxFetchBytes: number,
+): Promise<string> {
   const previous = fetching.get(gitDir) ?? Promise.resolve();
   const run = previous.then(() => fetchRefNow(context, gitDir, resolved, ref, maxFetchBytes));
   const settled = run.then(
@@ -168,17 +184,38 @@ export async function fetchRef(context: RemoteContext, gitDir: string, resolved:
  */
 const fetching = new Map<string, Promise<void>>();
 
-async function fetchRefNow(context: RemoteContext, gitDir: string, resolved: ResolvedRef, ref: string | undefined, maxFetchBytes: number): Promise<string> {
+async function fetchRefNow(
+  context: RemoteContext,
+  gitDir: string,
+  resolved: ResolvedRef,
+  ref: string | undefined,
+  maxFetchBytes: number,
+): Promise<string> {
   const packDir = path.join(gitDir, 'objects', 'pack');
   await fsp.mkdir(packDir, { recursive: true });
   const baseline = new Set(await fsp.readdir(packDir));
   const child = spawnGit(
     [
-      '--git-dir', gitDir,
-      'fetch', '--quiet', '--depth=1', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-auto-gc',
-      '--end-of-options', context.remote.url, `+${resolved.source}:${FETCHED_REF}`,
+      '--git-dir',
+      gitDir,
+      'fetch',
+      '--quiet',
+      '--depth=1',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--no-recurse-submodules',
+      '--no-auto-gc',
+      '--end-of-options',
+      context.remote.url,
+      `+${resolved.source}:${FETCHED_REF}`,
     ],
-    { env: context.env, protocol: context.remote.scheme, secretConfig: context.secretConfig, timeoutMs: context.timeoutMs, ...(context.signal === undefined ? {} : { signal: context.signal }) },
+    {
+      env: context.env,
+      protocol: context.remote.scheme,
+      secretConfig: context.secretConfig,
+      timeoutMs: context.timeoutMs,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    },
   );
   child.stdin.end();
   child.stdout.resume();
@@ -209,9 +246,14 @@ async function fetchRefNow(context: RemoteContext, gitDir: string, resolved: Res
     // Drop what this fetch brought: a partial pack (tmp_*) after a failure; past the limit, complete packs too and the
     // ref that would point into them.
     for (const name of await fsp.readdir(packDir)) {
-      if (!baseline.has(name) && (overLimit || name.startsWith('tmp_'))) await fsp.rm(path.join(packDir, name), { force: true });
+      if (!baseline.has(name) && (overLimit || name.startsWith('tmp_')))
+        await fsp.rm(path.join(packDir, name), { force: true });
     }
-    if (overLimit) await runGit(['--git-dir', gitDir, 'update-ref', '-d', FETCHED_REF], { env: context.env, timeoutMs: 30_000 }).catch(() => undefined);
+    if (overLimit)
+      await runGit(['--git-dir', gitDir, 'update-ref', '-d', FETCHED_REF], {
+        env: context.env,
+        timeoutMs: 30_000,
+      }).catch(() => undefined);
   }
   if (overLimit) {
     throw new GitSourceError(
@@ -220,11 +262,20 @@ async function fetchRefNow(context: RemoteContext, gitDir: string, resolved: Res
     );
   }
   if (code !== 0) {
-    const reason = timedOut ? `did not finish within ${context.timeoutMs} ms` : gitReason(redactSecrets(stderr, context.secrets)) || `git exited with code ${String(code)}`;
-    if (resolved.kind === 'commit' && /not our ref|unadvertised object|couldn't find remote ref|no such remote ref/iu.test(stderr)) {
-      throw new GitSourceError('unknown-ref', `${context.remote.display} has no commit ${resolved.source} (or does not serve it by id)`);
+    const reason = timedOut
+      ? `did not finish within ${context.timeoutMs} ms`
+      : gitReason(redactSecrets(stderr, context.secrets)) || `git exited with code ${String(code)}`;
+    if (
+      resolved.kind === 'commit' &&
+      /not our ref|unadvertised object|couldn't find remote ref|no such remote ref/iu.test(stderr)
+    ) {
+      throw new GitSourceError(
+        'unknown-ref',
+        `${context.remote.display} has no commit ${resolved.source} (or does not serve it by id)`,
+      );
     }
-    if (/couldn't find remote ref/iu.test(stderr)) throw new GitSourceError('unknown-ref', `${context.remote.display} has no branch or tag "${ref ?? 'HEAD'}"`);
+    if (/couldn't find remote ref/iu.test(stderr))
+      throw new GitSourceError('unknown-ref', `${context.remote.display} has no branch or tag "${ref ?? 'HEAD'}"`);
     throw new GitSourceError('unreachable', `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}): ${reason}`);
   }
   return peelToCommit(gitDir, `${FETCHED_REF}^{commit}`, context.env);
@@ -235,8 +286,19 @@ async function fetchRefNow(context: RemoteContext, gitDir: string, resolved: Res
  *
  * @throws GitCommandError when it names no commit there.
  */
-async function peelToCommit(gitDir: string, expression: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
-  return (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', '--end-of-options', expression], { env, timeoutMs: 30_000 })).toString('utf8').trim();
+async function peelToCommit(
+  gitDir: string,
+  expression: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string> {
+  return (
+    await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', '--end-of-options', expression], {
+      env,
+      timeoutMs: 30_000,
+    })
+  )
+    .toString('utf8')
+    .trim();
 }
 
 /**
@@ -245,7 +307,11 @@ async function peelToCommit(gitDir: string, expression: string, env: Readonly<Re
  * @param gitDir the cache's bare repository.
  * @param commit full commit id.
  */
-export async function hasCommit(gitDir: string, commit: string, env: Readonly<Record<string, string | undefined>>): Promise<boolean> {
+export async function hasCommit(
+  gitDir: string,
+  commit: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<boolean> {
   try {
     return (await peelToCommit(gitDir, `${commit}^{commit}`, env)) === commit;
   } catch {

@@ -12,19 +12,41 @@
  *
  * Reference counting: every checkout handed out (by `start()` and by each `commit` event, also a commit handed out
  * again when the branch moves back to it) carries one reference owned by the receiver; `release()` drops one. A tree
- * this instance materialized is removed when its count reaches 0 and it is no longer current. Trees found in the cache and trees of
- * tags and commits are kept: another server sharing the cache may be serving them.
+ * this instance materialized is removed when its count reaches 0 and it is no longer current. Trees found in the
+ * cache and trees of tags and commits are kept: another server sharing the cache may be serving them.
  */
 import { EventEmitter } from 'node:events';
 import { promises as fsp } from 'node:fs';
 import type { RootSpec } from '../index/types.js';
 import { checkGitVersion } from './git-command.js';
 import { GitSourceError } from './git-errors.js';
-import { directoryExists, readRefRecord, remoteCache, removeAbandonedTrees, treeDir, writeRefRecord, type RemoteCache } from './git-cache.js';
+import {
+  directoryExists,
+  readRefRecord,
+  remoteCache,
+  removeAbandonedTrees,
+  treeDir,
+  writeRefRecord,
+  type RemoteCache,
+} from './git-cache.js';
 import { materializeTree, type MaterializedTree } from './git-materialize.js';
-import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, DEFAULT_GIT_TIMEOUT_MS, MAX_GIT_POLL_MS, MIN_GIT_POLL_MS, type GitLimits } from './git-options.js';
+import {
+  DEFAULT_GIT_LIMITS,
+  DEFAULT_GIT_POLL_MS,
+  DEFAULT_GIT_TIMEOUT_MS,
+  MAX_GIT_POLL_MS,
+  MIN_GIT_POLL_MS,
+  type GitLimits,
+} from './git-options.js';
 import type { Provenance } from './git-provenance.js';
-import { ensureBareRepository, fetchRef, hasCommit, resolveRef, type RefKind, type RemoteContext } from './git-remote.js';
+import {
+  ensureBareRepository,
+  fetchRef,
+  hasCommit,
+  resolveRef,
+  type RefKind,
+  type RemoteContext,
+} from './git-remote.js';
 import { tokenAuth } from './git-token.js';
 import { isGitRemoteAllowed, type GitAllowEntry } from './git-url.js';
 import type { GitRootSpec } from './root-arg.js';
@@ -119,7 +141,9 @@ export class GitRoot extends EventEmitter {
     this.#limits = { ...DEFAULT_GIT_LIMITS, ...options.limits };
     this.#pollMs = options.pollMs ?? DEFAULT_GIT_POLL_MS;
     if (!Number.isInteger(this.#pollMs) || this.#pollMs < MIN_GIT_POLL_MS || this.#pollMs > MAX_GIT_POLL_MS) {
-      throw new RangeError(`git poll interval must be an integer from ${MIN_GIT_POLL_MS} to ${MAX_GIT_POLL_MS} ms (got ${String(options.pollMs)})`);
+      throw new RangeError(
+        `git poll interval must be an integer from ${MIN_GIT_POLL_MS} to ${MAX_GIT_POLL_MS} ms (got ${String(options.pollMs)})`,
+      );
     }
     this.#cache = remoteCache(options.cacheDir, options.spec.remote);
     const auth = tokenAuth(options.spec.remote, options.token, options.tokenUsername);
@@ -157,7 +181,10 @@ export class GitRoot extends EventEmitter {
     const { spec } = this.#options;
     if (!isGitRemoteAllowed(spec.remote, this.#options.allow ?? [])) {
       const allowed = (this.#options.allow ?? []).map((entry) => entry.text).join(', ');
-      throw new GitSourceError('not-allowed', `git root ${spec.remote.display} is not allowed by --git-allow (allowed: ${allowed})`);
+      throw new GitSourceError(
+        'not-allowed',
+        `git root ${spec.remote.display} is not allowed by --git-allow (allowed: ${allowed})`,
+      );
     }
     await checkGitVersion({ env: this.#options.env });
     await fsp.mkdir(this.#cache.dir, { recursive: true });
@@ -165,10 +192,18 @@ export class GitRoot extends EventEmitter {
     await removeAbandonedTrees(this.#cache);
     const checkout = await this.#first();
     this.#current = checkout;
-    this.#held.set(checkout.root.dir, { count: 1, deletable: checkout.kind === 'branch' && checkout.materialized !== undefined });
+    this.#held.set(checkout.root.dir, {
+      count: 1,
+      deletable: checkout.kind === 'branch' && checkout.materialized !== undefined,
+    });
     if (checkout.kind === 'branch') this.#schedule();
     this.#options.logger?.info(
-      { event: 'git-serving', ...this.#logFields(checkout.provenance.commit), stale: checkout.stale, ...this.#treeFields(checkout) },
+      {
+        event: 'git-serving',
+        ...this.#logFields(checkout.provenance.commit),
+        stale: checkout.stale,
+        ...this.#treeFields(checkout),
+      },
       `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`,
     );
     this.#logSkipped(checkout);
@@ -189,18 +224,29 @@ export class GitRoot extends EventEmitter {
       if (!(error instanceof GitSourceError) || error.reason !== 'unreachable') throw error;
       if (record !== undefined && (await directoryExists(this.#treeDir(record.commit)))) {
         this.#lastPollFailure = error.message;
-        this.#warn(`${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`);
+        this.#warn(
+          `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
+        );
         return this.#checkout(record.commit, record.kind, true, undefined);
       }
-      throw new GitSourceError('unreachable', `${error.message}; no earlier fetch of ${this.#describe} is cached in ${this.#options.cacheDir}`);
+      throw new GitSourceError(
+        'unreachable',
+        `${error.message}; no earlier fetch of ${this.#describe} is cached in ${this.#options.cacheDir}`,
+      );
     }
-    if (resolved.kind === 'commit' && (await directoryExists(this.#treeDir(resolved.source)))) return this.#checkout(resolved.source, 'commit', false, undefined);
-    if (resolved.kind === 'branch' && record?.commit === resolved.advertised && (await directoryExists(this.#treeDir(record.commit)))) {
+    if (resolved.kind === 'commit' && (await directoryExists(this.#treeDir(resolved.source))))
+      return this.#checkout(resolved.source, 'commit', false, undefined);
+    if (
+      resolved.kind === 'branch' &&
+      record?.commit === resolved.advertised &&
+      (await directoryExists(this.#treeDir(record.commit)))
+    ) {
       return this.#checkout(record.commit, 'branch', false, undefined);
     }
-    const commit = resolved.kind === 'commit' && (await hasCommit(this.#cache.gitDir, resolved.source, this.#options.env))
-      ? resolved.source
-      : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
+    const commit =
+      resolved.kind === 'commit' && (await hasCommit(this.#cache.gitDir, resolved.source, this.#options.env))
+        ? resolved.source
+        : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
     const tree = await this.#materialize(commit);
     await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
     return this.#checkout(commit, resolved.kind, false, tree);
@@ -234,7 +280,8 @@ export class GitRoot extends EventEmitter {
       provenance: Object.freeze({ source: spec.remote.display, ref: this.#ref, commit, subdir: spec.subdir }),
       kind,
       stale,
-      materialized: tree === undefined ? undefined : Object.freeze({ files: tree.files, bytes: tree.bytes, skipped: tree.skipped }),
+      materialized:
+        tree === undefined ? undefined : Object.freeze({ files: tree.files, bytes: tree.bytes, skipped: tree.skipped }),
     });
   }
 
@@ -294,16 +341,27 @@ export class GitRoot extends EventEmitter {
       const resolved = await resolveRef(this.#context, this.#options.spec.ref);
       if (this.#lastPollFailure !== undefined) {
         this.#lastPollFailure = undefined;
-        this.#options.logger?.info({ event: 'git-reachable', ...this.#logFields(previous.provenance.commit) }, `${this.#describe} is reachable again`);
+        this.#options.logger?.info(
+          { event: 'git-reachable', ...this.#logFields(previous.provenance.commit) },
+          `${this.#describe} is reachable again`,
+        );
       }
-      if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit) return false;
-      const commit = await fetchRef(this.#context, this.#cache.gitDir, resolved, this.#options.spec.ref, this.#limits.maxFetchBytes);
+      if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit)
+        return false;
+      const commit = await fetchRef(
+        this.#context,
+        this.#cache.gitDir,
+        resolved,
+        this.#options.spec.ref,
+        this.#limits.maxFetchBytes,
+      );
       if (commit === previous.provenance.commit || this.#stopped) return false;
       let tree: MaterializedTree | undefined;
       try {
         tree = await this.#materialize(commit);
       } catch (error) {
-        if (error instanceof GitSourceError && error.reason === 'over-limits') this.#refusedCommit = resolved.advertised;
+        if (error instanceof GitSourceError && error.reason === 'over-limits')
+          this.#refusedCommit = resolved.advertised;
         throw error;
       }
       await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
@@ -313,7 +371,12 @@ export class GitRoot extends EventEmitter {
       else held.count += 1;
       this.#current = next;
       this.#options.logger?.info(
-        { event: 'git-moved', ...this.#logFields(commit), previous: previous.provenance.commit, ...this.#treeFields(next) },
+        {
+          event: 'git-moved',
+          ...this.#logFields(commit),
+          previous: previous.provenance.commit,
+          ...this.#treeFields(next),
+        },
         `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`,
       );
       this.#logSkipped(next);
@@ -322,7 +385,8 @@ export class GitRoot extends EventEmitter {
     } catch (error) {
       if (this.#stopped) return false;
       const message = error instanceof Error ? error.message : String(error);
-      if (message !== this.#lastPollFailure) this.#warn(`${message}; still serving commit ${previous.provenance.commit}`);
+      if (message !== this.#lastPollFailure)
+        this.#warn(`${message}; still serving commit ${previous.provenance.commit}`);
       this.#lastPollFailure = message;
       return false;
     }
@@ -336,7 +400,8 @@ export class GitRoot extends EventEmitter {
    */
   async release(checkout: Checkout): Promise<void> {
     const held = this.#held.get(checkout.root.dir);
-    if (held === undefined || held.count === 0) throw new RangeError(`the tree of commit ${checkout.provenance.commit} holds no reference`);
+    if (held === undefined || held.count === 0)
+      throw new RangeError(`the tree of commit ${checkout.provenance.commit} holds no reference`);
     held.count -= 1;
     if (held.count > 0 || this.#current?.root.dir === checkout.root.dir) return;
     this.#held.delete(checkout.root.dir);

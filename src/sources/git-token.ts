@@ -37,10 +37,20 @@ export function tokenAuth(remote: GitRemote, token: string | undefined, username
   const secrets = [token, `${username}:${token}`];
   if (remote.scheme !== 'https' && remote.scheme !== 'http') return { secretConfig: [], secrets };
   if (remote.scheme === 'http' && !LOOPBACK.test(remote.hostname)) {
-    return { secretConfig: [], secrets, warning: `SKILLS_SERVE_GIT_TOKEN is not sent to ${remote.display}: plain http would expose it (use https)` };
+    return {
+      secretConfig: [],
+      secrets,
+      warning: `SKILLS_SERVE_GIT_TOKEN is not sent to ${remote.display}: plain http would expose it (use https)`,
+    };
   }
   const origin = `${remote.scheme}://${remote.hostname}${remote.port === '' ? '' : `:${remote.port}`}/`;
   const header = `Authorization: Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`;
   // After a redirect git sends its extra headers to the new location too: with a token, follow none.
-  return { secretConfig: [[`http.${origin}.extraHeader`, header], ['http.followRedirects', 'false']], secrets };
+  return {
+    secretConfig: [
+      [`http.${origin}.extraHeader`, header],
+      ['http.followRedirects', 'false'],
+    ],
+    secrets,
+  };
 }

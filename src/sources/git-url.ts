@@ -40,7 +40,9 @@ export function parseGitUrl(text: string): GitRemote {
   if (text.length > MAX_URL_CHARS) throw new RangeError(`git URL is longer than ${MAX_URL_CHARS} characters`);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/u.exec(text)?.[1]?.toLowerCase();
   if (scheme === undefined || text.startsWith(`${scheme}::`)) {
-    throw new RangeError(`git URL ${redactUrls(text)} must start with file://, http://, https:// or ssh:// (ext:: and other transports are not allowed)`);
+    throw new RangeError(
+      `git URL ${redactUrls(text)} must start with file://, http://, https:// or ssh:// (ext:: and other transports are not allowed)`,
+    );
   }
   if (!(GIT_SCHEMES as readonly string[]).includes(scheme)) {
     throw new RangeError(`git URL scheme "${scheme}:" is not allowed: use file://, http://, https:// or ssh://`);
@@ -59,19 +61,27 @@ export function parseGitUrl(text: string): GitRemote {
       );
     }
   }
-  if (url.search !== '' || url.hash !== '') throw new RangeError(`git URL ${displayOf(url)} must not have a query or fragment`);
+  if (url.search !== '' || url.hash !== '')
+    throw new RangeError(`git URL ${displayOf(url)} must not have a query or fragment`);
   if (typed === 'file') {
-    if (url.hostname !== '' && url.hostname !== 'localhost') throw new RangeError(`file URL ${displayOf(url)} must name a local path (file:///path)`);
+    if (url.hostname !== '' && url.hostname !== 'localhost')
+      throw new RangeError(`file URL ${displayOf(url)} must name a local path (file:///path)`);
   } else if (url.hostname === '') {
     throw new RangeError(`git URL ${displayOf(url)} has no host`);
   }
   let segments: string[];
   try {
-    segments = url.pathname.split('/').filter((segment) => segment !== '').map((segment) => decodeURIComponent(segment));
+    segments = url.pathname
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map((segment) => decodeURIComponent(segment));
   } catch {
     throw new RangeError(`git URL ${displayOf(url)} has a malformed percent-encoding in its path`);
   }
-  if (segments.length === 0 || segments.some((segment) => segment.includes('/') || segment.includes('\0') || segment === '..' || segment === '.')) {
+  if (
+    segments.length === 0 ||
+    segments.some((segment) => segment.includes('/') || segment.includes('\0') || segment === '..' || segment === '.')
+  ) {
     throw new RangeError(`git URL ${displayOf(url)} must name a repository path`);
   }
   return Object.freeze({
@@ -153,13 +163,23 @@ export function parseGitAllow(text: string): GitAllowEntry {
     }
     const segments = url.pathname.split('/').filter((segment) => segment !== '');
     if (url.hostname !== '' || url.search !== '' || url.hash !== '') fail();
-    return Object.freeze({ hostname: '', port: '', segments: Object.freeze(segments.map((segment) => decodeURIComponent(segment))), text: trimmed });
+    return Object.freeze({
+      hostname: '',
+      port: '',
+      segments: Object.freeze(segments.map((segment) => decodeURIComponent(segment))),
+      text: trimmed,
+    });
   }
   const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?((?:\/[^/\s]+)*)\/?$/u.exec(trimmed);
   if (match === null || trimmed.includes('://')) return fail();
   const segments = (match[3] ?? '').split('/').filter((segment) => segment !== '');
   if (segments.some((segment) => segment === '.' || segment === '..')) fail();
-  return Object.freeze({ hostname: (match[1] as string).toLowerCase(), port: match[2] ?? '', segments: Object.freeze(segments), text: trimmed });
+  return Object.freeze({
+    hostname: (match[1] as string).toLowerCase(),
+    port: match[2] ?? '',
+    segments: Object.freeze(segments),
+    text: trimmed,
+  });
 }
 
 /** A repository path segment compared without a trailing `.git` (`skills.git` is `skills`). */

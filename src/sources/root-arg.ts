@@ -25,7 +25,8 @@ export interface GitRootSpec {
 }
 
 /** What one root argument names. */
-export type SourceSpec = { readonly kind: 'folder'; readonly root: RootSpec } | { readonly kind: 'git'; readonly git: GitRootSpec };
+export type SourceSpec =
+  { readonly kind: 'folder'; readonly root: RootSpec } | { readonly kind: 'git'; readonly git: GitRootSpec };
 
 /** Whether a ref is a full commit id (SHA-1 or SHA-256), which names an immutable tree. */
 export function isCommitId(ref: string): boolean {
@@ -52,7 +53,9 @@ export function parseSourceArg(arg: string, cwd: string): SourceSpec {
     const prefixText = arg.slice(0, equals);
     const prefix = prefixText.split('/');
     if (prefix.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0'))) {
-      throw new RangeError(`root "${prefixText}=…" must have a prefix of non-empty "/"-separated names (e.g. acme/billing=git+https://host/repo.git)`);
+      throw new RangeError(
+        `root "${prefixText}=…" must have a prefix of non-empty "/"-separated names (e.g. acme/billing=git+https://host/repo.git)`,
+      );
     }
     return { kind: 'git', git: parseGitSource(arg.slice(equals + 1), prefix) };
   }
@@ -82,14 +85,29 @@ function parseGitSource(text: string, prefix: readonly string[]): GitRootSpec {
   if (base.startsWith('github:')) {
     const [owner, repo, ...rest] = base.slice('github:'.length).split('/');
     const name = repo?.replace(/\.git$/u, '');
-    if (owner === undefined || !GITHUB_OWNER.test(owner) || name === undefined || !GITHUB_REPO.test(name) || name === '.' || name === '..' || rest.length > 0) {
-      throw new RangeError(`root "${redactUrls(base)}" must be github:owner/repo, optionally followed by #ref, #ref:subdir or #:subdir`);
+    if (
+      owner === undefined ||
+      !GITHUB_OWNER.test(owner) ||
+      name === undefined ||
+      !GITHUB_REPO.test(name) ||
+      name === '.' ||
+      name === '..' ||
+      rest.length > 0
+    ) {
+      throw new RangeError(
+        `root "${redactUrls(base)}" must be github:owner/repo, optionally followed by #ref, #ref:subdir or #:subdir`,
+      );
     }
     remote = parseGitUrl(`https://github.com/${owner}/${name}.git`);
   } else {
     remote = parseGitUrl(base.slice('git+'.length));
   }
-  return Object.freeze({ remote, ref: parseRef(refText), subdir: parseSubdir(subdirText), prefix: Object.freeze([...prefix]) });
+  return Object.freeze({
+    remote,
+    ref: parseRef(refText),
+    subdir: parseSubdir(subdirText),
+    prefix: Object.freeze([...prefix]),
+  });
 }
 
 /**
@@ -102,17 +120,25 @@ function parseGitSource(text: string, prefix: readonly string[]): GitRootSpec {
 function parseRef(text: string): string | undefined {
   if (text === '') return undefined;
   if (isCommitId(text.toLowerCase())) return text.toLowerCase();
-  const broken =
-    /[\0-\x20\x7f~^:?*[\\]/u.test(text) ? 'it holds a space, a control character or one of ~ ^ : ? * [ \\' :
-    text.startsWith('-') ? 'it starts with "-"' :
-    text.includes('..') ? 'it holds ".."' :
-    text.includes('@{') || text === '@' ? 'it holds "@{" or is "@"' :
-    text.startsWith('/') || text.endsWith('/') || text.includes('//') ? 'it has an empty "/"-separated part' :
-    text.endsWith('.') ? 'it ends with "."' :
-    text.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock')) ? 'a part starts with "." or ends with ".lock"' :
-    text.length > 255 ? 'it is longer than 255 characters' :
-    undefined;
-  if (broken !== undefined) throw new RangeError(`git ref "${text}" is not a valid branch, tag or commit id: ${broken}`);
+  const broken = /[\0-\x20\x7f~^:?*[\\]/u.test(text)
+    ? 'it holds a space, a control character or one of ~ ^ : ? * [ \\'
+    : text.startsWith('-')
+      ? 'it starts with "-"'
+      : text.includes('..')
+        ? 'it holds ".."'
+        : text.includes('@{') || text === '@'
+          ? 'it holds "@{" or is "@"'
+          : text.startsWith('/') || text.endsWith('/') || text.includes('//')
+            ? 'it has an empty "/"-separated part'
+            : text.endsWith('.')
+              ? 'it ends with "."'
+              : text.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))
+                ? 'a part starts with "." or ends with ".lock"'
+                : text.length > 255
+                  ? 'it is longer than 255 characters'
+                  : undefined;
+  if (broken !== undefined)
+    throw new RangeError(`git ref "${text}" is not a valid branch, tag or commit id: ${broken}`);
   return text;
 }
 
@@ -128,7 +154,9 @@ function parseSubdir(text: string): string {
   if (trimmed === '') return '';
   const parts = trimmed.split('/');
   if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) {
-    throw new RangeError(`git subdirectory "${text}" must be "/"-separated names inside the repository (no ".", ".." or empty parts)`);
+    throw new RangeError(
+      `git subdirectory "${text}" must be "/"-separated names inside the repository (no ".", ".." or empty parts)`,
+    );
   }
   return parts.join('/');
 }
@@ -138,7 +166,8 @@ function parseSubdir(text: string): string {
  * (with the `prefix=` it was given).
  */
 export function describeSource(source: SourceSpec): string {
-  if (source.kind === 'folder') return source.root.prefix.length === 0 ? source.root.dir : `${source.root.prefix.join('/')}=${source.root.dir}`;
+  if (source.kind === 'folder')
+    return source.root.prefix.length === 0 ? source.root.dir : `${source.root.prefix.join('/')}=${source.root.dir}`;
   const { remote, ref, subdir, prefix } = source.git;
   const suffix = ref === undefined && subdir === '' ? '' : `#${ref ?? ''}${subdir === '' ? '' : `:${subdir}`}`;
   return `${prefix.length === 0 ? '' : `${prefix.join('/')}=`}git+${remote.display}${suffix}`;

@@ -50,7 +50,12 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
    * @throws GitSourceError (a `SkillsServeError`) when a git root cannot be served: unknown ref, unreachable remote
    *   without a cache, over the limits, not allowed.
    */
-  static async open(specs: readonly SourceSpec[], settings: GitSettings, logger: GitLogger | undefined, follow: boolean): Promise<Sources> {
+  static async open(
+    specs: readonly SourceSpec[],
+    settings: GitSettings,
+    logger: GitLogger | undefined,
+    follow: boolean,
+  ): Promise<Sources> {
     const git = specs.map((spec) =>
       spec.kind === 'folder'
         ? undefined
@@ -69,7 +74,9 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
     try {
       // eslint-disable-next-line @typescript-eslint/await-thenable -- undefined for folder roots keeps the indexes
       const checkouts = await Promise.all(git.map((root) => root?.start()));
-      sources.#roots = specs.map((spec, index) => (spec.kind === 'folder' ? spec.root : rootOf(checkouts[index] as Checkout)));
+      sources.#roots = specs.map((spec, index) =>
+        spec.kind === 'folder' ? spec.root : rootOf(checkouts[index] as Checkout),
+      );
     } catch (error) {
       await sources.stop();
       throw error;

@@ -8,7 +8,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject, isRequestId } from '../server/jsonrpc-gate.js';
-import { answerSkillsMethod, parseSkillsParams, SKILLS_METHODS, type SkillsHandlerContext, type SkillsMethod } from '../server/skills-handlers.js';
+import {
+  answerSkillsMethod,
+  parseSkillsParams,
+  SKILLS_METHODS,
+  type SkillsHandlerContext,
+  type SkillsMethod,
+} from '../server/skills-handlers.js';
 import { partChunks, RawJson, serializeParts } from '../server/raw-json.js';
 
 /** Largest body the fast path reads itself (bytes); the four methods' requests are far smaller. */
@@ -35,7 +41,11 @@ export interface Declined {
  *
  * @returns `undefined` when it was answered; otherwise the body read so far (`undefined`: nothing was read).
  */
-export async function tryFastPath(req: IncomingMessage, res: ServerResponse, context: SkillsHandlerContext): Promise<Declined | undefined> {
+export async function tryFastPath(
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: SkillsHandlerContext,
+): Promise<Declined | undefined> {
   const { headers } = req;
   const length = Number(headers['content-length']);
   const accept = headers.accept ?? '';
@@ -62,7 +72,9 @@ export async function tryFastPath(req: IncomingMessage, res: ServerResponse, con
   const pieces = serializeParts({ result, jsonrpc: '2.0', id: request.id });
   if (pieces.every((piece) => typeof piece === 'string' || (piece instanceof RawJson && piece.bytes === undefined))) {
     // Text only: one write (headers and body in one packet, no chunk per piece).
-    res.end(`event: message\ndata: ${pieces.map((piece) => (typeof piece === 'string' ? piece : (piece as RawJson).text)).join('')}\n\n`);
+    res.end(
+      `event: message\ndata: ${pieces.map((piece) => (typeof piece === 'string' ? piece : (piece as RawJson).text)).join('')}\n\n`,
+    );
     return undefined;
   }
   res.write('event: message\ndata: ');
@@ -82,7 +94,15 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
  * The request as the SDK's Node adapter reads it, with its body already read: `method`, `url`, `headers` and the
  * body as the only chunk.
  */
-export function replayRequest(req: IncomingMessage, body: Buffer): { method?: string; url?: string; headers: IncomingMessage['headers']; [Symbol.asyncIterator](): AsyncGenerator<Buffer> } {
+export function replayRequest(
+  req: IncomingMessage,
+  body: Buffer,
+): {
+  method?: string;
+  url?: string;
+  headers: IncomingMessage['headers'];
+  [Symbol.asyncIterator](): AsyncGenerator<Buffer>;
+} {
   return {
     method: req.method,
     url: req.url,
@@ -94,7 +114,9 @@ export function replayRequest(req: IncomingMessage, body: Buffer): { method?: st
 }
 
 /** A single JSON-RPC request for one of the four methods, with params in the exact accepted shape, or `undefined`. */
-function parseRequest(body: Buffer): { id: string | number; method: SkillsMethod; params: { uri?: string; cursor?: string } } | undefined {
+function parseRequest(
+  body: Buffer,
+): { id: string | number; method: SkillsMethod; params: { uri?: string; cursor?: string } } | undefined {
   let message: unknown;
   try {
     message = JSON.parse(body.toString('utf8'));

@@ -36,21 +36,33 @@ function parseTokensFile(text: string): TokenEntry[] {
     throw new Error('not JSON'); // the parser's message may quote the text, tokens included
   }
   const tokens = (parsed as { tokens?: unknown } | null)?.tokens;
-  if (!Array.isArray(tokens) || tokens.length === 0) throw new Error('expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token');
+  if (!Array.isArray(tokens) || tokens.length === 0)
+    throw new Error('expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token');
   const seen = new Set<string>();
   return tokens.map((item: unknown, index) => {
     const { name, token, prefixes } = (item ?? {}) as { name?: unknown; token?: unknown; prefixes?: unknown };
     const label = typeof name === 'string' && name !== '' ? name : `tokens[${index}]`;
     if (typeof name !== 'string' || name === '') throw new Error(`tokens[${index}]: "name" must be a non-empty string`);
-    if (typeof token !== 'string' || token.length < 16) throw new Error(`${label}: "token" must be a string of at least 16 characters`);
+    if (typeof token !== 'string' || token.length < 16)
+      throw new Error(`${label}: "token" must be a string of at least 16 characters`);
     if (seen.has(token)) throw new Error(`${label}: the same token is listed twice`);
     seen.add(token);
-    if (!Array.isArray(prefixes) || prefixes.length === 0 || !prefixes.every((prefix) => typeof prefix === 'string' && prefix !== '')) {
+    if (
+      !Array.isArray(prefixes) ||
+      prefixes.length === 0 ||
+      !prefixes.every((prefix) => typeof prefix === 'string' && prefix !== '')
+    ) {
       throw new Error(`${label}: "prefixes" must be a non-empty list of skill-path prefixes (or "*")`);
     }
-    const segments = (prefixes as string[]).map((prefix) => (prefix === '*' ? [] : prefix.split('/').filter((segment) => segment !== '')));
-    if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*')) throw new Error(`${label}: a prefix is empty`);
-    return { digest: digestOf(token), view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }) };
+    const segments = (prefixes as string[]).map((prefix) =>
+      prefix === '*' ? [] : prefix.split('/').filter((segment) => segment !== ''),
+    );
+    if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*'))
+      throw new Error(`${label}: a prefix is empty`);
+    return {
+      digest: digestOf(token),
+      view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }),
+    };
   });
 }
 

@@ -80,8 +80,8 @@ export class HttpAdapter implements Adapter {
   }
 
   /**
-   * @throws SkillsServeError `CONFIG_INVALID` when the tokens file cannot be read or parsed; the listen error (`EADDRINUSE`,
-   *   `EACCES`) when the port cannot be bound.
+   * @throws SkillsServeError `CONFIG_INVALID` when the tokens file cannot be read or parsed; the listen error
+   *   (`EADDRINUSE`, `EACCES`) when the port cannot be bound.
    */
   async start(runtime: Runtime): Promise<void> {
     const { logger } = runtime;
@@ -92,16 +92,23 @@ export class HttpAdapter implements Adapter {
       try {
         this.#tokens = new HttpTokens(tokensFile, (message) => logger.warn({ event: 'http-tokens-unusable' }, message));
       } catch (error) {
-        // eslint-disable-next-line preserve-caught-error -- the message holds the cause's; only it is printed
         throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
       }
     }
     const handlerFor = (view: Visibility | undefined): ViewHandler => {
       let entry = this.#handlers.get(view);
       if (entry === undefined) {
-        const factory = createServerFactory(runtime, { stateless: true, ...(view === undefined ? {} : { visibility: view }) });
-        const handler = createMcpHandler(factory, { legacy: 'stateless', onerror: (error) => logger.debug({ event: 'request-error', err: error }, 'request error') });
-        const serve = toNodeHandler(handler, { onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed') });
+        const factory = createServerFactory(runtime, {
+          stateless: true,
+          ...(view === undefined ? {} : { visibility: view }),
+        });
+        const handler = createMcpHandler(factory, {
+          legacy: 'stateless',
+          onerror: (error) => logger.debug({ event: 'request-error', err: error }, 'request error'),
+        });
+        const serve = toNodeHandler(handler, {
+          onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed'),
+        });
         this.#handlers.set(view, (entry = { handler, serve }));
       }
       return entry;
@@ -114,7 +121,10 @@ export class HttpAdapter implements Adapter {
     const hostGuard = loopback ? localhostHostValidation() : undefined;
     const originGuard = loopback ? localhostOriginValidation() : undefined;
     if (!loopback && token === undefined && tokensFile === undefined) {
-      logger.warn({ event: 'http-open', host }, `serving on non-loopback address ${host} without --http-token: anyone who can reach the port can read every skill`);
+      logger.warn(
+        { event: 'http-open', host },
+        `serving on non-loopback address ${host} without --http-token: anyone who can reach the port can read every skill`,
+      );
     }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '/').split('?')[0];
@@ -137,13 +147,23 @@ export class HttpAdapter implements Adapter {
       const authorized = this.#authorize(req.headers.authorization);
       if (authorized === false) {
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' },
+          }),
+        );
         return;
       }
       const view = authorized === true ? undefined : authorized;
       const { serve } = handlerFor(view);
       this.#requests++;
-      void tryFastPath(req, res, view === undefined ? runtime.handlers : { ...runtime.handlers, visibility: view }).then(
+      void tryFastPath(
+        req,
+        res,
+        view === undefined ? runtime.handlers : { ...runtime.handlers, visibility: view },
+      ).then(
         (declined) => {
           if (declined === undefined) {
             this.#fastAnswers++;
@@ -191,14 +211,24 @@ export class HttpAdapter implements Adapter {
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await Promise.race([Promise.allSettled([...[...this.#handlers.values()].map(({ handler }) => handler.close()), closed]), timer]);
+    await Promise.race([
+      Promise.allSettled([...[...this.#handlers.values()].map(({ handler }) => handler.close()), closed]),
+      timer,
+    ]);
     server.closeAllConnections();
-    this.#logger?.info({ event: 'http-stopped', requests: this.#requests, fastAnswers: this.#fastAnswers }, `served ${this.#requests} MCP requests`);
+    this.#logger?.info(
+      { event: 'http-stopped', requests: this.#requests, fastAnswers: this.#fastAnswers },
+      `served ${this.#requests} MCP requests`,
+    );
   }
 }
 
 /** Tells one handler's listen streams about a change, as far as its view may see it. */
-function announce(handler: McpHttpHandler, { diff, promptsChanged }: RuntimeChange, view: Visibility | undefined): void {
+function announce(
+  handler: McpHttpHandler,
+  { diff, promptsChanged }: RuntimeChange,
+  view: Visibility | undefined,
+): void {
   const seen = view === undefined ? () => true : (uri: string) => isVisibleUri(view, uri);
   const touchesView = view === undefined || diff.skillsChanged.some(seen);
   if (diff.listChanged && touchesView) handler.notify.resourcesChanged();

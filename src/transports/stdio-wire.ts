@@ -24,7 +24,15 @@ export const WRITE_AHEAD_BYTES = 4 * 1024 * 1024;
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /** A line that was not handed on, and why. */
-export type Rejection = Extract<LineVerdict, { kind: 'reject' }> | { readonly kind: 'too-long'; readonly id: null; readonly code: typeof INVALID_REQUEST; readonly message: string; readonly bytes: number };
+export type Rejection =
+  | Extract<LineVerdict, { kind: 'reject' }>
+  | {
+      readonly kind: 'too-long';
+      readonly id: null;
+      readonly code: typeof INVALID_REQUEST;
+      readonly message: string;
+      readonly bytes: number;
+    };
 
 export interface StdioWireOptions {
   /** Told about every line answered with an error instead of being handed on (for the log). */
@@ -84,7 +92,12 @@ export class StdioWire implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the stdio wire is closed'));
     const pieces = serializeParts(message);
-    if ('id' in message && !('method' in message) && (message.id === null || message.id === undefined || this.#unanswered.delete(message.id)) && this.#unanswered.size === 0) {
+    if (
+      'id' in message &&
+      !('method' in message) &&
+      (message.id === null || message.id === undefined || this.#unanswered.delete(message.id)) &&
+      this.#unanswered.size === 0
+    ) {
       for (const resolve of this.#whenAnswered) resolve();
       this.#whenAnswered.clear();
     }
@@ -145,7 +158,8 @@ export class StdioWire implements Transport {
     const output = this.#output;
     // Backpressure: a large blob's base64 is produced only as fast as the host reads it, so memory holds at most
     // about WRITE_AHEAD_BYTES of it, not the whole message; the next message waits until this one has drained.
-    const drained = (): Promise<void> => new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
+    const drained = (): Promise<void> =>
+      new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
     for (const chunk of partChunks(pieces)) {
       if (output.destroyed || output.writableEnded) throw new Error('stdout is closed');
       if (!output.write(chunk) && output.writableLength > WRITE_AHEAD_BYTES && !output.destroyed) await drained();
@@ -186,7 +200,13 @@ export class StdioWire implements Transport {
       const bytes = this.#discarding;
       this.#discarding = -1;
       this.#reject(
-        { kind: 'too-long', id: null, code: INVALID_REQUEST, message: `Invalid Request: the message is ${bytes} bytes; the limit is ${this.#maxLineBytes}`, bytes },
+        {
+          kind: 'too-long',
+          id: null,
+          code: INVALID_REQUEST,
+          message: `Invalid Request: the message is ${bytes} bytes; the limit is ${this.#maxLineBytes}`,
+          bytes,
+        },
         '',
       );
       return;
@@ -209,14 +229,19 @@ export class StdioWire implements Transport {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       return;
     }
-    if ('method' in message && 'id' in message && message.method !== 'subscriptions/listen') this.#unanswered.add(message.id);
+    if ('method' in message && 'id' in message && message.method !== 'subscriptions/listen')
+      this.#unanswered.add(message.id);
     this.onmessage?.(message);
   }
 
   #reject(rejection: Rejection, preview: string): void {
     this.#options.onReject?.(rejection, preview);
     // JSON-RPC 2.0 answers an unidentifiable request with `id: null`, which the SDK's message type does not model.
-    const answer = { jsonrpc: '2.0', id: rejection.id, error: { code: rejection.code, message: rejection.message } } as unknown as JSONRPCMessage;
+    const answer = {
+      jsonrpc: '2.0',
+      id: rejection.id,
+      error: { code: rejection.code, message: rejection.message },
+    } as unknown as JSONRPCMessage;
     this.send(answer).catch(() => undefined);
   }
 

@@ -29,7 +29,9 @@ export class StdioAdapter implements Adapter {
     const connections = new ConnectionRegistry(logger, () =>
       runtime.store.current.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots)),
     );
-    runtime.on('ready', (snapshot) => connections.log(snapshot.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots))));
+    runtime.on('ready', (snapshot) =>
+      connections.log(snapshot.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots))),
+    );
     runtime.on('changed', ({ diff, newDiagnostics, promptsChanged }) => {
       connections.log(newDiagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots)));
       connections.notify(diff);
@@ -37,14 +39,18 @@ export class StdioAdapter implements Adapter {
     });
     const wire = new StdioWire(process.stdin, process.stdout, {
       onReject: (rejection, preview) =>
-        logger.warn({ event: 'rejected', code: rejection.code, id: rejection.id, line: preview }, `rejected a message from the client: ${rejection.message}`),
+        logger.warn(
+          { event: 'rejected', code: rejection.code, id: rejection.id, line: preview },
+          `rejected a message from the client: ${rejection.message}`,
+        ),
     });
     this.#wire = wire;
     this.#handle = serveStdio(createServerFactory(runtime, { connections }), {
       transport: wire,
       onerror: (error) => {
         // Once the wire is closed (the host went away), failed sends are expected: noted at debug level only.
-        if (wire.closed) logger.debug({ event: 'transport-error', message: error.message }, 'transport error after close');
+        if (wire.closed)
+          logger.debug({ event: 'transport-error', message: error.message }, 'transport error after close');
         else logger.warn({ event: 'transport-error', err: error }, 'transport error');
       },
     });
@@ -54,7 +60,13 @@ export class StdioAdapter implements Adapter {
       this.#end('transport closed');
     };
     logger.info(
-      { event: 'serving', transport: 'stdio', roots: config.sources.map(describeSource), watch: config.watch, pollMs: config.pollMs },
+      {
+        event: 'serving',
+        transport: 'stdio',
+        roots: config.sources.map(describeSource),
+        watch: config.watch,
+        pollMs: config.pollMs,
+      },
       'serving on stdio; indexing',
     );
   }

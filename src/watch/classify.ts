@@ -56,7 +56,10 @@ export function regionOf(event: WatchEvent, candidates: ReadonlySet<string>): st
  * @param events the batch.
  * @param candidatesOf the candidate skill directories of a root.
  */
-export function regionsOf(events: readonly WatchEvent[], candidatesOf: (rootIndex: number) => ReadonlySet<string>): Region[] {
+export function regionsOf(
+  events: readonly WatchEvent[],
+  candidatesOf: (rootIndex: number) => ReadonlySet<string>,
+): Region[] {
   const regions: Region[] = [];
   for (const event of events) {
     const rel = regionOf(event, candidatesOf(event.rootIndex));

@@ -36,7 +36,12 @@ export class LiveIndex {
   #scheduled: Promise<void> | undefined;
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(builder: IndexBuilder, store: SnapshotStore, onRebuilt: RebuildListener, onRetry: RetryListener = () => undefined) {
+  constructor(
+    builder: IndexBuilder,
+    store: SnapshotStore,
+    onRebuilt: RebuildListener,
+    onRetry: RetryListener = () => undefined,
+  ) {
     this.#builder = builder;
     this.#store = store;
     this.#onRebuilt = onRebuilt;
@@ -114,7 +119,10 @@ export class LiveIndex {
     }
     const delay = this.#retryDelay;
     this.#retryDelay = Math.min(MAX_RETRY_MS, delay * 2);
-    this.#onRetry(retries.map((retry) => retry.reason), delay);
+    this.#onRetry(
+      retries.map((retry) => retry.reason),
+      delay,
+    );
     clearTimeout(this.#retryTimer);
     this.#retryTimer = setTimeout(() => {
       this.#pendingRegions.push(...retries.map((retry) => retry.region));

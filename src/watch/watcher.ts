@@ -57,7 +57,8 @@ export interface WatcherOptions {
 const SEPARATORS: NameSeparators = path.sep === '\\' ? 'win32' : 'posix';
 
 const LIMIT_HINTS: Readonly<Record<string, string>> = {
-  ENOSPC: 'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
+  ENOSPC:
+    'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
   EMFILE: 'the open-file or inotify-instance limit was reached; raise `ulimit -n` or fs.inotify.max_user_instances',
 };
 
@@ -144,7 +145,8 @@ export class TreeWatcher implements IndexObserver {
   start(): void {
     this.#rootTimer = setInterval(() => this.#checkRoots(), ROOT_CHECK_MS);
     this.#rootTimer.unref();
-    for (const root of this.#roots) if (!root.polling && this.#options.unwatched?.has(root.index) !== true) this.#watchParent(root);
+    for (const root of this.#roots)
+      if (!root.polling && this.#options.unwatched?.has(root.index) !== true) this.#watchParent(root);
     if (this.#roots.some((root) => root.polling)) this.#startPolling();
   }
 
@@ -270,7 +272,11 @@ export class TreeWatcher implements IndexObserver {
       this.#died.set(`${root.index}\0${rel}`, ++this.#seq);
       this.#push({ rootIndex: root.index, kind: 'rename', rel });
     }
-    this.#push({ rootIndex: root.index, kind: kind === 'change' ? 'change' : 'rename', rel: eventPath(rel, name, SEPARATORS) });
+    this.#push({
+      rootIndex: root.index,
+      kind: kind === 'change' ? 'change' : 'rename',
+      rel: eventPath(rel, name, SEPARATORS),
+    });
   }
 
   #watchDir(dir: WatchedDir): FSWatcher | undefined {
@@ -333,9 +339,18 @@ export class TreeWatcher implements IndexObserver {
     root.rescanPending = true;
     const now = rootIdentity(root.spec.dir);
     const { logger } = this.#options;
-    if (now === undefined) logger.warn({ event: 'root-removed', root: root.spec.dir }, 'root was removed; its skills are withdrawn until it comes back');
-    else if (root.expected === undefined) logger.info({ event: 'root-back', root: root.spec.dir }, 'root is back; rescanning it');
-    else logger.info({ event: 'root-replaced', root: root.spec.dir }, 'root was replaced (or a root link re-pointed); rescanning it');
+    if (now === undefined)
+      logger.warn(
+        { event: 'root-removed', root: root.spec.dir },
+        'root was removed; its skills are withdrawn until it comes back',
+      );
+    else if (root.expected === undefined)
+      logger.info({ event: 'root-back', root: root.spec.dir }, 'root is back; rescanning it');
+    else
+      logger.info(
+        { event: 'root-replaced', root: root.spec.dir },
+        'root was replaced (or a root link re-pointed); rescanning it',
+      );
     this.#push({ rootIndex: root.index, kind: 'rescan', rel: '' });
   }
 
@@ -401,7 +416,10 @@ export class TreeWatcher implements IndexObserver {
     if (batch.length === 0 || this.#closed) return;
     if (batch.length >= OVERFLOW_SUSPECT_EVENTS) {
       const roots = new Set(batch.map((event) => event.rootIndex));
-      this.#options.logger.info({ event: 'watch-overflow', events: batch.length }, 'a burst of changes may have overflowed the event queue; rescanning');
+      this.#options.logger.info(
+        { event: 'watch-overflow', events: batch.length },
+        'a burst of changes may have overflowed the event queue; rescanning',
+      );
       for (const rootIndex of roots) batch.push({ rootIndex, kind: 'rescan', rel: '' });
     }
     this.#options.onBatch(batch);

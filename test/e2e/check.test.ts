@@ -46,7 +46,10 @@ function skillDirsUnder(root: string, rel = ''): string[] {
 }
 
 /** What `check` must print for a root of valid plain-ASCII skills, derived from the disk. */
-function expectedOkReport(root: string): { text: string; skills: { uri: string; name: string; files: number; bytes: number }[] } {
+function expectedOkReport(root: string): {
+  text: string;
+  skills: { uri: string; name: string; files: number; bytes: number }[];
+} {
   const skills = skillDirsUnder(root)
     .map((rel) => {
       const files = filesUnder(path.join(root, ...rel.split('/')));
@@ -59,7 +62,10 @@ function expectedOkReport(root: string): { text: string; skills: { uri: string; 
     })
     .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
   const width = Math.max(...skills.map((skill) => skill.uri.length));
-  const lines = skills.map((skill) => `ok      ${skill.uri}${' '.repeat(width - skill.uri.length)}  ${plural(skill.files, 'file')}, ${plural(skill.bytes, 'byte')}`);
+  const lines = skills.map(
+    (skill) =>
+      `ok      ${skill.uri}${' '.repeat(width - skill.uri.length)}  ${plural(skill.files, 'file')}, ${plural(skill.bytes, 'byte')}`,
+  );
   lines.push('', `${plural(skills.length, 'skill')} served, 0 left out, 0 warnings`, '');
   return { text: lines.join('\n'), skills };
 }
@@ -73,58 +79,86 @@ const INVALID = path.join(FIXTURES, 'invalid');
 /** The diagnostics of test/fixtures/invalid, in the order `check` lists them (skill directories in code-unit order). */
 const INVALID_DIAGNOSTICS = [
   {
-    dir: 'Bad_Name', line: 2, column: 1, rule: 'name-format',
+    dir: 'Bad_Name',
+    line: 2,
+    column: 1,
+    rule: 'name-format',
     message: 'frontmatter name "Bad_Name" must be 1-64 lowercase letters, digits and single hyphens',
     hint: 'use 1-64 lowercase letters, digits and single hyphens, and name the directory the same',
   },
   {
-    dir: 'bad-yaml', line: 3, column: 22, rule: 'frontmatter-syntax',
+    dir: 'bad-yaml',
+    line: 3,
+    column: 22,
+    rule: 'frontmatter-syntax',
     message: 'SKILL.md frontmatter: line 3: a plain value cannot contain ": "; quote the value',
     hint: 'quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)',
   },
   {
-    dir: 'duplicate-key', line: 4, rule: 'frontmatter-syntax',
+    dir: 'duplicate-key',
+    line: 4,
+    rule: 'frontmatter-syntax',
     message: 'SKILL.md frontmatter: line 4: duplicate key "description"',
     hint: 'remove the repeated key',
   },
   {
-    dir: 'empty-skill-md', line: 1, column: 1, rule: 'frontmatter-missing',
+    dir: 'empty-skill-md',
+    line: 1,
+    column: 1,
+    rule: 'frontmatter-missing',
     message: 'SKILL.md frontmatter: line 1: SKILL.md must begin with a "---" line',
     hint: 'start SKILL.md with a "---" line, then "name:" and "description:", then a closing "---" line',
   },
   {
-    dir: 'long-compatibility', line: 4, column: 1, rule: 'compatibility-length',
+    dir: 'long-compatibility',
+    line: 4,
+    column: 1,
+    rule: 'compatibility-length',
     message: 'frontmatter compatibility must be a string of 1-500 characters',
     hint: 'write compatibility as one string of at most 500 characters',
   },
   {
-    dir: 'long-description', line: 3, column: 1, rule: 'description-length',
+    dir: 'long-description',
+    line: 3,
+    column: 1,
+    rule: 'description-length',
     message: 'frontmatter description must be 1-1024 characters',
     hint: 'shorten the description to at most 1024 characters; move details into the SKILL.md body',
   },
   {
-    dir: 'metadata-list', line: 4, column: 1, rule: 'metadata-values',
+    dir: 'metadata-list',
+    line: 4,
+    column: 1,
+    rule: 'metadata-values',
     message: 'frontmatter metadata must map strings to strings',
     hint: 'give every metadata key a string value (quote numbers; join lists into one string)',
   },
   {
-    dir: 'missing-description', rule: 'required-fields',
+    dir: 'missing-description',
+    rule: 'required-fields',
     message: 'SKILL.md frontmatter must contain string "name" and "description"',
     hint: 'add "name:" (the directory name) and "description:" (what the skill does and when to use it) as strings',
   },
   {
-    dir: 'name-mismatch', line: 2, column: 1, rule: 'name-mismatch',
+    dir: 'name-mismatch',
+    line: 2,
+    column: 1,
+    rule: 'name-mismatch',
     message: 'frontmatter name "something-else" must match the last path segment "name-mismatch"',
     hint: 'set "name: name-mismatch" or rename the directory to "something-else"',
   },
   {
-    dir: 'no-frontmatter', line: 1, column: 1, rule: 'frontmatter-missing',
+    dir: 'no-frontmatter',
+    line: 1,
+    column: 1,
+    rule: 'frontmatter-missing',
     message: 'SKILL.md frontmatter: line 1: SKILL.md must begin with a "---" line',
     hint: 'start SKILL.md with a "---" line, then "name:" and "description:", then a closing "---" line',
   },
   { dir: 'not-utf8', rule: 'encoding', message: 'SKILL.md is not valid UTF-8', hint: 'save SKILL.md as UTF-8' },
   {
-    dir: 'unclosed', rule: 'frontmatter-unclosed',
+    dir: 'unclosed',
+    rule: 'frontmatter-unclosed',
     message: 'SKILL.md frontmatter: frontmatter has no closing "---" line',
     hint: 'end the frontmatter with a line holding only "---"',
   },
@@ -169,43 +203,71 @@ describe('check: text output', () => {
   it('paths are shown relative to the working directory, absolute when outside it', () => {
     expect(cli(['check', '.'], INVALID)).toEqual({ status: 1, stdout: invalidTextReport(''), stderr: '' });
     const elsewhere = path.join(REPO, 'sample-skills');
-    expect(cli(['check', INVALID], elsewhere)).toEqual({ status: 1, stdout: invalidTextReport(`${INVALID}/`), stderr: '' });
+    expect(cli(['check', INVALID], elsewhere)).toEqual({
+      status: 1,
+      stdout: invalidTextReport(`${INVALID}/`),
+      stderr: '',
+    });
   });
 
   it.each([
-    ['plain', '---\nname: tips\ndescription: Use this skill: for tips\n---\n\n# tips\n', 3, 'description: Use this skill: for tips'],
-    ['after another key', '---\nname: tips\nlicense: MIT\ndescription: Billing: refunds and credits\n---\n', 4, 'description: Billing: refunds and credits'],
-    ['CRLF line endings', '---\r\nname: tips\r\ndescription: Use when: CRLF\r\n---\r\n', 3, 'description: Use when: CRLF'],
+    [
+      'plain',
+      '---\nname: tips\ndescription: Use this skill: for tips\n---\n\n# tips\n',
+      3,
+      'description: Use this skill: for tips',
+    ],
+    [
+      'after another key',
+      '---\nname: tips\nlicense: MIT\ndescription: Billing: refunds and credits\n---\n',
+      4,
+      'description: Billing: refunds and credits',
+    ],
+    [
+      'CRLF line endings',
+      '---\r\nname: tips\r\ndescription: Use when: CRLF\r\n---\r\n',
+      3,
+      'description: Use when: CRLF',
+    ],
     ['a UTF-8 BOM', '\uFEFF---\nname: tips\ndescription: Use when: BOM\n---\n', 3, 'description: Use when: BOM'],
-  ])('an unquoted ": " in the description (%s) → the fix says to quote the description', async (_label, text, line, lineText) => {
-    const root = await tree({ 'tips/SKILL.md': text });
-    const column = lineText.indexOf(': ', 'description:'.length) + 1;
-    const run = cli(['check', '.'], root);
-    expect(run.stdout).toBe(
-      [
-        `error   tips/SKILL.md:${line}:${column}: SKILL.md frontmatter: line ${line}: a plain value cannot contain ": "; quote the value [frontmatter-syntax]`,
-        '        fix: quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)',
-        '',
-        '0 skills served, 1 left out, 0 warnings',
-        '',
-      ].join('\n'),
-    );
-    expect(run.status).toBe(1);
-  });
+  ])(
+    'an unquoted ": " in the description (%s) → the fix says to quote the description',
+    async (_label, text, line, lineText) => {
+      const root = await tree({ 'tips/SKILL.md': text });
+      const column = lineText.indexOf(': ', 'description:'.length) + 1;
+      const run = cli(['check', '.'], root);
+      expect(run.stdout).toBe(
+        [
+          `error   tips/SKILL.md:${line}:${column}: SKILL.md frontmatter: line ${line}: a plain value cannot contain ": "; quote the value [frontmatter-syntax]`,
+          '        fix: quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)',
+          '',
+          '0 skills served, 1 left out, 0 warnings',
+          '',
+        ].join('\n'),
+      );
+      expect(run.status).toBe(1);
+    },
+  );
 
   // The key may be quoted in YAML ("description": …); the line is still found (findKeyLine accepts quoted keys), but
   // the hint falls back to "quote the value" because syntaxHint only recognises bare keys.
   it('an unquoted ": " after a quoted "description" key → the fix still names the description', async () => {
     const root = await tree({ 'tips/SKILL.md': '---\nname: tips\n"description": Use when: quoted key\n---\n' });
     const run = cli(['check', '.'], root);
-    expect(run.stdout.split('\n')[1]).toBe('        fix: quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)');
+    expect(run.stdout.split('\n')[1]).toBe(
+      '        fix: quote the description: it contains ": " (wrap the value in single quotes and double any single quote inside it)',
+    );
     expect(run.status).toBe(1);
   });
 
   it('a symlink out of the root → exit 0, the skill served without it, one warning counted', async () => {
     const outside = await tree({ 'secret.txt': 'not for serving\n' });
     const skill = skillMd('linky', 'Has a link that leaves the root.');
-    const root = await tree({ 'linky/SKILL.md': skill, 'linky/notes.md': 'notes\n', 'linky/leak.txt': { symlink: path.join(outside, 'secret.txt') } });
+    const root = await tree({
+      'linky/SKILL.md': skill,
+      'linky/notes.md': 'notes\n',
+      'linky/leak.txt': { symlink: path.join(outside, 'secret.txt') },
+    });
     const bytes = Buffer.byteLength(skill) + 'notes\n'.length;
     const run = cli(['check', '.'], root);
     expect(run).toEqual({
@@ -263,11 +325,13 @@ describe('check: text output', () => {
     // Pairs (diagnostic line, fix line), compared as a set here; their order is tested separately below.
     const pairs = [];
     for (let index = 3; index < 9; index += 2) pairs.push(`${lines[index]}\n${lines[index + 1]}`);
-    expect(pairs.sort()).toEqual([
-      'warning a/out.txt: symlink points outside the served roots and was not followed [symlink-outside-root]\n        fix: copy the target into the skill, serve its folder as another root, or run with --symlinks follow',
-      'warning b/dangling.md: symlink target does not exist (ENOENT: no such file or directory) and was skipped [symlink-dangling]\n        fix: fix or remove the link',
-      'warning b/fifo: not a regular file (FIFO, socket or device) and was skipped [special-file]\n        fix: skills may only contain regular files and directories',
-    ].sort());
+    expect(pairs.sort()).toEqual(
+      [
+        'warning a/out.txt: symlink points outside the served roots and was not followed [symlink-outside-root]\n        fix: copy the target into the skill, serve its folder as another root, or run with --symlinks follow',
+        'warning b/dangling.md: symlink target does not exist (ENOENT: no such file or directory) and was skipped [symlink-dangling]\n        fix: fix or remove the link',
+        'warning b/fifo: not a regular file (FIFO, socket or device) and was skipped [special-file]\n        fix: skills may only contain regular files and directories',
+      ].sort(),
+    );
     expect(lines.slice(9)).toEqual(['', '2 skills served, 0 left out, 3 warnings', '']);
   });
 
@@ -283,7 +347,11 @@ describe('check: text output', () => {
     }
     const root = await tree(spec);
     const outputs = Array.from({ length: 4 }, () => cli(['check', '.'], root).stdout);
-    const warned = (text: string): string[] => text.split('\n').filter((line) => line.startsWith('warning ')).map((line) => line.slice(8, line.indexOf(': ')));
+    const warned = (text: string): string[] =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('warning '))
+        .map((line) => line.slice(8, line.indexOf(': ')));
     const expectedOrder = [...warned(outputs[0] as string)].sort();
     expect(expectedOrder).toHaveLength(24);
     for (const output of outputs) expect(warned(output)).toEqual(expectedOrder);
@@ -307,7 +375,14 @@ describe('check --json', () => {
     const report = JSON.parse(run.stdout) as unknown;
     expect(run.stdout).toBe(`${JSON.stringify(report, null, 2)}\n`);
     expect(report).toStrictEqual({
-      skills: [{ uri: 'skill://good/SKILL.md', name: 'good', files: 1, bytes: statSync(path.join(INVALID, 'good', 'SKILL.md')).size }],
+      skills: [
+        {
+          uri: 'skill://good/SKILL.md',
+          name: 'good',
+          files: 1,
+          bytes: statSync(path.join(INVALID, 'good', 'SKILL.md')).size,
+        },
+      ],
       diagnostics: INVALID_DIAGNOSTICS.map((d) => ({
         severity: 'error',
         rule: d.rule,
@@ -393,8 +468,14 @@ describe('check: unusable roots and usage errors', () => {
     [['check', '--bogus', 'sample-skills'], "error: unknown option '--bogus'"],
     [['check', '--page-size', '10', 'sample-skills'], "error: unknown option '--page-size'"],
     [['manifest', '--page-size', '10', 'sample-skills'], "error: unknown option '--page-size'"],
-    [['serve', '--page-size', '0', 'sample-skills'], 'error: option \'--page-size <n>\' argument \'0\' is invalid. --page-size must be an integer from 1 to 10000 (got "0")'],
-    [['check', '--log-level', 'loud', 'sample-skills'], "error: option '--log-level <level>' argument 'loud' is invalid. Allowed choices are trace, debug, info, warn, error, fatal, silent."],
+    [
+      ['serve', '--page-size', '0', 'sample-skills'],
+      "error: option '--page-size <n>' argument '0' is invalid. --page-size must be an integer from 1 to 10000 (got \"0\")",
+    ],
+    [
+      ['check', '--log-level', 'loud', 'sample-skills'],
+      "error: option '--log-level <level>' argument 'loud' is invalid. Allowed choices are trace, debug, info, warn, error, fatal, silent.",
+    ],
   ])('usage error %j → exit 2 with the error and a pointer to --help on stderr', (args, error) => {
     const run = cli(args);
     expect(run.status).toBe(2);

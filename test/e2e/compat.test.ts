@@ -46,7 +46,10 @@ const oneLine = (catalogLine: string): string => catalogLine.slice(catalogLine.i
 
 type Content = Record<string, unknown>[];
 /** Calls a tool; the result without `_meta` (2026-07-28 results carry the server's identity there). */
-async function call(name: string, args: Record<string, unknown>): Promise<{ content: Content; isError?: boolean; structuredContent?: unknown }> {
+async function call(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ content: Content; isError?: boolean; structuredContent?: unknown }> {
   const { _meta: _ignored, ...result } = await connection!.client.callTool({ name, arguments: args });
   return result;
 }
@@ -73,8 +76,20 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
       ['read_skill', ['name', 'uri']],
       ['read_skill_file', ['uri', 'skill', 'path']],
     ]);
-    for (const tool of tools) expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    const expected = { skills: SAMPLE_SKILL_URIS.map((uri, index) => ({ name: SAMPLE_NAMES[index], description: oneLine(SAMPLE_CATALOG_LINES[index]!), uri })) };
+    for (const tool of tools)
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+    const expected = {
+      skills: SAMPLE_SKILL_URIS.map((uri, index) => ({
+        name: SAMPLE_NAMES[index],
+        description: oneLine(SAMPLE_CATALOG_LINES[index]!),
+        uri,
+      })),
+    };
     const result = await call('list_skills', {});
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual(expected);
@@ -84,7 +99,7 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
     );
   });
 
-  it('read_skill returns SKILL.md verbatim and the skill\'s other files; a shared name lists the URIs to choose from', async () => {
+  it("read_skill returns SKILL.md verbatim and the skill's other files; a shared name lists the URIs to choose from", async () => {
     connection = await connect([SAMPLE_SKILLS], era);
     expect((await call('read_skill', { name: 'report-writer' })).content).toEqual([
       { type: 'text', text: disk('report-writer/SKILL.md') },
@@ -96,49 +111,92 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
       },
     ]);
     expect(await call('read_skill', { name: 'refunds' })).toEqual(
-      errorText(`2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`),
+      errorText(
+        `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`,
+      ),
     );
     const support = await call('read_skill', { uri: SUPPORT });
     expect(support.content[0]).toEqual({ type: 'text', text: disk('acme/support/refunds/SKILL.md') });
     expect(support.content[1]).toEqual({ type: 'text', text: `Skill "refunds" at ${SUPPORT}. It has no other files.` });
-    expect(await call('read_skill', { name: 'nope' })).toEqual(errorText('No served skill is named "nope". Call the list_skills tool to see the available skills.'));
-    expect(await call('read_skill', {})).toEqual(errorText("Give the skill's name, or its uri when several skills share a name."));
+    expect(await call('read_skill', { name: 'nope' })).toEqual(
+      errorText('No served skill is named "nope". Call the list_skills tool to see the available skills.'),
+    );
+    expect(await call('read_skill', {})).toEqual(
+      errorText("Give the skill's name, or its uri when several skills share a name."),
+    );
   });
 
   it('read_skill_file reads text verbatim, images as image blocks, directories as listings, and refuses escapes', async () => {
     connection = await connect([SAMPLE_SKILLS], era);
     const policy = { content: [{ type: 'text', text: disk('acme/billing/refunds/references/policy.md') }] };
-    expect(await call('read_skill_file', { uri: 'skill://acme/billing/refunds/references/policy.md' })).toMatchObject(policy);
+    expect(await call('read_skill_file', { uri: 'skill://acme/billing/refunds/references/policy.md' })).toMatchObject(
+      policy,
+    );
     expect(await call('read_skill_file', { skill: BILLING, path: 'references/policy.md' })).toMatchObject(policy);
-    expect((await call('read_skill_file', { skill: 'data-pipeline', path: 'scripts/validate.py' })).content).toEqual([{ type: 'text', text: disk('data-pipeline/scripts/validate.py') }]);
+    expect((await call('read_skill_file', { skill: 'data-pipeline', path: 'scripts/validate.py' })).content).toEqual([
+      { type: 'text', text: disk('data-pipeline/scripts/validate.py') },
+    ]);
     expect((await call('read_skill_file', { skill: 'report-writer', path: 'assets/logo.png' })).content).toEqual([
-      { type: 'text', text: `skill://report-writer/assets/logo.png is an image (image/png, ${readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')).length} bytes).` },
-      { type: 'image', mimeType: 'image/png', data: readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')).toString('base64') },
+      {
+        type: 'text',
+        text: `skill://report-writer/assets/logo.png is an image (image/png, ${readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')).length} bytes).`,
+      },
+      {
+        type: 'image',
+        mimeType: 'image/png',
+        data: readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')).toString('base64'),
+      },
     ]);
     expect((await call('read_skill_file', { uri: 'skill://report-writer/templates' })).content).toEqual([
-      { type: 'text', text: 'skill://report-writer/templates is a directory. Its entries (read one with read_skill_file):\n- report.md\n- sections/' },
+      {
+        type: 'text',
+        text: 'skill://report-writer/templates is a directory. Its entries (read one with read_skill_file):\n- report.md\n- sections/',
+      },
     ]);
     expect(await call('read_skill_file', { skill: 'report-writer', path: '../pdf-summaries/SKILL.md' })).toEqual(
       errorText('path "../pdf-summaries/SKILL.md" must stay inside the skill: ".." is not allowed.'),
     );
     expect(await call('read_skill_file', { skill: 'refunds', path: 'references/policy.md' })).toEqual(
-      errorText(`2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`),
+      errorText(
+        `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`,
+      ),
     );
-    expect(await call('read_skill_file', { uri: 'file:///etc/passwd' })).toEqual(errorText("No served file has the URI file:///etc/passwd. Call read_skill to see a skill's files."));
+    expect(await call('read_skill_file', { uri: 'file:///etc/passwd' })).toEqual(
+      errorText("No served file has the URI file:///etc/passwd. Call read_skill to see a skill's files."),
+    );
     expect(await call('read_skill_file', { uri: 42 })).toEqual(errorText('argument "uri" must be a string'));
     expect(await errorCodeOf(call('write_skill', {}))).toBe(-32602);
   });
 
   it('search_skills ranks skills by name, description and headings', async () => {
     connection = await connect([SAMPLE_SKILLS], era);
-    const names = async (args: Record<string, unknown>) => ((await call('search_skills', args)).structuredContent as { skills: { uri: string }[] }).skills.map((skill) => skill.uri);
-    expect(await names({ query: 'csv' })).toEqual(['skill://data-pipeline/csv-cleaning/SKILL.md', 'skill://data-pipeline/SKILL.md']);
+    const names = async (args: Record<string, unknown>) =>
+      ((await call('search_skills', args)).structuredContent as { skills: { uri: string }[] }).skills.map(
+        (skill) => skill.uri,
+      );
+    expect(await names({ query: 'csv' })).toEqual([
+      'skill://data-pipeline/csv-cleaning/SKILL.md',
+      'skill://data-pipeline/SKILL.md',
+    ]);
     expect(await names({ query: 'tone' })).toEqual([SUPPORT]);
     expect(await names({ query: 'refund', limit: 1 })).toEqual([BILLING]);
     const report = await call('search_skills', { query: 'incident report' });
-    const expected = { skills: [{ name: 'report-writer', description: oneLine(SAMPLE_CATALOG_LINES[5]!), uri: 'skill://report-writer/SKILL.md' }] };
-    expect(report).toEqual({ content: [{ type: 'text', text: JSON.stringify(expected, null, 2) }], structuredContent: expected });
-    expect(await call('search_skills', { query: '' })).toEqual(errorText('query "" has no word to search for; give a few words describing the task'));
+    const expected = {
+      skills: [
+        {
+          name: 'report-writer',
+          description: oneLine(SAMPLE_CATALOG_LINES[5]!),
+          uri: 'skill://report-writer/SKILL.md',
+        },
+      ],
+    };
+    expect(report).toEqual({
+      content: [{ type: 'text', text: JSON.stringify(expected, null, 2) }],
+      structuredContent: expected,
+    });
+    expect(await call('search_skills', { query: '' })).toEqual(
+      errorText('query "" has no word to search for; give a few words describing the task'),
+    );
   });
 
   it('offers one prompt per skill in one page, shared names disambiguated, each one text message holding SKILL.md', async () => {
@@ -146,10 +204,19 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
     const listed = await rawRequest(connection, 'prompts/list', {});
     expect(listed['nextCursor']).toBeUndefined();
     const prompts = listed['prompts'] as { name: string; description: string }[];
-    expect(prompts.map((prompt) => prompt.name)).toEqual(['acme-billing-refunds', 'acme-support-refunds', 'data-pipeline', 'csv-cleaning', 'pdf-summaries', 'report-writer']);
+    expect(prompts.map((prompt) => prompt.name)).toEqual([
+      'acme-billing-refunds',
+      'acme-support-refunds',
+      'data-pipeline',
+      'csv-cleaning',
+      'pdf-summaries',
+      'report-writer',
+    ]);
     // Descriptions on one line: report-writer's frontmatter description spans four lines.
     expect(prompts.map((prompt) => prompt.description)).toEqual(SAMPLE_CATALOG_LINES.map((line) => oneLine(line)));
-    expect(disk('report-writer/SKILL.md')).toContain('description: |\n  Write structured business and technical reports (status reports, post-incident\n  reviews,');
+    expect(disk('report-writer/SKILL.md')).toContain(
+      'description: |\n  Write structured business and technical reports (status reports, post-incident\n  reviews,',
+    );
     const prompt = await connection.client.getPrompt({ name: 'acme-support-refunds' });
     expect(prompt.description).toBe(oneLine(SAMPLE_CATALOG_LINES[1]!));
     expect(prompt.messages).toEqual([
@@ -180,7 +247,10 @@ describe.each(BOTH_ERAS)('era $label, host that declares the extension', (era) =
     connection = await connect([SAMPLE_SKILLS, '--compat', 'on'], era, { skillsExtension: true });
     expect((await connection.client.listTools()).tools).toHaveLength(4);
     expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
-    expect((await call('read_skill', { name: 'pdf-summaries' })).content[0]).toEqual({ type: 'text', text: disk('pdf-summaries/SKILL.md') });
+    expect((await call('read_skill', { name: 'pdf-summaries' })).content[0]).toEqual({
+      type: 'text',
+      text: disk('pdf-summaries/SKILL.md'),
+    });
   });
 });
 
@@ -197,7 +267,8 @@ describe.each(BOTH_ERAS)('era $label, a host that does not declare the extension
     connection.client.setNotificationHandler('notifications/prompts/list_changed', () => {
       heard.push('prompts');
     });
-    if (era.label === '2026-07-28') await connection.client.listen({ toolsListChanged: true, promptsListChanged: true });
+    if (era.label === '2026-07-28')
+      await connection.client.listen({ toolsListChanged: true, promptsListChanged: true });
     expect((await connection.client.listTools()).tools).toHaveLength(4);
     expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
     await use(connection);
@@ -228,15 +299,21 @@ describe('era 2026-07-28, a host that declares the extension in a later request'
         'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
         'io.modelcontextprotocol/clientCapabilities': { extensions },
       });
-      const request = (id: number, method: string, params: Record<string, unknown>, extensions: Record<string, unknown> = {}) =>
-        server.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(extensions) } });
+      const request = (
+        id: number,
+        method: string,
+        params: Record<string, unknown>,
+        extensions: Record<string, unknown> = {},
+      ) => server.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(extensions) } });
       const answer = (id: number) => server.waitFor((message) => message['id'] === id);
       request(1, 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } });
       await server.waitFor((message) => message['method'] === 'notifications/subscriptions/acknowledged');
       request(2, 'tools/list', {});
       expect(((await answer(2))['result'] as { tools: unknown[] }).tools).toHaveLength(4);
       request(3, 'resources/read', { uri: 'skill://pdf-summaries/SKILL.md' }, { 'io.modelcontextprotocol/skills': {} });
-      expect((await answer(3))['result']).toMatchObject({ contents: [{ uri: 'skill://pdf-summaries/SKILL.md', text: disk('pdf-summaries/SKILL.md') }] });
+      expect((await answer(3))['result']).toMatchObject({
+        contents: [{ uri: 'skill://pdf-summaries/SKILL.md', text: disk('pdf-summaries/SKILL.md') }],
+      });
       await server.waitFor((message) => message['method'] === 'notifications/tools/list_changed');
       await server.waitFor((message) => message['method'] === 'notifications/prompts/list_changed');
       // From then on, even a request without the declaration gets nothing.
@@ -275,20 +352,31 @@ describe.each(BOTH_ERAS)('era $label, --resources', (era) => {
       ['skill://report-writer/references/citation-formats.md', 'report-writer/references/citation-formats.md'],
       ['skill://report-writer/references/style-guide.md', 'report-writer/references/style-guide.md'],
       ['skill://report-writer/templates/report.md', 'report-writer/templates/report.md'],
-      ['skill://report-writer/templates/sections/executive-summary.md', 'report-writer/templates/sections/executive-summary.md'],
+      [
+        'skill://report-writer/templates/sections/executive-summary.md',
+        'report-writer/templates/sections/executive-summary.md',
+      ],
     ]);
-    expect(files.find((resource) => resource.uri === 'skill://report-writer/assets/logo.png')).toMatchObject({ mimeType: 'image/png' });
-    expect(files.find((resource) => resource.uri === 'skill://report-writer/SKILL.md')?.description).toBe(oneLine(SAMPLE_CATALOG_LINES[5]!));
+    expect(files.find((resource) => resource.uri === 'skill://report-writer/assets/logo.png')).toMatchObject({
+      mimeType: 'image/png',
+    });
+    expect(files.find((resource) => resource.uri === 'skill://report-writer/SKILL.md')?.description).toBe(
+      oneLine(SAMPLE_CATALOG_LINES[5]!),
+    );
     await connection.close();
     connection = await connect([SAMPLE_SKILLS], era, { env: { SKILLS_SERVE_RESOURCES: 'skills' } });
-    expect((await connection.client.listResources()).resources.map((resource) => resource.uri)).toEqual([...SAMPLE_SKILL_URIS]);
+    expect((await connection.client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+      ...SAMPLE_SKILL_URIS,
+    ]);
   });
 });
 
 it('refuses --resources other than files or skills with exit 2', () => {
   const run = cli(['--resources', 'all', SAMPLE_SKILLS]);
   expect(run.status).toBe(2);
-  expect(run.stderr).toContain("option '--resources <list>' argument 'all' is invalid. Allowed choices are files, skills.");
+  expect(run.stderr).toContain(
+    "option '--resources <list>' argument 'all' is invalid. Allowed choices are files, skills.",
+  );
 });
 
 describe.each(BOTH_ERAS)('era $label, --compat off', (era) => {
@@ -307,13 +395,20 @@ describe.each(BOTH_ERAS)('era $label, --compat off', (era) => {
 describe('--instructions-max and SKILLS_SERVE_INSTRUCTIONS_MAX', () => {
   /** 40 skills whose catalog lines are 100 characters each: 4,000 characters of catalog. */
   const forty = (): Record<string, string> =>
-    Object.fromEntries(Array.from({ length: 40 }, (_, index) => {
-      const name = `skill-${String(index).padStart(3, '0')}`;
-      return [`${name}/SKILL.md`, skillMd(name, `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.'))];
-    }));
+    Object.fromEntries(
+      Array.from({ length: 40 }, (_, index) => {
+        const name = `skill-${String(index).padStart(3, '0')}`;
+        return [`${name}/SKILL.md`, skillMd(name, `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.'))];
+      }),
+    );
   const pointer = (listed: number) =>
     `${listed} of the 40 skills are listed below (to keep these instructions short). To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog.`;
-  const lines = (count: number) => Array.from({ length: count }, (_, index) => `- skill-${String(index).padStart(3, '0')} (skill://skill-${String(index).padStart(3, '0')}/SKILL.md): ${`Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.')}`);
+  const lines = (count: number) =>
+    Array.from(
+      { length: count },
+      (_, index) =>
+        `- skill-${String(index).padStart(3, '0')} (skill://skill-${String(index).padStart(3, '0')}/SKILL.md): ${`Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.')}`,
+    );
 
   it.each([
     // 4,096 - (345 + 2 + 198 + 2 + 52) - 1 (room for a two-digit count) = 3,496: 34 lines of 101.
@@ -324,7 +419,11 @@ describe('--instructions-max and SKILLS_SERVE_INSTRUCTIONS_MAX', () => {
     const root = await temps.tree(forty());
     connection = await connect([root, ...flags], ERAS[1], { env });
     const text = connection.client.getInstructions() ?? '';
-    expect(text).toBe([INTRO, '', pointer(listed), '', 'Available skills (name (SKILL.md URI): description):', ...lines(listed)].join('\n'));
+    expect(text).toBe(
+      [INTRO, '', pointer(listed), '', 'Available skills (name (SKILL.md URI): description):', ...lines(listed)].join(
+        '\n',
+      ),
+    );
   });
 
   it.each(['1023', '1000001', 'many'])('refuses --instructions-max %s with exit 2', (value) => {
@@ -350,17 +449,23 @@ describe('a first build slower than --instructions-wait', () => {
       await fsp.mkdir(path.join(dir, 'references'), { recursive: true });
       await Promise.all([
         fsp.writeFile(path.join(dir, 'SKILL.md'), skillMd(name, `Generated skill number ${index}.`)),
-        ...[1, 2, 3, 4].map((file) => fsp.writeFile(path.join(dir, 'references', `ref-${file}.md`), `Reference ${file} of ${name}.\n`)),
+        ...[1, 2, 3, 4].map((file) =>
+          fsp.writeFile(path.join(dir, 'references', `ref-${file}.md`), `Reference ${file} of ${name}.\n`),
+        ),
       ]);
     };
-    for (let start = 0; start < 3000; start += 100) await Promise.all(Array.from({ length: 100 }, (_, offset) => writeSkill(start + offset)));
+    for (let start = 0; start < 3000; start += 100)
+      await Promise.all(Array.from({ length: 100 }, (_, offset) => writeSkill(start + offset)));
     connection = await connect([root, '--no-watch', '--instructions-wait', '0']);
     const instructions = connection.client.getInstructions() ?? '';
     expect(instructions).toBe(
       `${INTRO}\n\nThe skill catalog was still being indexed when this session started: call the search_skills tool with a few words from the task, or the list_skills tool, to find the skills.`,
     );
     expect(instructions).not.toContain('skill-0000');
-    const first = (await call('list_skills', {})).structuredContent as { skills: { name: string }[]; nextCursor?: string };
+    const first = (await call('list_skills', {})).structuredContent as {
+      skills: { name: string }[];
+      nextCursor?: string;
+    };
     expect(first.skills).toHaveLength(100);
     expect(first.skills[0]?.name).toBe('skill-0000');
     expect(first.nextCursor).toBeDefined();
@@ -383,7 +488,10 @@ describe.each(BOTH_ERAS)('era $label, live changes', (era) => {
     await addToTree(root, { 'beta/SKILL.md': skillMd('beta', 'Second skill.') });
     await waitFor(() => promptsChanged > 0);
     expect((await connection.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['alpha', 'beta']);
-    expect((await call('read_skill', { name: 'beta' })).content[0]).toEqual({ type: 'text', text: skillMd('beta', 'Second skill.') });
+    expect((await call('read_skill', { name: 'beta' })).content[0]).toEqual({
+      type: 'text',
+      text: skillMd('beta', 'Second skill.'),
+    });
   });
 });
 

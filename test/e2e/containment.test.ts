@@ -41,7 +41,8 @@ const OLD_ATIME = new Date('2001-01-01T00:00:00Z');
 const OLD_MTIME = new Date('2011-01-01T00:00:00Z');
 
 /** What a request got: an error code and message, or a result. */
-type Outcome = { readonly code: number; readonly message: string; readonly data?: unknown } | { readonly result: unknown };
+type Outcome =
+  { readonly code: number; readonly message: string; readonly data?: unknown } | { readonly result: unknown };
 
 async function outcomeOf(connection: Connection, method: Method, params: Record<string, unknown>): Promise<Outcome> {
   try {
@@ -74,7 +75,11 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
       'skills/s/rel-link': { symlink: '../../secret.txt' },
       'skills/s/linkdir': { symlink: '../../skills-secret' },
     });
-    sentinels = [path.join(base, 'secret.txt'), path.join(base, 'skills-secret', 'secret.txt'), path.join(base, 'skills-secret', 'SKILL.md')];
+    sentinels = [
+      path.join(base, 'secret.txt'),
+      path.join(base, 'skills-secret', 'secret.txt'),
+      path.join(base, 'skills-secret', 'SKILL.md'),
+    ];
     // --compat on: the read-only tools for hosts without the extension are one more way to name a file.
     connection = await connect(['--compat', 'on', root], era);
     // The first index build (and the watcher's start) are over once skills/list answers.
@@ -85,7 +90,10 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
     utimesSync(control, OLD_ATIME, OLD_MTIME);
     expect(statSync(control).atimeMs).toBe(OLD_ATIME.getTime());
     readFileSync(control);
-    expect(statSync(control).atimeMs, 'atime did not move on read: the filesystem is mounted noatime, the proof would be vacuous').toBeGreaterThan(OLD_MTIME.getTime());
+    expect(
+      statSync(control).atimeMs,
+      'atime did not move on read: the filesystem is mounted noatime, the proof would be vacuous',
+    ).toBeGreaterThan(OLD_MTIME.getTime());
 
     for (const file of sentinels) utimesSync(file, OLD_ATIME, OLD_MTIME);
   });
@@ -97,21 +105,30 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
 
   /** No sentinel was read since the setup armed it. */
   function expectSentinelsUnread(): void {
-    for (const file of sentinels) expect(statSync(file).atimeMs, `${path.relative(base, file)} was read`).toBe(OLD_ATIME.getTime());
+    for (const file of sentinels)
+      expect(statSync(file).atimeMs, `${path.relative(base, file)} was read`).toBe(OLD_ATIME.getTime());
   }
 
   /** Sends `uri` to every method; returns every outcome that is not a clean -32602 (empty when all are refused). */
-  async function refusals(uris: readonly unknown[], methods: readonly Method[] = METHODS): Promise<{ method: Method; uri: unknown; outcome: Outcome }[]> {
+  async function refusals(
+    uris: readonly unknown[],
+    methods: readonly Method[] = METHODS,
+  ): Promise<{ method: Method; uri: unknown; outcome: Outcome }[]> {
     const bad: { method: Method; uri: unknown; outcome: Outcome }[] = [];
     for (const uri of uris) {
       for (const method of methods) {
         const outcome = await outcomeOf(connection, method, { uri });
         // Error messages may echo what the client sent; anything else naming the host path or sentinel bytes is a leak.
         let serialized = JSON.stringify(outcome);
-        if (typeof uri === 'string' && uri !== '') serialized = serialized.split(JSON.stringify(uri).slice(1, -1)).join('<sent uri>');
+        if (typeof uri === 'string' && uri !== '')
+          serialized = serialized.split(JSON.stringify(uri).slice(1, -1)).join('<sent uri>');
         const leaks = serialized.includes(SENTINEL_TEXT.trim()) || serialized.includes(base);
         if (!('code' in outcome) || outcome.code !== -32602 || leaks) {
-          bad.push({ method, uri: typeof uri === 'string' && uri.length > 200 ? `${uri.slice(0, 60)}… (${uri.length} chars)` : uri, outcome: 'result' in outcome ? outcome : { ...outcome, message: outcome.message.slice(0, 300) } });
+          bad.push({
+            method,
+            uri: typeof uri === 'string' && uri.length > 200 ? `${uri.slice(0, 60)}… (${uri.length} chars)` : uri,
+            outcome: 'result' in outcome ? outcome : { ...outcome, message: outcome.message.slice(0, 300) },
+          });
         }
       }
     }
@@ -231,7 +248,11 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
   });
 
   it('refuses a 100 KB URI (traversal-shaped and plain) with -32602, and keeps serving', async () => {
-    const huge = [`skill://s/${'../'.repeat(34_000)}secret.txt`, `skill://s/${'a'.repeat(100 * 1024)}`, `skill://${'%2e%2e/'.repeat(17_000)}secret.txt`];
+    const huge = [
+      `skill://s/${'../'.repeat(34_000)}secret.txt`,
+      `skill://s/${'a'.repeat(100 * 1024)}`,
+      `skill://${'%2e%2e/'.repeat(17_000)}secret.txt`,
+    ];
     expect(huge.every((uri) => uri.length >= 100_000)).toBe(true);
     expect(await refusals(huge)).toEqual([]);
     expect((await connection.skills.list()).skills).toHaveLength(1);
@@ -243,7 +264,12 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
     const missing: typeof bad = [];
     for (const method of METHODS) {
       const outcome = await outcomeOf(connection, method, {});
-      if (!('code' in outcome) || outcome.code !== -32602) missing.push({ method, uri: '(missing)', outcome: 'code' in outcome ? { ...outcome, message: outcome.message.slice(0, 120) } : outcome });
+      if (!('code' in outcome) || outcome.code !== -32602)
+        missing.push({
+          method,
+          uri: '(missing)',
+          outcome: 'code' in outcome ? { ...outcome, message: outcome.message.slice(0, 120) } : outcome,
+        });
     }
     expect([...bad, ...missing]).toEqual([]);
     expectSentinelsUnread();
@@ -252,20 +278,39 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
   it('never lists or serves symlinks that leave the root (file and directory links), but serves links inside it', async () => {
     const { skill } = await connection.skills.get('skill://s/SKILL.md');
     const listed = skill.resources === 'dynamic' ? [] : skill.resources.map((resource) => resource.uri).sort();
-    expect(listed).toEqual(['skill://s/SKILL.md', 'skill://s/notes.txt', 'skill://s/ok-link', 'skill://s/sub/inner.md']);
+    expect(listed).toEqual([
+      'skill://s/SKILL.md',
+      'skill://s/notes.txt',
+      'skill://s/ok-link',
+      'skill://s/sub/inner.md',
+    ]);
     const children = (await connection.skills.readDirectory('skill://s')).resources.map((resource) => resource.uri);
     expect(children).toEqual(['skill://s/SKILL.md', 'skill://s/notes.txt', 'skill://s/ok-link', 'skill://s/sub']);
     // The link inside the root reads back the target's bytes.
-    const inside = (await connection.client.readResource({ uri: 'skill://s/ok-link' })).contents[0] as { text?: string };
+    const inside = (await connection.client.readResource({ uri: 'skill://s/ok-link' })).contents[0] as {
+      text?: string;
+    };
     expect(inside.text).toBe('notes\n');
-    expect(await refusals(['skill://s/link-to-secret', 'skill://s/rel-link', 'skill://s/linkdir', 'skill://s/linkdir/secret.txt'])).toEqual([]);
+    expect(
+      await refusals([
+        'skill://s/link-to-secret',
+        'skill://s/rel-link',
+        'skill://s/linkdir',
+        'skill://s/linkdir/secret.txt',
+      ]),
+    ).toEqual([]);
     expectSentinelsUnread();
   });
 
   it('refuses hostile names in the compat tools (read_skill, read_skill_file) without reading outside the root', async () => {
     const sentinel = path.join(base, 'secret.txt');
     const { tools } = await connection.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['list_skills', 'read_skill', 'read_skill_file', 'search_skills']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'list_skills',
+      'read_skill',
+      'read_skill_file',
+      'search_skills',
+    ]);
     const hostilePaths = [
       '../../secret.txt',
       '..\\..\\secret.txt',
@@ -284,17 +329,36 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
     ];
     const calls: { name: string; arguments: Record<string, unknown> }[] = [
       ...hostilePaths.map((hostile) => ({ name: 'read_skill_file', arguments: { skill: 's', path: hostile } })),
-      ...hostilePaths.map((hostile) => ({ name: 'read_skill_file', arguments: { skill: 'skill://s/SKILL.md', path: hostile } })),
-      ...['skill://s/../../secret.txt', 'skill://s/..%2F..%2Fsecret.txt', `file://${sentinel}`, 'skill://skills-secret/secret.txt', 'skill://s/link-to-secret'].map((uri) => ({
+      ...hostilePaths.map((hostile) => ({
+        name: 'read_skill_file',
+        arguments: { skill: 'skill://s/SKILL.md', path: hostile },
+      })),
+      ...[
+        'skill://s/../../secret.txt',
+        'skill://s/..%2F..%2Fsecret.txt',
+        `file://${sentinel}`,
+        'skill://skills-secret/secret.txt',
+        'skill://s/link-to-secret',
+      ].map((uri) => ({
         name: 'read_skill_file',
         arguments: { uri },
       })),
-      ...['skills-secret', '../skills-secret', '..', sentinel].map((name) => ({ name: 'read_skill', arguments: { name } })),
-      ...['skill://skills-secret/SKILL.md', 'skill://s/../skills-secret/SKILL.md', `file://${path.join(base, 'skills-secret', 'SKILL.md')}`].map((uri) => ({ name: 'read_skill', arguments: { uri } })),
+      ...['skills-secret', '../skills-secret', '..', sentinel].map((name) => ({
+        name: 'read_skill',
+        arguments: { name },
+      })),
+      ...[
+        'skill://skills-secret/SKILL.md',
+        'skill://s/../skills-secret/SKILL.md',
+        `file://${path.join(base, 'skills-secret', 'SKILL.md')}`,
+      ].map((uri) => ({ name: 'read_skill', arguments: { uri } })),
       { name: 'read_skill_file', arguments: { skill: 's', path: 42 } },
       { name: 'read_skill_file', arguments: { uri: { href: sentinel } } },
       // search_skills ranks only what the index serves: a query naming outside files finds at most the served skill.
-      ...['secret', sentinel, '../../secret.txt', 'x'.repeat(100 * 1024), '\u0000', 'SECRET-9d1e'].map((query) => ({ name: 'search_skills', arguments: { query } })),
+      ...['secret', sentinel, '../../secret.txt', 'x'.repeat(100 * 1024), '\u0000', 'SECRET-9d1e'].map((query) => ({
+        name: 'search_skills',
+        arguments: { query },
+      })),
       { name: 'search_skills', arguments: { query: { toString: 'secret' } } },
     ];
     const accepted: string[] = [];
@@ -303,8 +367,15 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
       try {
         const result = await connection.client.callTool(call);
         const onlyServed =
-          call.name === 'search_skills' && result.isError !== true && (result.structuredContent as { skills: { uri: string }[] }).skills.every((skill) => skill.uri === 'skill://s/SKILL.md');
-        if (result.isError !== true && !onlyServed) accepted.push(`${call.name} ${JSON.stringify(call.arguments).slice(0, 80)} → ${JSON.stringify(result.content).slice(0, 120)}`);
+          call.name === 'search_skills' &&
+          result.isError !== true &&
+          (result.structuredContent as { skills: { uri: string }[] }).skills.every(
+            (skill) => skill.uri === 'skill://s/SKILL.md',
+          );
+        if (result.isError !== true && !onlyServed)
+          accepted.push(
+            `${call.name} ${JSON.stringify(call.arguments).slice(0, 80)} → ${JSON.stringify(result.content).slice(0, 120)}`,
+          );
         outcome = JSON.stringify(result);
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;
@@ -320,54 +391,67 @@ describe.each([ERAS[1], ERAS[2]])('containment, era $label', (era) => {
   it.each([
     ['file', 'skill://t/swap.txt'],
     ['directory', 'skill://t/sub/inner.md'],
-  ])('a served %s swapped for a symlink out of the root after indexing is neither served nor read', async (kind, uri) => {
-    // --no-watch keeps the index as it was built, so the read meets the swapped path deterministically (with the
-    // watcher, the same race exists for the ~40 ms debounce window plus the rebuild time).
-    const swapBase = await makeTempDir();
-    try {
-      const original = 'original bytes, same length as the secret!\n';
-      const secret = `${'SECRET-9d1e outside the root'.padEnd(original.length - 1, '.')}\n`;
-      await addToTree(swapBase, {
-        'outside/secret.txt': secret,
-        'outside-dir/inner.md': secret,
-        'skills/t/SKILL.md': skillMd('t', 'Swapped under the server.'),
-        'skills/t/swap.txt': original,
-        'skills/t/sub/inner.md': original,
-      });
-      const swapped = await connect(['--no-watch', path.join(swapBase, 'skills')], era);
+  ])(
+    'a served %s swapped for a symlink out of the root after indexing is neither served nor read',
+    async (kind, uri) => {
+      // --no-watch keeps the index as it was built, so the read meets the swapped path deterministically (with the
+      // watcher, the same race exists for the ~40 ms debounce window plus the rebuild time).
+      const swapBase = await makeTempDir();
       try {
-        const { skill } = await swapped.skills.get('skill://t/SKILL.md');
-        expect(skill.resources === 'dynamic' ? [] : skill.resources.map((resource) => resource.uri).sort()).toEqual(['skill://t/SKILL.md', 'skill://t/sub/inner.md', 'skill://t/swap.txt']);
-        const target = kind === 'file' ? path.join(swapBase, 'outside', 'secret.txt') : path.join(swapBase, 'outside-dir', 'inner.md');
-        utimesSync(target, OLD_ATIME, OLD_MTIME);
-        if (kind === 'file') {
-          await fsp.rm(path.join(swapBase, 'skills', 't', 'swap.txt'));
-          await fsp.symlink(target, path.join(swapBase, 'skills', 't', 'swap.txt'));
-        } else {
-          await fsp.rm(path.join(swapBase, 'skills', 't', 'sub'), { recursive: true });
-          await fsp.symlink(path.dirname(target), path.join(swapBase, 'skills', 't', 'sub'));
-        }
-        let served: string | undefined;
+        const original = 'original bytes, same length as the secret!\n';
+        const secret = `${'SECRET-9d1e outside the root'.padEnd(original.length - 1, '.')}\n`;
+        await addToTree(swapBase, {
+          'outside/secret.txt': secret,
+          'outside-dir/inner.md': secret,
+          'skills/t/SKILL.md': skillMd('t', 'Swapped under the server.'),
+          'skills/t/swap.txt': original,
+          'skills/t/sub/inner.md': original,
+        });
+        const swapped = await connect(['--no-watch', path.join(swapBase, 'skills')], era);
         try {
-          served = JSON.stringify((await swapped.client.readResource({ uri })).contents[0]);
-        } catch (error) {
-          if (!(error instanceof ProtocolError)) throw error;
-          expect(error.code === -32602 || error.code === -32603).toBe(true);
-          expect(error.message).not.toContain('SECRET-9d1e');
+          const { skill } = await swapped.skills.get('skill://t/SKILL.md');
+          expect(skill.resources === 'dynamic' ? [] : skill.resources.map((resource) => resource.uri).sort()).toEqual([
+            'skill://t/SKILL.md',
+            'skill://t/sub/inner.md',
+            'skill://t/swap.txt',
+          ]);
+          const target =
+            kind === 'file'
+              ? path.join(swapBase, 'outside', 'secret.txt')
+              : path.join(swapBase, 'outside-dir', 'inner.md');
+          utimesSync(target, OLD_ATIME, OLD_MTIME);
+          if (kind === 'file') {
+            await fsp.rm(path.join(swapBase, 'skills', 't', 'swap.txt'));
+            await fsp.symlink(target, path.join(swapBase, 'skills', 't', 'swap.txt'));
+          } else {
+            await fsp.rm(path.join(swapBase, 'skills', 't', 'sub'), { recursive: true });
+            await fsp.symlink(path.dirname(target), path.join(swapBase, 'skills', 't', 'sub'));
+          }
+          let served: string | undefined;
+          try {
+            served = JSON.stringify((await swapped.client.readResource({ uri })).contents[0]);
+          } catch (error) {
+            if (!(error instanceof ProtocolError)) throw error;
+            expect(error.code === -32602 || error.code === -32603).toBe(true);
+            expect(error.message).not.toContain('SECRET-9d1e');
+          }
+          expect(served, 'bytes from outside the root were served').toBeUndefined();
+          // The published digest does not match, so the bytes are not sent; but were they read? (open() follows links.)
+          expect(statSync(target).atimeMs, `${path.relative(swapBase, target)} outside the root was read`).toBe(
+            OLD_ATIME.getTime(),
+          );
+        } finally {
+          await swapped.close();
         }
-        expect(served, 'bytes from outside the root were served').toBeUndefined();
-        // The published digest does not match, so the bytes are not sent; but were they read? (open() follows links.)
-        expect(statSync(target).atimeMs, `${path.relative(swapBase, target)} outside the root was read`).toBe(OLD_ATIME.getTime());
       } finally {
-        await swapped.close();
+        await removeTree(swapBase);
       }
-    } finally {
-      await removeTree(swapBase);
-    }
-  });
+    },
+  );
 
   it('still serves the legitimate files after all of the above, and nothing outside was read', async () => {
-    const text = async (uri: string) => ((await connection.client.readResource({ uri })).contents[0] as { text?: string }).text;
+    const text = async (uri: string) =>
+      ((await connection.client.readResource({ uri })).contents[0] as { text?: string }).text;
     expect(await text('skill://s/notes.txt')).toBe('notes\n');
     expect(await text('skill://s/sub/inner.md')).toBe('# inner\n');
     // Alternative spellings of a served URI are the same resource (never a different path).

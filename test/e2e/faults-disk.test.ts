@@ -21,10 +21,15 @@ import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '.
 const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 /** What the read of the damaged URI must answer: the bytes now on disk, or -32602 with the message for `uri`. */
-type Expect = { readonly kind: 'bytes' } | { readonly kind: 'error'; readonly code: -32602; message(uri: string): string };
+type Expect =
+  { readonly kind: 'bytes' } | { readonly kind: 'error'; readonly code: -32602; message(uri: string): string };
 
 const NOT_FOUND: Expect = { kind: 'error', code: -32602, message: (uri) => `Resource not found: ${uri}` };
-const A_DIRECTORY: Expect = { kind: 'error', code: -32602, message: (uri) => `${uri} is a directory; use resources/directory/read` };
+const A_DIRECTORY: Expect = {
+  kind: 'error',
+  code: -32602,
+  message: (uri) => `${uri} is a directory; use resources/directory/read`,
+};
 
 interface Fault {
   readonly name: string;
@@ -37,7 +42,12 @@ interface Fault {
 
 const FAULTS: readonly Fault[] = [
   { name: 'deleted', target: 'notes.txt', expect: NOT_FOUND, apply: (dir) => fsp.rm(path.join(dir, 'notes.txt')) },
-  { name: 'truncated in place', target: 'notes.txt', expect: { kind: 'bytes' }, apply: (dir) => fsp.truncate(path.join(dir, 'notes.txt'), 3) },
+  {
+    name: 'truncated in place',
+    target: 'notes.txt',
+    expect: { kind: 'bytes' },
+    apply: (dir) => fsp.truncate(path.join(dir, 'notes.txt'), 3),
+  },
   {
     name: 'overwritten in place, same size',
     target: 'notes.txt',
@@ -48,7 +58,12 @@ const FAULTS: readonly Fault[] = [
       await handle.close();
     },
   },
-  { name: 'grown', target: 'notes.txt', expect: { kind: 'bytes' }, apply: (dir) => fsp.appendFile(path.join(dir, 'notes.txt'), 'appended line\n') },
+  {
+    name: 'grown',
+    target: 'notes.txt',
+    expect: { kind: 'bytes' },
+    apply: (dir) => fsp.appendFile(path.join(dir, 'notes.txt'), 'appended line\n'),
+  },
   {
     name: 'replaced by rename, same size',
     target: 'notes.txt',
@@ -152,14 +167,21 @@ describe.each([
     const response = await wire.request('resources/read', { uri });
     const error = errorOf(response);
     if (fault.expect.kind === 'error') {
-      expect(error, JSON.stringify(response).slice(0, 300)).toEqual({ code: fault.expect.code, message: fault.expect.message(uri) });
+      expect(error, JSON.stringify(response).slice(0, 300)).toEqual({
+        code: fault.expect.code,
+        message: fault.expect.message(uri),
+      });
     } else {
       expect(error, 'the read failed instead of serving the bytes now on disk').toBeUndefined();
       const served = bytesOfRead(response);
       expect(served.equals(await fsp.readFile(path.join(dir, ...fault.target.split('/'))))).toBe(true);
       // The entry published when the read was answered already carries the served bytes' digest.
       const entry = await getEntry(wire, skillUri);
-      expect(entry?.resources.find((file) => file.uri === uri)).toEqual({ uri, digest: sha256(served), size: served.length });
+      expect(entry?.resources.find((file) => file.uri === uri)).toEqual({
+        uri,
+        digest: sha256(served),
+        size: served.length,
+      });
     }
 
     // The skill's entry ends equal to the disk, and every file it publishes reads back with its digest.
@@ -181,7 +203,10 @@ describe.each([
     expect((await getEntry(wire, 'skill://whole/SKILL.md'))?.resources.map((file) => file.uri)).toContain(uri);
     await fsp.rm(path.join(root, 'whole'), { recursive: true });
     await fsp.writeFile(path.join(root, 'whole'), 'a file where a skill was\n');
-    expect(errorOf(await wire.request('resources/read', { uri }))).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
+    expect(errorOf(await wire.request('resources/read', { uri }))).toEqual({
+      code: -32602,
+      message: `Resource not found: ${uri}`,
+    });
     await waitFor(async () => (await getEntry(wire, 'skill://whole/SKILL.md')) === undefined);
     const listed = await listAll(wire);
     expect(listed.skills.map((skill) => skill.uri)).not.toContain('skill://whole/SKILL.md');
@@ -189,4 +214,3 @@ describe.each([
     expect(wire.badLines).toEqual([]);
   });
 });
-

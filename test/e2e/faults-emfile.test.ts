@@ -37,8 +37,10 @@ function spec(skills = 4): Record<string, string> {
   const out: Record<string, string> = {
     'bulk/SKILL.md': skillMd('bulk', 'Many small files.'),
   };
-  for (let index = 0; index < BULK_FILES; index++) out[`bulk/refs/r${String(index).padStart(2, '0')}.md`] = `bulk reference ${index}\n`.repeat(8);
-  for (let index = 0; index < LARGE_FILES; index++) out[`bulk/large/l${index}.txt`] = `large file ${index} `.repeat(24_000);
+  for (let index = 0; index < BULK_FILES; index++)
+    out[`bulk/refs/r${String(index).padStart(2, '0')}.md`] = `bulk reference ${index}\n`.repeat(8);
+  for (let index = 0; index < LARGE_FILES; index++)
+    out[`bulk/large/l${index}.txt`] = `large file ${index} `.repeat(24_000);
   for (let index = 0; index < skills; index++) {
     const name = `s${String(index).padStart(3, '0')}`;
     out[`${name}/SKILL.md`] = skillMd(name, `Skill ${index}.`);
@@ -83,10 +85,13 @@ function setSoftLimit(pid: number, soft: number): void {
 
 async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<void> {
   let difference: string | undefined = 'never listed';
-  await waitFor(async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined, {
-    timeoutMs,
-    describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
-  });
+  await waitFor(
+    async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,
+    {
+      timeoutMs,
+      describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
+    },
+  );
 }
 
 /**
@@ -97,7 +102,9 @@ async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<v
 async function readStorm(wire: Wire, files: readonly { uri: string; digest: string }[]): Promise<Message[]> {
   const logsBefore = logLines(wire.stderr()).length;
   const failuresLogged = (): LogLine[] => eventsOf(logLines(wire.stderr()).slice(logsBefore), 'read-failed');
-  const answers = await Promise.all(files.map((file) => wire.request('resources/read', { uri: file.uri }, 20_000).then((answer) => ({ file, answer }))));
+  const answers = await Promise.all(
+    files.map((file) => wire.request('resources/read', { uri: file.uri }, 20_000).then((answer) => ({ file, answer }))),
+  );
   const errors: Message[] = [];
   for (const { file, answer } of answers) {
     const error = errorOf(answer);
@@ -113,7 +120,8 @@ async function readStorm(wire: Wire, files: readonly { uri: string; digest: stri
     describe: () => `${errors.length} read(s) failed, ${failuresLogged().length} read-failed event(s) logged`,
   });
   expect(failuresLogged()).toHaveLength(errors.length);
-  for (const line of failuresLogged()) expect(line).toMatchObject({ level: 40, path: expect.stringMatching(/^\//u), code: 'EMFILE' });
+  for (const line of failuresLogged())
+    expect(line).toMatchObject({ level: 40, path: expect.stringMatching(/^\//u), code: 'EMFILE' });
   return errors;
 }
 
@@ -121,29 +129,32 @@ describe.skipIf(!PRLIMIT)('EMFILE on a running server (prlimit --pid)', () => {
   it.each([
     ['--no-watch', ['--no-watch']],
     ['watching', [] as string[]],
-  ])('%s: a storm of reads with two spare descriptors is answered in full; with descriptors back, every read is served', async (_label, flags) => {
-    const root = await tree();
-    const wire = spawnWire({ args: [...flags, root] });
-    await wire.handshake();
-    if (flags.length === 0) await waitForEvent(wire.stderr, 'watching');
-    await converge(wire, root);
-    const files = (await listAll(wire)).skills.flatMap((skill) => skill.resources);
-    const { soft } = openFileLimits(wire.pid);
+  ])(
+    '%s: a storm of reads with two spare descriptors is answered in full; with descriptors back, every read is served',
+    async (_label, flags) => {
+      const root = await tree();
+      const wire = spawnWire({ args: [...flags, root] });
+      await wire.handshake();
+      if (flags.length === 0) await waitForEvent(wire.stderr, 'watching');
+      await converge(wire, root);
+      const files = (await listAll(wire)).skills.flatMap((skill) => skill.resources);
+      const { soft } = openFileLimits(wire.pid);
 
-    setSoftLimit(wire.pid, limitLeaving(wire.pid, 2));
-    const errors = await readStorm(wire, files);
-    expect((await wire.request('ping'))['result']).toEqual({});
-    // Small files are read synchronously, one descriptor at a time; the large ones concurrently on the thread pool,
-    // each holding a descriptor meanwhile, so with two spare some reads meet EMFILE.
-    expect(errors.length, 'two spare descriptors for a storm of large reads: some must fail').toBeGreaterThan(0);
+      setSoftLimit(wire.pid, limitLeaving(wire.pid, 2));
+      const errors = await readStorm(wire, files);
+      expect((await wire.request('ping'))['result']).toEqual({});
+      // Small files are read synchronously, one descriptor at a time; the large ones concurrently on the thread pool,
+      // each holding a descriptor meanwhile, so with two spare some reads meet EMFILE.
+      expect(errors.length, 'two spare descriptors for a storm of large reads: some must fail').toBeGreaterThan(0);
 
-    setSoftLimit(wire.pid, soft);
-    expect(await readStorm(wire, files)).toEqual([]);
-    // A read that met EMFILE must not have changed what is published.
-    await converge(wire, root, 1_000);
-    expect(wire.running()).toBe(true);
-    expect(wire.badLines).toEqual([]);
-  });
+      setSoftLimit(wire.pid, soft);
+      expect(await readStorm(wire, files)).toEqual([]);
+      // A read that met EMFILE must not have changed what is published.
+      await converge(wire, root, 1_000);
+      expect(wire.running()).toBe(true);
+      expect(wire.badLines).toEqual([]);
+    },
+  );
 
   it('watching: a rebuild that meets EMFILE leaves no wrong entry once descriptors are back (no further edits)', async () => {
     const root = await tree();
@@ -156,15 +167,26 @@ describe.skipIf(!PRLIMIT)('EMFILE on a running server (prlimit --pid)', () => {
 
     // No descriptor at all while the rebuild runs.
     setSoftLimit(wire.pid, limitLeaving(wire.pid, 0));
-    for (let index = 0; index < 16; index++) await fsp.writeFile(path.join(root, 'bulk', 'refs', `r${String(index).padStart(2, '0')}.md`), `edited ${index}\n`);
+    for (let index = 0; index < 16; index++)
+      await fsp.writeFile(
+        path.join(root, 'bulk', 'refs', `r${String(index).padStart(2, '0')}.md`),
+        `edited ${index}\n`,
+      );
     await fsp.mkdir(path.join(root, 'added'));
     await fsp.writeFile(path.join(root, 'added', 'SKILL.md'), skillMd('added', 'Added while descriptors ran short.'));
     // The rebuild has run (and met the shortage) before descriptors come back.
-    await waitFor(() => eventsOf(wire.stderr(), 'index-updated').length > updatesBefore, { describe: () => wire.stderr().slice(-1500) });
+    await waitFor(() => eventsOf(wire.stderr(), 'index-updated').length > updatesBefore, {
+      describe: () => wire.stderr().slice(-1500),
+    });
 
     setSoftLimit(wire.pid, soft);
     await converge(wire, root, 10_000);
-    expect(await readStorm(wire, (await listAll(wire)).skills.flatMap((skill) => skill.resources))).toEqual([]);
+    expect(
+      await readStorm(
+        wire,
+        (await listAll(wire)).skills.flatMap((skill) => skill.resources),
+      ),
+    ).toEqual([]);
     expect(wire.badLines).toEqual([]);
   });
 });
@@ -202,48 +224,56 @@ describe('EMFILE on reads under a low ulimit (sh -c "ulimit -n N; exec node …"
   });
 });
 
-describe.skipIf(!PRLIMIT)('EMFILE during the first build (paused at its first directory listing, then prlimit --pid)', () => {
-  let preloadDir: string;
-  let preload: string;
-  beforeAll(async () => {
-    preloadDir = await makeTempDir();
-    preload = path.join(preloadDir, 'pause.cjs');
-    // Stops the process at the first directory listing (the first build's start, once the CLI is loaded), so the
-    // descriptors left are those the build has, not those the module loader needs to start the CLI.
-    await fsp.writeFile(
-      preload,
-      [
-        "const fs = require('node:fs');",
-        'const readdirSync = fs.readdirSync;',
-        'let paused = false;',
-        'fs.readdirSync = function (...args) {',
-        "  if (!paused) { paused = true; process.kill(process.pid, 'SIGSTOP'); }",
-        '  return readdirSync.apply(this, args);',
-        '};',
-        '',
-      ].join('\n'),
-    );
-  });
-  afterAll(() => removeTree(preloadDir));
+describe.skipIf(!PRLIMIT)(
+  'EMFILE during the first build (paused at its first directory listing, then prlimit --pid)',
+  () => {
+    let preloadDir: string;
+    let preload: string;
+    beforeAll(async () => {
+      preloadDir = await makeTempDir();
+      preload = path.join(preloadDir, 'pause.cjs');
+      // Stops the process at the first directory listing (the first build's start, once the CLI is loaded), so the
+      // descriptors left are those the build has, not those the module loader needs to start the CLI.
+      await fsp.writeFile(
+        preload,
+        [
+          "const fs = require('node:fs');",
+          'const readdirSync = fs.readdirSync;',
+          'let paused = false;',
+          'fs.readdirSync = function (...args) {',
+          "  if (!paused) { paused = true; process.kill(process.pid, 'SIGSTOP'); }",
+          '  return readdirSync.apply(this, args);',
+          '};',
+          '',
+        ].join('\n'),
+      );
+    });
+    afterAll(() => removeTree(preloadDir));
 
-  // --no-watch needs one descriptor at a time; watching holds one more (the inotify instance).
-  it.each([
-    ['--no-watch', 1, ['--no-watch']],
-    ['watching', 2, [] as string[]],
-  ])('%s, %i spare descriptor(s): skills/list is answered and the catalog ends equal to the disk', async (_label, spare, flags) => {
-    const root = await tree(40);
-    const wire = spawnWire({ args: [...flags, root], env: { NODE_OPTIONS: `--require ${preload}` } });
-    await waitFor(() => wire.status().state === 'T', { describe: () => `state ${wire.status().state}; stderr ${wire.stderr()}` });
-    setSoftLimit(wire.pid, limitLeaving(wire.pid, spare));
-    wire.child.kill('SIGCONT');
-    await wire.handshake();
-    // Fewer descriptors than one listing needs at times: the build is retried until it has them (raised here).
-    // Answered at all (a hang here is one failure), then with the whole catalog (an empty one is another).
-    await listAll(wire, 10_000);
-    await converge(wire, root, 10_000);
-    expect(wire.badLines).toEqual([]);
-  });
-});
+    // --no-watch needs one descriptor at a time; watching holds one more (the inotify instance).
+    it.each([
+      ['--no-watch', 1, ['--no-watch']],
+      ['watching', 2, [] as string[]],
+    ])(
+      '%s, %i spare descriptor(s): skills/list is answered and the catalog ends equal to the disk',
+      async (_label, spare, flags) => {
+        const root = await tree(40);
+        const wire = spawnWire({ args: [...flags, root], env: { NODE_OPTIONS: `--require ${preload}` } });
+        await waitFor(() => wire.status().state === 'T', {
+          describe: () => `state ${wire.status().state}; stderr ${wire.stderr()}`,
+        });
+        setSoftLimit(wire.pid, limitLeaving(wire.pid, spare));
+        wire.child.kill('SIGCONT');
+        await wire.handshake();
+        // Fewer descriptors than one listing needs at times: the build is retried until it has them (raised here).
+        // Answered at all (a hang here is one failure), then with the whole catalog (an empty one is another).
+        await listAll(wire, 10_000);
+        await converge(wire, root, 10_000);
+        expect(wire.badLines).toEqual([]);
+      },
+    );
+  },
+);
 
 describe.skipIf(!PRLIMIT)('EMFILE on the first file watch (paused at its first fs.watch, then prlimit --pid)', () => {
   let preloadDir: string;
@@ -272,7 +302,9 @@ describe.skipIf(!PRLIMIT)('EMFILE on the first file watch (paused at its first f
   it('no spare descriptor: falls back to polling naming the limit and how to raise it; serves the disk and follows edits once descriptors are back', async () => {
     const root = await tree();
     const wire = spawnWire({ args: [root], env: { NODE_OPTIONS: `--require ${preload}` } });
-    await waitFor(() => wire.status().state === 'T', { describe: () => `state ${wire.status().state}; stderr ${wire.stderr()}` });
+    await waitFor(() => wire.status().state === 'T', {
+      describe: () => `state ${wire.status().state}; stderr ${wire.stderr()}`,
+    });
     const { soft } = openFileLimits(wire.pid);
     setSoftLimit(wire.pid, limitLeaving(wire.pid, 0));
     wire.child.kill('SIGCONT');

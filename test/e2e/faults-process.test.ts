@@ -63,7 +63,10 @@ function send(wire: Wire, method: string, params: unknown): string {
 }
 
 async function expectAllAnswered(wire: Wire, ids: readonly string[]): Promise<void> {
-  await waitFor(() => ids.every((id) => wire.responses(id).length > 0), { timeoutMs: 30_000, describe: () => wire.stderr().slice(-1500) });
+  await waitFor(() => ids.every((id) => wire.responses(id).length > 0), {
+    timeoutMs: 30_000,
+    describe: () => wire.stderr().slice(-1500),
+  });
   expect((await wire.request('ping'))['result']).toEqual({});
   expect(ids.map((id) => wire.responses(id).length).filter((count) => count !== 1)).toEqual([]);
 }
@@ -92,10 +95,16 @@ describe('the server stopped mid-stream', () => {
     await waitFor(() => wire.status().state !== 'T');
 
     await expectAllAnswered(wire, ids);
-    for (const id of ids.slice(0, 3)) expect(sha256(bytesOfRead(wire.responses(id)[0] as Record<string, unknown>))).toBe(sha256(blob));
+    for (const id of ids.slice(0, 3))
+      expect(sha256(bytesOfRead(wire.responses(id)[0] as Record<string, unknown>))).toBe(sha256(blob));
     let difference: string | undefined;
-    await waitFor(async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined, { describe: () => String(difference) });
-    expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://small/notes.md' })).toString()).toContain('v2');
+    await waitFor(
+      async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,
+      { describe: () => String(difference) },
+    );
+    expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://small/notes.md' })).toString()).toContain(
+      'v2',
+    );
     expect(wire.badLines).toEqual([]);
   });
 
@@ -106,15 +115,23 @@ describe('the server stopped mid-stream', () => {
     await started;
     wire.child.stdout?.pause();
     const updates = eventsOf(wire.stderr(), 'index-updated').length;
-    await fsp.writeFile(path.join(root, 'small', 'notes.md'), 'small notes v2, written while the host was not reading\n');
+    await fsp.writeFile(
+      path.join(root, 'small', 'notes.md'),
+      'small notes v2, written while the host was not reading\n',
+    );
     ids.push(...Array.from({ length: 10 }, () => send(wire, 'skills/get', { uri: 'skill://small/SKILL.md' })));
     // Its stdout is full, yet the server goes on: the edit is indexed (stderr is still read).
-    await waitFor(() => eventsOf(wire.stderr(), 'index-updated').length > updates, { describe: () => wire.stderr().slice(-1500) });
+    await waitFor(() => eventsOf(wire.stderr(), 'index-updated').length > updates, {
+      describe: () => wire.stderr().slice(-1500),
+    });
     wire.child.stdout?.resume();
 
     await expectAllAnswered(wire, ids);
-    for (const id of ids.slice(0, 4)) expect(sha256(bytesOfRead(wire.responses(id)[0] as Record<string, unknown>))).toBe(sha256(blob));
-    expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://small/notes.md' })).toString()).toContain('v2');
+    for (const id of ids.slice(0, 4))
+      expect(sha256(bytesOfRead(wire.responses(id)[0] as Record<string, unknown>))).toBe(sha256(blob));
+    expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://small/notes.md' })).toString()).toContain(
+      'v2',
+    );
     expect(wire.badLines).toEqual([]);
   });
 });

@@ -80,7 +80,9 @@ class Churn {
     if (roll < 0.45) {
       const name = this.#pick();
       const file = this.#next() < 0.5 ? 'notes.md' : path.join('refs', 'a.md');
-      await fsp.writeFile(path.join(dir(name), file), `edit ${id} of ${name}\n`.repeat(1 + (id % 7))).catch(() => undefined);
+      await fsp
+        .writeFile(path.join(dir(name), file), `edit ${id} of ${name}\n`.repeat(1 + (id % 7)))
+        .catch(() => undefined);
     } else if (roll < 0.6) {
       const name = `n${String(id).padStart(5, '0')}`;
       await fsp.mkdir(dir(name));
@@ -104,18 +106,28 @@ class Churn {
       const name = this.#pick();
       const manifest = path.join(dir(name), 'SKILL.md');
       const text = await fsp.readFile(manifest, 'utf8');
-      await fsp.writeFile(manifest, text.includes('description:') ? `---\nname: ${name}\n---\n\nbroken by churn ${id}\n` : skillMd(name, `Fixed by churn ${id}.`));
+      await fsp.writeFile(
+        manifest,
+        text.includes('description:')
+          ? `---\nname: ${name}\n---\n\nbroken by churn ${id}\n`
+          : skillMd(name, `Fixed by churn ${id}.`),
+      );
     }
   }
 }
 
 /** Judges every read against the history; returns the problems. */
-function judgeReads(history: PublishedHistory, reads: readonly { uri: string; sentAt: number; answer: Message }[], mayBeGone: (uri: string) => boolean): string[] {
+function judgeReads(
+  history: PublishedHistory,
+  reads: readonly { uri: string; sentAt: number; answer: Message }[],
+  mayBeGone: (uri: string) => boolean,
+): string[] {
   const problems: string[] = [];
   for (const { uri, sentAt, answer } of reads) {
     const error = errorOf(answer);
     if (error !== undefined) {
-      if (!(error.code === -32602 && mayBeGone(uri) && error.message.includes(uri))) problems.push(`${uri}: error ${error.code} ${error.message}`);
+      if (!(error.code === -32602 && mayBeGone(uri) && error.message.includes(uri)))
+        problems.push(`${uri}: error ${error.code} ${error.message}`);
       continue;
     }
     const verdict = history.judge(uri, sha256(bytesOfRead(answer)), sentAt);
@@ -133,11 +145,14 @@ async function expectEachAnsweredOnce(wire: Wire, ids: readonly string[]): Promi
 
 async function converge(wire: Wire, root: string, timeoutMs: number): Promise<void> {
   let difference: string | undefined = 'never listed';
-  await waitFor(async () => (difference = catalogDifference((await listAll(wire, 60_000)).skills, diskCatalog(root))) === undefined, {
-    timeoutMs,
-    intervalMs: 200,
-    describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
-  });
+  await waitFor(
+    async () => (difference = catalogDifference((await listAll(wire, 60_000)).skills, diskCatalog(root))) === undefined,
+    {
+      timeoutMs,
+      intervalMs: 200,
+      describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
+    },
+  );
 }
 
 describe('the tree written while the first build runs', () => {
@@ -159,13 +174,19 @@ describe('the tree written while the first build runs', () => {
     })();
     await wire.handshake();
     // A storm sent while the first build runs: it waits for the build, then every request is answered once.
-    const early = [...names.slice(0, 50).map((name) => ({ method: 'skills/get', params: { uri: `skill://${name}/SKILL.md` } })), ...Array.from({ length: 50 }, () => ({ method: 'skills/list', params: {} }))];
+    const early = [
+      ...names.slice(0, 50).map((name) => ({ method: 'skills/get', params: { uri: `skill://${name}/SKILL.md` } })),
+      ...Array.from({ length: 50 }, () => ({ method: 'skills/list', params: {} })),
+    ];
     const ids = early.map(({ method, params }) => {
       const id = wire.nextId();
       wire.send({ jsonrpc: '2.0', id, method, params });
       return id;
     });
-    await waitFor(() => ids.every((id) => wire.responses(id).length > 0), { timeoutMs: 60_000, describe: () => wire.stderr().slice(-1500) });
+    await waitFor(() => ids.every((id) => wire.responses(id).length > 0), {
+      timeoutMs: 60_000,
+      describe: () => wire.stderr().slice(-1500),
+    });
     for (const id of ids) {
       const answer = wire.responses(id)[0] as Message;
       const error = errorOf(answer);
@@ -178,7 +199,8 @@ describe('the tree written while the first build runs', () => {
     await converge(wire, root, 60_000);
     const { skills } = await listAll(wire);
     const sample = skills.filter((_, index) => index % 20 === 0).flatMap((skill) => skill.resources);
-    for (const file of sample) expect(sha256(bytesOfRead(await wire.request('resources/read', { uri: file.uri }))), file.uri).toBe(file.digest);
+    for (const file of sample)
+      expect(sha256(bytesOfRead(await wire.request('resources/read', { uri: file.uri }))), file.uri).toBe(file.digest);
     await expectEachAnsweredOnce(wire, ids);
     expect(wire.badLines).toEqual([]);
   }, 180_000);
@@ -205,7 +227,11 @@ describe('a request storm during a rebuild', () => {
     const writing = (async () => {
       for (const name of names) {
         if (removed.has(name)) await fsp.rm(path.join(root, name), { recursive: true, force: true });
-        else await fsp.writeFile(path.join(root, name, 'notes.md'), `notes of ${name}, version 2 after the rebuild\n`.repeat(3));
+        else
+          await fsp.writeFile(
+            path.join(root, name, 'notes.md'),
+            `notes of ${name}, version 2 after the rebuild\n`.repeat(3),
+          );
       }
       for (let index = 0; index < 40; index++) {
         const name = `added${String(index).padStart(2, '0')}`;
@@ -229,21 +255,32 @@ describe('a request storm during a rebuild', () => {
         const id = wire.nextId();
         ids.push(id);
         const method = kind < 3 ? 'resources/read' : kind === 3 ? 'skills/get' : 'resources/directory/read';
-        const params = kind < 3 ? { uri } : kind === 3 ? { uri: skillUri } : { uri: skillUri.slice(0, -'/SKILL.md'.length) };
+        const params =
+          kind < 3 ? { uri } : kind === 3 ? { uri: skillUri } : { uri: skillUri.slice(0, -'/SKILL.md'.length) };
         wire.send({ jsonrpc: '2.0', id, method, params });
-        const answered = wire.waitFor((message) => message['id'] === id && !('method' in message), 60_000).then((answer) => {
-          const answeredAt = performance.now();
-          if (method === 'resources/read') reads.push({ uri, sentAt, answer });
-          else if (method === 'skills/get' && errorOf(answer) === undefined) {
-            history.observe(reduceListing([resultOf<{ skill: { uri: string; resources: unknown } }>(answer).skill]), sentAt, answeredAt);
-          } else if (errorOf(answer) !== undefined && !(errorOf(answer)?.code === -32602 && gone(params.uri))) {
-            throw new Error(`${method} ${params.uri}: ${JSON.stringify(errorOf(answer))}`);
-          }
-        });
+        const answered = wire
+          .waitFor((message) => message['id'] === id && !('method' in message), 60_000)
+          .then((answer) => {
+            const answeredAt = performance.now();
+            if (method === 'resources/read') reads.push({ uri, sentAt, answer });
+            else if (method === 'skills/get' && errorOf(answer) === undefined) {
+              history.observe(
+                reduceListing([resultOf<{ skill: { uri: string; resources: unknown } }>(answer).skill]),
+                sentAt,
+                answeredAt,
+              );
+            } else if (errorOf(answer) !== undefined && !(errorOf(answer)?.code === -32602 && gone(params.uri))) {
+              throw new Error(`${method} ${params.uri}: ${JSON.stringify(errorOf(answer))}`);
+            }
+          });
         batch.push(answered);
       }
       // A full enumeration in every wave, observed like any answer.
-      others.push(listAll(wire, 60_000).then((listing) => history.observe(listing.skills, listing.requestedAt, listing.answeredAt)));
+      others.push(
+        listAll(wire, 60_000).then((listing) =>
+          history.observe(listing.skills, listing.requestedAt, listing.answeredAt),
+        ),
+      );
       await Promise.all(batch);
     }
     await Promise.all(others);

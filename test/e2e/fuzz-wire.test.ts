@@ -57,15 +57,27 @@ const KNOWN_METHODS = [
   'notifications/roots/list_changed',
 ];
 const EXCLUDED_METHODS = new Set(['subscriptions/listen', 'notifications/cancelled']);
-const URIS = ['skill://alpha/SKILL.md', 'skill://alpha/notes.md', 'skill://alpha', 'skill://alpha/refs', 'skill://beta/data.bin', 'skill://nope/SKILL.md'];
+const URIS = [
+  'skill://alpha/SKILL.md',
+  'skill://alpha/notes.md',
+  'skill://alpha',
+  'skill://alpha/refs',
+  'skill://beta/data.bin',
+  'skill://nope/SKILL.md',
+];
 
 /** Strings with every kind of code point, lone surrogates included. */
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.string({ unit: fc.constantFrom('\ud800', '\udfff', '\u0000', '\u2028', '\ufeff', 'é', '😀', '/', '%', '.'), maxLength: 12 }),
+  fc.string({
+    unit: fc.constantFrom('\ud800', '\udfff', '\u0000', '\u2028', '\ufeff', 'é', '😀', '/', '%', '.'),
+    maxLength: 12,
+  }),
 );
-const method = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...KNOWN_METHODS) }, { weight: 1, arbitrary: text }).filter((name) => !EXCLUDED_METHODS.has(name));
+const method = fc
+  .oneof({ weight: 4, arbitrary: fc.constantFrom(...KNOWN_METHODS) }, { weight: 1, arbitrary: text })
+  .filter((name) => !EXCLUDED_METHODS.has(name));
 const uri = fc.oneof(
   fc.constantFrom(...URIS),
   text.map((tail) => `skill://alpha/${tail}`),
@@ -75,23 +87,44 @@ const uri = fc.oneof(
 const params: fc.Arbitrary<Params> = fc.oneof(
   fc.constant(undefined),
   fc.record(
-    { uri, cursor: fc.oneof(text, fc.base64String({ maxLength: 40 })), name: text, level: fc.constantFrom('debug', 'info', 'error', 'nope'), arguments: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }) },
+    {
+      uri,
+      cursor: fc.oneof(text, fc.base64String({ maxLength: 40 })),
+      name: text,
+      level: fc.constantFrom('debug', 'info', 'error', 'nope'),
+      arguments: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+    },
     { requiredKeys: [] },
   ),
   fc.dictionary(text, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
-  fc.record({ _meta: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }), uri }, { requiredKeys: ['_meta'] }),
+  fc.record(
+    { _meta: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }), uri },
+    { requiredKeys: ['_meta'] },
+  ),
 );
-const id: fc.Arbitrary<Id> = fc.oneof(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: -5, max: 5 }), text);
+const id: fc.Arbitrary<Id> = fc.oneof(
+  fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+  fc.integer({ min: -5, max: 5 }),
+  text,
+);
 
 const defect: fc.Arbitrary<(message: Record<string, unknown>) => Record<string, unknown>> = fc.oneof(
-  fc.constantFrom('1.0', 2, null).map((value) => (message: Record<string, unknown>) => ({ ...message, jsonrpc: value })),
+  fc
+    .constantFrom('1.0', 2, null)
+    .map((value) => (message: Record<string, unknown>) => ({ ...message, jsonrpc: value })),
   fc.constant((message: Record<string, unknown>) => {
     const { jsonrpc: _dropped, ...rest } = message;
     return rest;
   }),
-  fc.oneof(fc.integer(), fc.constant(null), fc.constant({ name: 'ping' })).map((value) => (message: Record<string, unknown>) => ({ ...message, method: value })),
-  fc.oneof(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 }), text, fc.integer(), fc.constant(null)).map((value) => (message: Record<string, unknown>) => ({ ...message, params: value })),
-  fc.oneof(text, fc.integer(), fc.array(fc.integer(), { maxLength: 2 })).map((value) => (message: Record<string, unknown>) => ({ ...message, params: { _meta: value } })),
+  fc
+    .oneof(fc.integer(), fc.constant(null), fc.constant({ name: 'ping' }))
+    .map((value) => (message: Record<string, unknown>) => ({ ...message, method: value })),
+  fc
+    .oneof(fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 }), text, fc.integer(), fc.constant(null))
+    .map((value) => (message: Record<string, unknown>) => ({ ...message, params: value })),
+  fc
+    .oneof(text, fc.integer(), fc.array(fc.integer(), { maxLength: 2 }))
+    .map((value) => (message: Record<string, unknown>) => ({ ...message, params: { _meta: value } })),
 );
 /** Ids a JSON-RPC peer cannot answer by: fractions, booleans, objects, arrays, null. */
 const unusableId = fc.oneof(
@@ -106,7 +139,17 @@ const garbageText = fc
   .oneof(
     text,
     fc.jsonValue({ maxDepth: 0 }).map((value) => JSON.stringify(value)),
-    fc.constantFrom('{', '}', '{"jsonrpc":"2.0","id":', '[]', 'null', '""', '{"jsonrpc":"2.0","id":1,"method":"ping"', '\u00a0', '\ufeff{}'),
+    fc.constantFrom(
+      '{',
+      '}',
+      '{"jsonrpc":"2.0","id":',
+      '[]',
+      'null',
+      '""',
+      '{"jsonrpc":"2.0","id":1,"method":"ping"',
+      '\u00a0',
+      '\ufeff{}',
+    ),
   )
   .map((line) => line.replaceAll('\n', ' '))
   .filter((line) => {
@@ -127,7 +170,12 @@ const unit: fc.Arbitrary<Unit> = fc.oneof(
     arbitrary: fc.tuple(id, method, params, defect).map(([requestId, name, given, damage]) => ({
       kind: 'malformed' as const,
       id: requestId,
-      message: damage({ jsonrpc: '2.0', id: requestId, method: name, ...(given === undefined ? {} : { params: given }) }),
+      message: damage({
+        jsonrpc: '2.0',
+        id: requestId,
+        method: name,
+        ...(given === undefined ? {} : { params: given }),
+      }),
     })),
   },
   {
@@ -135,12 +183,22 @@ const unit: fc.Arbitrary<Unit> = fc.oneof(
     // A fractional id is a JSON-RPC number that MCP forbids: answered with id null, or echoed (it is a number).
     arbitrary: fc.tuple(unusableId, method).map(([badId, name]): Unit => {
       const message = { jsonrpc: '2.0', id: badId, method: name };
-      return typeof badId === 'number' ? { kind: 'malformed', id: badId, message } : { kind: 'garbage', text: JSON.stringify(message) };
+      return typeof badId === 'number'
+        ? { kind: 'malformed', id: badId, message }
+        : { kind: 'garbage', text: JSON.stringify(message) };
     }),
   },
   { weight: 2, arbitrary: garbageText.map((line) => ({ kind: 'garbage' as const, text: line })) },
-  { weight: 1, arbitrary: fc.array(fc.record({ id, method, params }), { minLength: 1, maxLength: 4 }).map((requests) => ({ kind: 'batch' as const, requests })) },
-  { weight: 1, arbitrary: fc.constantFrom(' ', '\t', ' \t ', '\r').map((blank) => ({ kind: 'blank' as const, text: blank })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.record({ id, method, params }), { minLength: 1, maxLength: 4 })
+      .map((requests) => ({ kind: 'batch' as const, requests })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(' ', '\t', ' \t ', '\r').map((blank) => ({ kind: 'blank' as const, text: blank })),
+  },
 );
 
 /** Makes the ids of one case unique (deterministically), so that answers can be matched to requests. */
@@ -148,7 +206,8 @@ function uniqueIds(units: readonly Unit[]): Unit[] {
   const used = new Set<string>();
   const fresh = (given: Id): Id => {
     let value = given;
-    while (used.has(idKey(value))) value = typeof value === 'string' ? `${value}#` : value < Number.MAX_SAFE_INTEGER ? value + 1 : value - 1;
+    while (used.has(idKey(value)))
+      value = typeof value === 'string' ? `${value}#` : value < Number.MAX_SAFE_INTEGER ? value + 1 : value - 1;
     used.add(idKey(value));
     return value;
   };
@@ -158,7 +217,8 @@ function uniqueIds(units: readonly Unit[]): Unit[] {
       const unique = fresh(item.id);
       return { ...item, id: unique, message: { ...item.message, id: unique } };
     }
-    if (item.kind === 'batch') return { ...item, requests: item.requests.map((request) => ({ ...request, id: fresh(request.id) })) };
+    if (item.kind === 'batch')
+      return { ...item, requests: item.requests.map((request) => ({ ...request, id: fresh(request.id) })) };
     return item;
   });
 }
@@ -202,11 +262,13 @@ function judgeCase(units: readonly Unit[], answers: readonly Message[]): { probl
     if (item.kind === 'request') {
       known.add(idKey(item.id));
       if (count(item.id) === 0) pending = true;
-      if (count(item.id) > 1) problems.push(`request ${JSON.stringify(item.id)} (${item.method}) answered ${count(item.id)} times`);
+      if (count(item.id) > 1)
+        problems.push(`request ${JSON.stringify(item.id)} (${item.method}) answered ${count(item.id)} times`);
     } else if (item.kind === 'malformed') {
       known.add(idKey(item.id));
       if (count(item.id) > 1) problems.push(`malformed ${JSON.stringify(item.id)} answered ${count(item.id)} times`);
-      if (count(item.id) === 1 && byKey.get(idKey(item.id))?.[0]?.['error'] === undefined) problems.push(`malformed ${JSON.stringify(item.message)} got a result`);
+      if (count(item.id) === 1 && byKey.get(idKey(item.id))?.[0]?.['error'] === undefined)
+        problems.push(`malformed ${JSON.stringify(item.message)} got a result`);
       if (count(item.id) === 0) nullExpected++;
     } else if (item.kind === 'garbage') {
       nullExpected++;
@@ -215,14 +277,22 @@ function judgeCase(units: readonly Unit[], answers: readonly Message[]): { probl
       const answered = item.requests.filter((request) => count(request.id) > 0).length;
       if (answered === 0) nullExpected++;
       else if (answered < item.requests.length) pending = true;
-      for (const request of item.requests) if (count(request.id) > 1) problems.push(`batch element ${JSON.stringify(request.id)} answered ${count(request.id)} times`);
+      for (const request of item.requests)
+        if (count(request.id) > 1)
+          problems.push(`batch element ${JSON.stringify(request.id)} answered ${count(request.id)} times`);
     }
   }
   const nulls = byKey.get('null') ?? [];
   if (nulls.length < nullExpected) pending = true;
-  if (nulls.length > nullExpected) problems.push(`${nulls.length} id-null errors for ${nullExpected} unidentifiable lines: ${JSON.stringify(nulls).slice(0, 300)}`);
-  for (const answer of nulls) if (answer['error'] === undefined) problems.push(`an id-null response that is not an error: ${JSON.stringify(answer).slice(0, 200)}`);
-  for (const key of byKey.keys()) if (!known.has(key)) problems.push(`a response for an id never sent in this case: ${key}`);
+  if (nulls.length > nullExpected)
+    problems.push(
+      `${nulls.length} id-null errors for ${nullExpected} unidentifiable lines: ${JSON.stringify(nulls).slice(0, 300)}`,
+    );
+  for (const answer of nulls)
+    if (answer['error'] === undefined)
+      problems.push(`an id-null response that is not an error: ${JSON.stringify(answer).slice(0, 200)}`);
+  for (const key of byKey.keys())
+    if (!known.has(key)) problems.push(`a response for an id never sent in this case: ${key}`);
   return { problems, pending };
 }
 
@@ -256,7 +326,11 @@ describe('fuzzing stdio', () => {
         wire.send({ jsonrpc: '2.0', id: barrierId, method: 'ping' });
         await wire.waitFor((message) => message['id'] === barrierId, 15_000);
         const answersNow = (): Message[] =>
-          wire.messages.slice(from).filter((message) => 'id' in message && typeof message['method'] !== 'string' && message['id'] !== barrierId);
+          wire.messages
+            .slice(from)
+            .filter(
+              (message) => 'id' in message && typeof message['method'] !== 'string' && message['id'] !== barrierId,
+            );
         let verdict = judgeCase(units, answersNow());
         await waitFor(() => !(verdict = judgeCase(units, answersNow())).pending || verdict.problems.length > 0, {
           timeoutMs: 3_000,
@@ -265,7 +339,9 @@ describe('fuzzing stdio', () => {
         expect(wire.running(), `the server exited; stderr:\n${wire.stderr().slice(-2000)}`).toBe(true);
         expect(wire.badLines).toEqual([]);
         expect(verdict.problems).toEqual([]);
-        expect(verdict.pending, `not every line was answered: ${JSON.stringify(answersNow()).slice(0, 500)}`).toBe(false);
+        expect(verdict.pending, `not every line was answered: ${JSON.stringify(answersNow()).slice(0, 500)}`).toBe(
+          false,
+        );
       }),
       { seed: FUZZ_SEED, numRuns: FUZZ_RUNS, interruptAfterTimeLimit: 60_000 },
     );
@@ -303,7 +379,10 @@ function httpMessages(contentType: string, body: string): { messages: Message[];
   return { messages, problems };
 }
 
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** How a generated HTTP request presents itself: its era headers. */
 const httpEra = fc.constantFrom('none', '2025-11-25', '2024-11-05', '2026-07-28', 'bogus');
@@ -312,46 +391,65 @@ describe('fuzzing HTTP', () => {
   it(`${FUZZ_RUNS} generated POST bodies: never a 5xx, nothing on stdout, every request answered exactly once, alive throughout`, async () => {
     const wire: Wire = spawnWire({ args: ['--http', '127.0.0.1:0', '--no-watch', root] });
     let port: number | undefined;
-    await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), { describe: () => wire.stderr() });
+    await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), {
+      describe: () => wire.stderr(),
+    });
     const url = `http://127.0.0.1:${port}/mcp`;
     await fc.assert(
-      fc.asyncProperty(unit.filter((item) => item.kind !== 'blank'), httpEra, async (generated, era) => {
-        let [item] = uniqueIds([generated]) as [Unit];
-        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-        if (era !== 'none') headers['mcp-protocol-version'] = era;
-        if (era === '2026-07-28' && item.kind === 'request') {
-          // A well-formed 2026-07-28 request: the envelope and the method header.
-          item = { ...item, params: { ...(item.params ?? {}), _meta: MODERN_META } };
-          if (/^[\x21-\x7e]+$/u.test(item.method)) headers['mcp-method'] = item.method;
-        }
-        const response = await fetch(url, { method: 'POST', body: serialize(item), headers });
-        const body = await response.text();
-        expect(response.status, `HTTP ${response.status} for ${serialize(item).slice(0, 300)}: ${body.slice(0, 300)}`).toBeLessThan(500);
-        const { messages, problems } = httpMessages(response.headers.get('content-type') ?? '', body);
-        expect(problems).toEqual([]);
-        const answers = messages.filter((message) => 'id' in message && typeof message['method'] !== 'string');
-        if (item.kind === 'notification') {
-          expect(answers.filter((answer) => answer['id'] !== null)).toEqual([]);
-        } else if (item.kind === 'request') {
-          // One answer; id null only when the request was refused as a whole (4xx).
-          expect(answers, body.slice(0, 300)).toHaveLength(1);
-          const answeredId = (answers[0] as Message)['id'];
-          if (answeredId === null) expect(response.status).toBeGreaterThanOrEqual(400);
-          else expect(idKey(answeredId)).toBe(idKey(item.id));
-        } else if (item.kind === 'batch') {
-          const each = item.requests.map((request) => answers.filter((answer) => idKey(answer['id']) === idKey(request.id)).length);
-          const refusedWhole = answers.length === 1 && response.status >= 400 && (answers[0] as Message)['error'] !== undefined;
-          expect(refusedWhole || each.every((count) => count === 1), `batch answers ${JSON.stringify(answers).slice(0, 300)}`).toBe(true);
-        } else {
-          expect(answers, body.slice(0, 300)).toHaveLength(1);
-          expect((answers[0] as Message)['error']).toBeDefined();
-          if (item.kind === 'malformed') expect([idKey(null), idKey(item.id)]).toContain(idKey((answers[0] as Message)['id']));
-          else expect((answers[0] as Message)['id']).toBeNull();
-        }
-        const health = await fetch(`http://127.0.0.1:${port}/healthz`);
-        expect(health.status).toBe(200);
-        await health.text();
-      }),
+      fc.asyncProperty(
+        unit.filter((item) => item.kind !== 'blank'),
+        httpEra,
+        async (generated, era) => {
+          let [item] = uniqueIds([generated]) as [Unit];
+          const headers: Record<string, string> = {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          };
+          if (era !== 'none') headers['mcp-protocol-version'] = era;
+          if (era === '2026-07-28' && item.kind === 'request') {
+            // A well-formed 2026-07-28 request: the envelope and the method header.
+            item = { ...item, params: { ...(item.params ?? {}), _meta: MODERN_META } };
+            if (/^[\x21-\x7e]+$/u.test(item.method)) headers['mcp-method'] = item.method;
+          }
+          const response = await fetch(url, { method: 'POST', body: serialize(item), headers });
+          const body = await response.text();
+          expect(
+            response.status,
+            `HTTP ${response.status} for ${serialize(item).slice(0, 300)}: ${body.slice(0, 300)}`,
+          ).toBeLessThan(500);
+          const { messages, problems } = httpMessages(response.headers.get('content-type') ?? '', body);
+          expect(problems).toEqual([]);
+          const answers = messages.filter((message) => 'id' in message && typeof message['method'] !== 'string');
+          if (item.kind === 'notification') {
+            expect(answers.filter((answer) => answer['id'] !== null)).toEqual([]);
+          } else if (item.kind === 'request') {
+            // One answer; id null only when the request was refused as a whole (4xx).
+            expect(answers, body.slice(0, 300)).toHaveLength(1);
+            const answeredId = (answers[0] as Message)['id'];
+            if (answeredId === null) expect(response.status).toBeGreaterThanOrEqual(400);
+            else expect(idKey(answeredId)).toBe(idKey(item.id));
+          } else if (item.kind === 'batch') {
+            const each = item.requests.map(
+              (request) => answers.filter((answer) => idKey(answer['id']) === idKey(request.id)).length,
+            );
+            const refusedWhole =
+              answers.length === 1 && response.status >= 400 && (answers[0] as Message)['error'] !== undefined;
+            expect(
+              refusedWhole || each.every((count) => count === 1),
+              `batch answers ${JSON.stringify(answers).slice(0, 300)}`,
+            ).toBe(true);
+          } else {
+            expect(answers, body.slice(0, 300)).toHaveLength(1);
+            expect((answers[0] as Message)['error']).toBeDefined();
+            if (item.kind === 'malformed')
+              expect([idKey(null), idKey(item.id)]).toContain(idKey((answers[0] as Message)['id']));
+            else expect((answers[0] as Message)['id']).toBeNull();
+          }
+          const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+          expect(health.status).toBe(200);
+          await health.text();
+        },
+      ),
       { seed: FUZZ_SEED, numRuns: FUZZ_RUNS, interruptAfterTimeLimit: 60_000 },
     );
     // The HTTP server writes nothing at all to stdout.

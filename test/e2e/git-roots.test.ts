@@ -30,8 +30,15 @@ async function makeRemote(): Promise<{ remote: TestRemote; v1: string }> {
   return { remote, v1 };
 }
 
-function runCli(args: readonly string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -47,42 +54,56 @@ describe('git roots', () => {
     for (const dir of cleanup.splice(0)) await removeTree(dir);
   });
 
-  it.each(['file', 'http'] as const)('serves a pinned tag byte-exact with its provenance, over %s; the cache once the remote is gone', async (transport) => {
-    const { remote, v1 } = await makeRemote();
-    const cache = await makeTempDir();
-    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
-    if (transport === 'http') http = await startGitHttp(remote.projectRoot);
-    const url = transport === 'file' ? remote.fileUrl : `${http?.base ?? ''}/${remote.name}`;
-    const arg = `git+${url}#v1:skills`;
-    connection = await connect([arg, '--cache-dir', cache], ERAS[2]);
-    const { skills } = await connection.skills.list();
-    expect(skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
-    const entry = skills[0]!;
-    expect(entry.resources).toEqual([
-      { uri: 'skill://alpha/SKILL.md', digest: sha256(skillMd('alpha', 'Alpha, from git.')), size: Buffer.byteLength(skillMd('alpha', 'Alpha, from git.')) },
-      { uri: 'skill://alpha/assets/data.bin', digest: sha256(Buffer.from([0, 1, 2, 255, 254, 13, 10])), size: 7 },
-    ].sort((a, b) => (a.uri < b.uri ? -1 : 1)));
-    expect((entry as { _meta?: Record<string, unknown> })._meta).toEqual({ [PROVENANCE]: { source: url, ref: 'v1', commit: v1, subdir: 'skills' } });
-    const data = await connection.skills.read(entry, 'skill://alpha/assets/data.bin');
-    expect([...data.bytes]).toEqual([0, 1, 2, 255, 254, 13, 10]);
-    // A pinned tag never changes: a long cache hint.
-    expect((await rawRequest(connection, 'skills/list', {}))['ttlMs']).toBe(86_400_000);
-    await connection.close();
-    connection = undefined;
+  it.each(['file', 'http'] as const)(
+    'serves a pinned tag byte-exact with its provenance, over %s; the cache once the remote is gone',
+    async (transport) => {
+      const { remote, v1 } = await makeRemote();
+      const cache = await makeTempDir();
+      cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+      if (transport === 'http') http = await startGitHttp(remote.projectRoot);
+      const url = transport === 'file' ? remote.fileUrl : `${http?.base ?? ''}/${remote.name}`;
+      const arg = `git+${url}#v1:skills`;
+      connection = await connect([arg, '--cache-dir', cache], ERAS[2]);
+      const { skills } = await connection.skills.list();
+      expect(skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+      const entry = skills[0]!;
+      expect(entry.resources).toEqual(
+        [
+          {
+            uri: 'skill://alpha/SKILL.md',
+            digest: sha256(skillMd('alpha', 'Alpha, from git.')),
+            size: Buffer.byteLength(skillMd('alpha', 'Alpha, from git.')),
+          },
+          { uri: 'skill://alpha/assets/data.bin', digest: sha256(Buffer.from([0, 1, 2, 255, 254, 13, 10])), size: 7 },
+        ].sort((a, b) => (a.uri < b.uri ? -1 : 1)),
+      );
+      expect((entry as { _meta?: Record<string, unknown> })._meta).toEqual({
+        [PROVENANCE]: { source: url, ref: 'v1', commit: v1, subdir: 'skills' },
+      });
+      const data = await connection.skills.read(entry, 'skill://alpha/assets/data.bin');
+      expect([...data.bytes]).toEqual([0, 1, 2, 255, 254, 13, 10]);
+      // A pinned tag never changes: a long cache hint.
+      expect((await rawRequest(connection, 'skills/list', {}))['ttlMs']).toBe(86_400_000);
+      await connection.close();
+      connection = undefined;
 
-    // The remote gone: the cached tree is served as it was.
-    await http?.close();
-    http = undefined;
-    await fsp.rm(remote.bare, { recursive: true, force: true });
-    connection = await connect([arg, '--cache-dir', cache], ERAS[1]);
-    expect((await connection.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
-  });
+      // The remote gone: the cached tree is served as it was.
+      await http?.close();
+      http = undefined;
+      await fsp.rm(remote.bare, { recursive: true, force: true });
+      connection = await connect([arg, '--cache-dir', cache], ERAS[1]);
+      expect((await connection.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+    },
+  );
 
   it('follows a branch: a push is served within --git-poll plus a few seconds, with list_changed and the new commit', async () => {
     const { remote } = await makeRemote();
     const cache = await makeTempDir();
     cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
-    connection = await connect([`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--git-poll', '1000'], ERAS[1]);
+    connection = await connect(
+      [`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--git-poll', '1000'],
+      ERAS[1],
+    );
     let listChanged = 0;
     connection.client.setNotificationHandler('notifications/resources/list_changed', () => {
       listChanged++;
@@ -92,7 +113,12 @@ describe('git roots', () => {
     const live = connection;
     await waitFor(async () => (await live.skills.list()).skills.length === 2, { timeoutMs: 10_000 });
     const { skills } = await connection.skills.list();
-    expect(skills.map((skill) => [skill.uri, ((skill as { _meta?: Record<string, { commit?: string }> })._meta?.[PROVENANCE])?.commit])).toEqual([
+    expect(
+      skills.map((skill) => [
+        skill.uri,
+        (skill as { _meta?: Record<string, { commit?: string }> })._meta?.[PROVENANCE]?.commit,
+      ]),
+    ).toEqual([
       ['skill://alpha/SKILL.md', next],
       ['skill://beta/SKILL.md', next],
     ]);
@@ -107,7 +133,10 @@ describe('git roots', () => {
     connection = await connect([`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--no-watch'], ERAS[2]);
     expect((await rawRequest(connection, 'skills/list', {}))['ttlMs']).toBe(0);
     await connection.close();
-    connection = await connect([`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--git-poll', '600000'], ERAS[2]);
+    connection = await connect(
+      [`git+${remote.fileUrl}#main:skills`, '--cache-dir', cache, '--git-poll', '600000'],
+      ERAS[2],
+    );
     const ttl = (await rawRequest(connection, 'skills/list', {}))['ttlMs'] as number;
     expect(ttl).toBeGreaterThan(590_000);
     expect(ttl).toBeLessThanOrEqual(600_000);
@@ -118,9 +147,13 @@ describe('git roots', () => {
     const cache = await makeTempDir();
     cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
     const root = `git+${remote.fileUrl}#main:skills`;
-    const admitted = runCli(['manifest', '--cache-dir', cache, root], { SKILLS_SERVE_GIT_ALLOW: `github.com/acme, file://${remote.projectRoot}` });
+    const admitted = runCli(['manifest', '--cache-dir', cache, root], {
+      SKILLS_SERVE_GIT_ALLOW: `github.com/acme, file://${remote.projectRoot}`,
+    });
     expect(admitted.status).toBe(0);
-    expect((JSON.parse(admitted.stdout) as { skills: { uri: string }[] }).skills.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+    expect((JSON.parse(admitted.stdout) as { skills: { uri: string }[] }).skills.map((skill) => skill.uri)).toEqual([
+      'skill://alpha/SKILL.md',
+    ]);
     const refused = runCli(['manifest', '--cache-dir', cache, '--git-allow', 'github.com/acme,git.example.com', root]);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain(`is not allowed by --git-allow (allowed: github.com/acme, git.example.com)`);
@@ -142,19 +175,26 @@ describe('git roots', () => {
     const v2 = await remote.commit({ 'skills/alpha/notes.md': 'notes added in v2\n' });
     const check = runCli(['manifest', '--cache-dir', cache, '--check', saved, `git+${remote.fileUrl}#main:skills`]);
     expect(check.status).toBe(1);
-    expect(check.stdout).toContain(`~ skill://alpha/SKILL.md: 1 file(s) added, ${PROVENANCE} changed (commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)})`);
+    expect(check.stdout).toContain(
+      `~ skill://alpha/SKILL.md: 1 file(s) added, ${PROVENANCE} changed (commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)})`,
+    );
     expect(check.stdout).toContain('    + skill://alpha/notes.md');
   });
 
-  it.each(['check', 'manifest'] as const)('%s logs fetching a git root at info by default; --log-level warn quiets it', async (command) => {
-    const { remote, v1 } = await makeRemote();
-    const cache = await makeTempDir();
-    cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
-    const arg = `git+${remote.fileUrl}#main:skills`;
-    const loud = runCli([command, '--cache-dir', cache, arg]);
-    expect(loud.status).toBe(0);
-    expect(logLines(loud.stderr)).toMatchObject([{ level: 30, event: 'git-serving', source: remote.fileUrl, ref: 'main', commit: v1, stale: false }]);
-    const quiet = runCli([command, '--cache-dir', cache, '--log-level', 'warn', arg]);
-    expect(quiet).toEqual({ status: 0, stdout: loud.stdout, stderr: '' });
-  });
+  it.each(['check', 'manifest'] as const)(
+    '%s logs fetching a git root at info by default; --log-level warn quiets it',
+    async (command) => {
+      const { remote, v1 } = await makeRemote();
+      const cache = await makeTempDir();
+      cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
+      const arg = `git+${remote.fileUrl}#main:skills`;
+      const loud = runCli([command, '--cache-dir', cache, arg]);
+      expect(loud.status).toBe(0);
+      expect(logLines(loud.stderr)).toMatchObject([
+        { level: 30, event: 'git-serving', source: remote.fileUrl, ref: 'main', commit: v1, stale: false },
+      ]);
+      const quiet = runCli([command, '--cache-dir', cache, '--log-level', 'warn', arg]);
+      expect(quiet).toEqual({ status: 0, stdout: loud.stdout, stderr: '' });
+    },
+  );
 });

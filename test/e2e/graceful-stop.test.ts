@@ -38,7 +38,10 @@ afterEach(() => stopAll());
 afterAll(() => removeTree(root));
 
 /** One write of `ping` followed by `requests`; returns the ping's id and the requests' ids. */
-async function sendTogether(wire: Wire, requests: readonly { method: string; params: unknown }[]): Promise<{ pingId: string; ids: string[] }> {
+async function sendTogether(
+  wire: Wire,
+  requests: readonly { method: string; params: unknown }[],
+): Promise<{ pingId: string; ids: string[] }> {
   const pingId = wire.nextId();
   const ids: string[] = [];
   let text = `${JSON.stringify({ jsonrpc: '2.0', id: pingId, method: 'ping' })}\n`;
@@ -60,7 +63,10 @@ const READS = [
 /** Every id answered exactly once with a result; the blob reads carry the blob. */
 function expectAllServed(wire: Wire, ids: readonly string[]): void {
   const answers = ids.map((id) => wire.responses(id));
-  expect(answers.map((list) => list.length), 'answers per request').toEqual(ids.map(() => 1));
+  expect(
+    answers.map((list) => list.length),
+    'answers per request',
+  ).toEqual(ids.map(() => 1));
   for (const [index, [answer]] of answers.entries()) {
     expect(errorOf(answer as Message), `request ${index}`).toBeUndefined();
     if (index < 6) expect(sha256(bytesOfRead(answer as Message))).toBe(sha256(blob));
@@ -71,22 +77,26 @@ describe('stdio', () => {
   it.each([
     ['SIGTERM', (wire: Wire): void => void wire.child.kill('SIGTERM')],
     ['stdin ending', (wire: Wire): void => void wire.child.stdin?.end()],
-  ] as const)('on %s, every request already read is answered, then exit 0', async (_label, stop) => {
-    const wire = spawnWire({ args: ['--no-watch', root] });
-    await wire.handshake();
-    await listAll(wire);
-    const { pingId, ids } = await sendTogether(wire, READS);
-    await wire.waitFor((message) => message['id'] === pingId);
-    const unansweredAtStop = ids.filter((id) => wire.responses(id).length === 0).length;
-    stop(wire);
-    const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
-    // Precondition, not a speed claim: 6 reads of 8 MiB cannot all be done by the time the ping is answered.
-    expect(unansweredAtStop).toBeGreaterThan(0);
-    expectAllServed(wire, ids);
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(hasStackTrace(wire.stderr())).toBe(false);
-    expect(wire.badLines).toEqual([]);
-  }, 60_000);
+  ] as const)(
+    'on %s, every request already read is answered, then exit 0',
+    async (_label, stop) => {
+      const wire = spawnWire({ args: ['--no-watch', root] });
+      await wire.handshake();
+      await listAll(wire);
+      const { pingId, ids } = await sendTogether(wire, READS);
+      await wire.waitFor((message) => message['id'] === pingId);
+      const unansweredAtStop = ids.filter((id) => wire.responses(id).length === 0).length;
+      stop(wire);
+      const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
+      // Precondition, not a speed claim: 6 reads of 8 MiB cannot all be done by the time the ping is answered.
+      expect(unansweredAtStop).toBeGreaterThan(0);
+      expectAllServed(wire, ids);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(hasStackTrace(wire.stderr())).toBe(false);
+      expect(wire.badLines).toEqual([]);
+    },
+    60_000,
+  );
 
   it('on SIGTERM during the first build, the requests waiting for it are answered (result or error), then exit 0', async () => {
     const big = await makeTempDir();
@@ -102,7 +112,11 @@ describe('stdio', () => {
       await wire.handshake();
       const { pingId, ids } = await sendTogether(
         wire,
-        Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? { method: 'skills/list', params: {} } : { method: 'skills/get', params: { uri: 'skill://s0001/SKILL.md' } })),
+        Array.from({ length: 8 }, (_, index) =>
+          index % 2 === 0
+            ? { method: 'skills/list', params: {} }
+            : { method: 'skills/get', params: { uri: 'skill://s0001/SKILL.md' } },
+        ),
       );
       await wire.waitFor((message) => message['id'] === pingId);
       wire.child.kill('SIGTERM');
@@ -129,7 +143,10 @@ function sseMessages(text: string): Message[] {
     .map((line) => JSON.parse(line.slice('data: '.length)) as Message);
 }
 
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 async function startHttp(): Promise<{ wire: Wire; url: string }> {
   const wire = spawnWire({ args: ['--http', '127.0.0.1:0', root] });
@@ -154,7 +171,12 @@ describe('HTTP', () => {
     // A 2026-07-28 listen stream, held open.
     const listen = await post(
       url,
-      { jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: MODERN_META } },
+      {
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { resourcesListChanged: true }, _meta: MODERN_META },
+      },
       { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
     );
     expect(listen.status).toBe(200);
@@ -176,13 +198,19 @@ describe('HTTP', () => {
     await waitFor(() => streamText.includes('notifications/subscriptions/acknowledged'));
 
     const reads = Array.from({ length: 6 }, (_, index) =>
-      post(url, { jsonrpc: '2.0', id: index + 1, method: 'resources/read', params: { uri: BLOB_URI } }).then(async (response) => ({
-        status: response.status,
-        messages: sseMessages(await response.text()),
-      })),
+      post(url, { jsonrpc: '2.0', id: index + 1, method: 'resources/read', params: { uri: BLOB_URI } }).then(
+        async (response) => ({
+          status: response.status,
+          messages: sseMessages(await response.text()),
+        }),
+      ),
     );
     let completed = 0;
-    for (const read of reads) void read.then(() => completed++, () => undefined);
+    for (const read of reads)
+      void read.then(
+        () => completed++,
+        () => undefined,
+      );
     await Promise.race(reads);
     const inFlightAtStop = reads.length - completed;
     wire.child.kill('SIGTERM');
@@ -192,7 +220,9 @@ describe('HTTP', () => {
     const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
     expect(inFlightAtStop, 'precondition: reads still in flight at SIGTERM').toBeGreaterThan(0);
     for (const [index, result] of results.entries()) {
-      expect(result.status, `read ${index + 1}: ${result.status === 'rejected' ? String(result.reason) : ''}`).toBe('fulfilled');
+      expect(result.status, `read ${index + 1}: ${result.status === 'rejected' ? String(result.reason) : ''}`).toBe(
+        'fulfilled',
+      );
       if (result.status !== 'fulfilled') continue;
       expect(result.value.status).toBe(200);
       const answer = result.value.messages.find((message) => message['id'] === index + 1) as Message;

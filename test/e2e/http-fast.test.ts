@@ -15,7 +15,12 @@ interface Answer {
   readonly body: string;
 }
 
-function post(port: number, body: string, chunked: boolean, extraHeaders: Record<string, string> = {}): Promise<Answer> {
+function post(
+  port: number,
+  body: string,
+  chunked: boolean,
+  extraHeaders: Record<string, string> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -44,18 +49,60 @@ function post(port: number, body: string, chunked: boolean, extraHeaders: Record
 const REQUESTS: readonly [string, unknown][] = [
   ['skills/list', { jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} }],
   ['skills/list, no params', { jsonrpc: '2.0', id: 'a', method: 'skills/list' }],
-  ['skills/list, page 2', { jsonrpc: '2.0', id: 2, method: 'skills/list', params: { cursor: 'YWZ0ZXI6c2tpbGw6Ly9kYXRhLXBpcGVsaW5lL1NLSUxMLm1k' } }],
+  [
+    'skills/list, page 2',
+    {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'skills/list',
+      params: { cursor: 'YWZ0ZXI6c2tpbGw6Ly9kYXRhLXBpcGVsaW5lL1NLSUxMLm1k' },
+    },
+  ],
   ['skills/list, bad cursor', { jsonrpc: '2.0', id: 3, method: 'skills/list', params: { cursor: 'nope' } }],
-  ['skills/get', { jsonrpc: '2.0', id: 4, method: 'skills/get', params: { uri: 'skill://acme/billing/refunds/SKILL.md' } }],
+  [
+    'skills/get',
+    { jsonrpc: '2.0', id: 4, method: 'skills/get', params: { uri: 'skill://acme/billing/refunds/SKILL.md' } },
+  ],
   ['skills/get, unknown', { jsonrpc: '2.0', id: 5, method: 'skills/get', params: { uri: 'skill://nope/SKILL.md' } }],
   ['skills/get, uri not a string', { jsonrpc: '2.0', id: 6, method: 'skills/get', params: { uri: 42 } }],
-  ['resources/read, text', { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 'skill://report-writer/references/style-guide.md' } }],
-  ['resources/read, blob', { jsonrpc: '2.0', id: 8, method: 'resources/read', params: { uri: 'skill://report-writer/assets/logo.png' } }],
-  ['resources/read, a directory', { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'skill://report-writer/assets' } }],
-  ['resources/read, dot segments', { jsonrpc: '2.0', id: 10, method: 'resources/read', params: { uri: 'skill://report-writer/assets/../SKILL.md' } }],
-  ['resources/directory/read', { jsonrpc: '2.0', id: 11, method: 'resources/directory/read', params: { uri: 'skill://report-writer' } }],
-  ['resources/directory/read, a file', { jsonrpc: '2.0', id: 12, method: 'resources/directory/read', params: { uri: 'skill://report-writer/SKILL.md' } }],
-  ['with _meta', { jsonrpc: '2.0', id: 13, method: 'skills/get', params: { uri: 'skill://pdf-summaries/SKILL.md', _meta: { progressToken: 1 } } }],
+  [
+    'resources/read, text',
+    {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'resources/read',
+      params: { uri: 'skill://report-writer/references/style-guide.md' },
+    },
+  ],
+  [
+    'resources/read, blob',
+    { jsonrpc: '2.0', id: 8, method: 'resources/read', params: { uri: 'skill://report-writer/assets/logo.png' } },
+  ],
+  [
+    'resources/read, a directory',
+    { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'skill://report-writer/assets' } },
+  ],
+  [
+    'resources/read, dot segments',
+    { jsonrpc: '2.0', id: 10, method: 'resources/read', params: { uri: 'skill://report-writer/assets/../SKILL.md' } },
+  ],
+  [
+    'resources/directory/read',
+    { jsonrpc: '2.0', id: 11, method: 'resources/directory/read', params: { uri: 'skill://report-writer' } },
+  ],
+  [
+    'resources/directory/read, a file',
+    { jsonrpc: '2.0', id: 12, method: 'resources/directory/read', params: { uri: 'skill://report-writer/SKILL.md' } },
+  ],
+  [
+    'with _meta',
+    {
+      jsonrpc: '2.0',
+      id: 13,
+      method: 'skills/get',
+      params: { uri: 'skill://pdf-summaries/SKILL.md', _meta: { progressToken: 1 } },
+    },
+  ],
   ['tools/list (not a fast method)', { jsonrpc: '2.0', id: 14, method: 'tools/list', params: {} }],
   ['a batch', [{ jsonrpc: '2.0', id: 15, method: 'skills/list', params: {} }]],
   ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],

@@ -13,16 +13,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf } from '../helpers/logs.js';
-import { ANY_RESULT, ERAS, eraClientOptions, SAMPLE_SKILLS, startHttpServer, type HttpServer } from '../helpers/server.js';
+import {
+  ANY_RESULT,
+  ERAS,
+  eraClientOptions,
+  SAMPLE_SKILLS,
+  startHttpServer,
+  type HttpServer,
+} from '../helpers/server.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 const BILLING = 'billing-token-0123456789';
 const EVERYONE = 'everyone-token-0123456789';
 const LATER = 'later-token-0123456789abc';
 
-async function clientFor(server: HttpServer, token: string, era: (typeof ERAS)[number]): Promise<{ client: Client; skills: SkillsClient }> {
+async function clientFor(
+  server: HttpServer,
+  token: string,
+  era: (typeof ERAS)[number],
+): Promise<{ client: Client; skills: SkillsClient }> {
   const client = new Client({ name: 'tokens-test', version: '1' }, eraClientOptions(era));
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return { client, skills: new SkillsClient(client) };
 }
 
@@ -63,7 +78,9 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
     const billing = await clientFor(server, BILLING, era);
     const everyone = await clientFor(server, EVERYONE, era);
     try {
-      expect((await billing.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
+      expect((await billing.skills.list()).skills.map((skill) => skill.uri)).toEqual([
+        'skill://acme/billing/refunds/SKILL.md',
+      ]);
       expect((await everyone.skills.list()).skills).toHaveLength(6);
       const refunds = (await billing.skills.list()).skills[0]!;
       expect((await billing.skills.read(refunds, 'skill://acme/billing/refunds/SKILL.md')).verified).toBe(true);
@@ -71,16 +88,31 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
       // A skill of another team: the same answers as for one that does not exist.
       const hidden = 'skill://acme/support/refunds/SKILL.md';
       const absent = 'skill://acme/nothing/here/SKILL.md';
-      const get = async (uri: string) => errorOf(billing.client.request({ method: 'skills/get', params: { uri } }, ANY_RESULT));
-      expect(await get(hidden)).toEqual({ ...(await get(absent)), message: (await get(absent)).message.replace(absent, hidden) });
+      const get = async (uri: string) =>
+        errorOf(billing.client.request({ method: 'skills/get', params: { uri } }, ANY_RESULT));
+      expect(await get(hidden)).toEqual({
+        ...(await get(absent)),
+        message: (await get(absent)).message.replace(absent, hidden),
+      });
       const read = async (uri: string) => errorOf(billing.client.readResource({ uri }));
       expect((await read(hidden)).code).toBe(-32602);
       expect((await read(hidden)).message).toBe((await read(absent)).message.replace(absent, hidden));
       // The grouping directory lists only the way to what the token sees.
-      const acme = (await billing.client.request({ method: 'resources/directory/read', params: { uri: 'skill://acme' } }, ANY_RESULT)) as { resources: { uri: string }[] };
+      const acme = (await billing.client.request(
+        { method: 'resources/directory/read', params: { uri: 'skill://acme' } },
+        ANY_RESULT,
+      )) as { resources: { uri: string }[] };
       expect(acme.resources.map((resource) => resource.uri)).toEqual(['skill://acme/billing']);
-      const dirError = await errorOf(billing.client.request({ method: 'resources/directory/read', params: { uri: 'skill://acme/support' } }, ANY_RESULT));
-      expect(dirError).toEqual({ code: -32602, message: expect.stringContaining('skill://acme/support is not a directory resource') });
+      const dirError = await errorOf(
+        billing.client.request(
+          { method: 'resources/directory/read', params: { uri: 'skill://acme/support' } },
+          ANY_RESULT,
+        ),
+      );
+      expect(dirError).toEqual({
+        code: -32602,
+        message: expect.stringContaining('skill://acme/support is not a directory resource'),
+      });
     } finally {
       await billing.client.close();
       await everyone.client.close();
@@ -92,19 +124,40 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
     const billing = await clientFor(server, BILLING, era);
     try {
       const instructions = billing.client.getInstructions() ?? '';
-      expect(instructions.split('\n\n')[1]).toBe('All 1 skill is listed below; the list_skills tool returns the same catalog.');
+      expect(instructions.split('\n\n')[1]).toBe(
+        'All 1 skill is listed below; the list_skills tool returns the same catalog.',
+      );
       expect(instructions).toContain('skill://acme/billing/refunds/SKILL.md');
       expect(instructions).not.toContain('skill://acme/support');
-      const listed = (await billing.client.callTool({ name: 'list_skills', arguments: {} })).structuredContent as { skills: { uri: string }[] };
+      const listed = (await billing.client.callTool({ name: 'list_skills', arguments: {} })).structuredContent as {
+        skills: { uri: string }[];
+      };
       expect(listed.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
-      const found = (await billing.client.callTool({ name: 'search_skills', arguments: { query: 'refund' } })).structuredContent as { skills: { uri: string }[] };
+      const found = (await billing.client.callTool({ name: 'search_skills', arguments: { query: 'refund' } }))
+        .structuredContent as { skills: { uri: string }[] };
       expect(found.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
       expect((await billing.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['refunds']);
-      const hidden = await billing.client.callTool({ name: 'read_skill', arguments: { uri: 'skill://acme/support/refunds/SKILL.md' } });
-      const absent = await billing.client.callTool({ name: 'read_skill', arguments: { uri: 'skill://acme/nothing/SKILL.md' } });
+      const hidden = await billing.client.callTool({
+        name: 'read_skill',
+        arguments: { uri: 'skill://acme/support/refunds/SKILL.md' },
+      });
+      const absent = await billing.client.callTool({
+        name: 'read_skill',
+        arguments: { uri: 'skill://acme/nothing/SKILL.md' },
+      });
       expect(hidden.isError).toBe(true);
-      expect(hidden.content).toEqual(JSON.parse(JSON.stringify(absent.content).replaceAll('skill://acme/nothing/SKILL.md', 'skill://acme/support/refunds/SKILL.md')));
-      const file = await billing.client.callTool({ name: 'read_skill_file', arguments: { uri: 'skill://acme/support/refunds/SKILL.md' } });
+      expect(hidden.content).toEqual(
+        JSON.parse(
+          JSON.stringify(absent.content).replaceAll(
+            'skill://acme/nothing/SKILL.md',
+            'skill://acme/support/refunds/SKILL.md',
+          ),
+        ),
+      );
+      const file = await billing.client.callTool({
+        name: 'read_skill_file',
+        arguments: { uri: 'skill://acme/support/refunds/SKILL.md' },
+      });
       expect(file.isError).toBe(true);
     } finally {
       await billing.client.close();
@@ -114,24 +167,45 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
   it('refuses an unknown token with 401, and follows the file when it changes', async () => {
     const refused = await fetch(server.url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${LATER}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${LATER}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: '{}',
     });
     expect(refused.status).toBe(401);
-    await fsp.writeFile(file, JSON.stringify({ tokens: [{ name: 'later', token: LATER, prefixes: ['data-pipeline'] }] }));
+    await fsp.writeFile(
+      file,
+      JSON.stringify({ tokens: [{ name: 'later', token: LATER, prefixes: ['data-pipeline'] }] }),
+    );
     await waitFor(async () => {
-      const answer = await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' });
+      const answer = await fetch(server.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${LATER}` },
+        body: '{}',
+      });
       return answer.status !== 401;
     });
     const later = await clientFor(server, LATER, era);
     try {
-      expect((await later.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://data-pipeline/SKILL.md', 'skill://data-pipeline/csv-cleaning/SKILL.md']);
+      expect((await later.skills.list()).skills.map((skill) => skill.uri)).toEqual([
+        'skill://data-pipeline/SKILL.md',
+        'skill://data-pipeline/csv-cleaning/SKILL.md',
+      ]);
     } finally {
       await later.client.close();
     }
     // The same token name with other prefixes: its pages are its new view's, not the old one's.
-    await fsp.writeFile(file, JSON.stringify({ tokens: [{ name: 'billing', token: BILLING, prefixes: ['pdf-summaries'] }] }));
-    await waitFor(async () => (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' })).status === 401);
+    await fsp.writeFile(
+      file,
+      JSON.stringify({ tokens: [{ name: 'billing', token: BILLING, prefixes: ['pdf-summaries'] }] }),
+    );
+    await waitFor(
+      async () =>
+        (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' }))
+          .status === 401,
+    );
     const moved = await clientFor(server, BILLING, era);
     try {
       expect((await moved.skills.list()).skills.map((skill) => skill.uri)).toEqual(['skill://pdf-summaries/SKILL.md']);
@@ -148,15 +222,27 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
         ],
       }),
     );
-    await waitFor(async () => (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' })).status === 401);
+    await waitFor(
+      async () =>
+        (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' }))
+          .status === 401,
+    );
   });
 });
 
 describe('--http-tokens FILE that cannot be used', () => {
   it.each([
     ['not JSON', '{bad', '--http-tokens FILE: not JSON'],
-    ['no tokens', '{"tokens":[]}', '--http-tokens FILE: expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token'],
-    ['a short token', '{"tokens":[{"name":"a","token":"short","prefixes":["*"]}]}', '--http-tokens FILE: a: "token" must be a string of at least 16 characters'],
+    [
+      'no tokens',
+      '{"tokens":[]}',
+      '--http-tokens FILE: expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token',
+    ],
+    [
+      'a short token',
+      '{"tokens":[{"name":"a","token":"short","prefixes":["*"]}]}',
+      '--http-tokens FILE: a: "token" must be a string of at least 16 characters',
+    ],
   ])('%s: exit 2 with one start-failed line naming the problem, no stack trace', async (_label, text, message) => {
     const dir = await makeTempDir();
     try {
@@ -165,7 +251,9 @@ describe('--http-tokens FILE that cannot be used', () => {
       const run = cli(['--http', '127.0.0.1:0', '--http-tokens', file, SAMPLE_SKILLS]);
       expect(run.status).toBe(2);
       expect(run.stdout).toBe('');
-      expect(eventsOf(run.stderr, 'start-failed')).toMatchObject([{ level: 60, code: 'CONFIG_INVALID', msg: message.replace('FILE', file) }]);
+      expect(eventsOf(run.stderr, 'start-failed')).toMatchObject([
+        { level: 60, code: 'CONFIG_INVALID', msg: message.replace('FILE', file) },
+      ]);
       expect(run.stderr).not.toContain('"stack"');
     } finally {
       await removeTree(dir);

@@ -10,7 +10,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { ANY_RESULT, eraClientOptions, ERAS, SAMPLE_SKILLS, startHttpServer, type Era, type HttpServer } from '../helpers/server.js';
+import {
+  ANY_RESULT,
+  eraClientOptions,
+  ERAS,
+  SAMPLE_SKILLS,
+  startHttpServer,
+  type Era,
+  type HttpServer,
+} from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 let servers: HttpServer[] = [];
@@ -34,24 +42,32 @@ async function connectHttp(url: string, era: Era = ERAS[1], headers: Record<stri
   return client;
 }
 
-describe.each([ERAS[1], ERAS[2]])('HTTP, era $label: compat tools for hosts with the extension, request by request', (era) => {
-  it('nothing is remembered between requests: only a 2026-07-28 request that declares the extension gets no tools', async () => {
-    const server = await start(['--no-watch', SAMPLE_SKILLS]);
-    const plain = await connectHttp(server.url, era);
-    await new SkillsClient(plain).list();
-    expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual(['list_skills', 'search_skills', 'read_skill', 'read_skill_file']);
-    const declaring = new Client(
-      { name: 'http-e2e', version: '1.0.0' },
-      { ...eraClientOptions(era), capabilities: { extensions: { 'io.modelcontextprotocol/skills': {} } } },
-    );
-    await declaring.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-    clients.push(declaring);
-    // 2025 era: the declaration is in initialize, an exchange of its own, so tools/list cannot know of it.
-    const expected = era.label === '2026-07-28' ? 0 : 4;
-    expect((await declaring.listTools()).tools).toHaveLength(expected);
-    expect((await declaring.listPrompts()).prompts).toHaveLength(expected === 0 ? 0 : 6);
-  });
-});
+describe.each([ERAS[1], ERAS[2]])(
+  'HTTP, era $label: compat tools for hosts with the extension, request by request',
+  (era) => {
+    it('nothing is remembered between requests: only a 2026-07-28 request that declares the extension gets no tools', async () => {
+      const server = await start(['--no-watch', SAMPLE_SKILLS]);
+      const plain = await connectHttp(server.url, era);
+      await new SkillsClient(plain).list();
+      expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual([
+        'list_skills',
+        'search_skills',
+        'read_skill',
+        'read_skill_file',
+      ]);
+      const declaring = new Client(
+        { name: 'http-e2e', version: '1.0.0' },
+        { ...eraClientOptions(era), capabilities: { extensions: { 'io.modelcontextprotocol/skills': {} } } },
+      );
+      await declaring.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      clients.push(declaring);
+      // 2025 era: the declaration is in initialize, an exchange of its own, so tools/list cannot know of it.
+      const expected = era.label === '2026-07-28' ? 0 : 4;
+      expect((await declaring.listTools()).tools).toHaveLength(expected);
+      expect((await declaring.listPrompts()).prompts).toHaveLength(expected === 0 ? 0 : 6);
+    });
+  },
+);
 
 describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
   it('serves and verifies every file of sample-skills', async () => {
@@ -60,12 +76,16 @@ describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
     const listing = await skills.list();
     expect(listing.skills.map((skill) => skill.uri)).toEqual(SAMPLE_SKILL_URIS);
     for (const skill of listing.skills) {
-      for (const resource of skill.resources as { uri: string }[]) expect((await skills.read(skill, resource.uri)).verified).toBe(true);
+      for (const resource of skill.resources as { uri: string }[])
+        expect((await skills.read(skill, resource.uri)).verified).toBe(true);
     }
   });
 
   it('two replicas on the same tree publish identical entries, and a cursor from one pages on the other', async () => {
-    const [one, two] = [await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS]), await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS])];
+    const [one, two] = [
+      await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS]),
+      await start(['--no-watch', '--page-size', '2', SAMPLE_SKILLS]),
+    ];
     const [a, b] = [await connectHttp(one.url, era), await connectHttp(two.url, era)];
     expect((await new SkillsClient(a).list()).skills).toEqual((await new SkillsClient(b).list()).skills);
     const uris: string[] = [];
@@ -73,7 +93,10 @@ describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
     let turn = 0;
     do {
       const client = turn++ % 2 === 0 ? a : b;
-      const page = (await client.request({ method: 'skills/list', params: cursor === undefined ? {} : { cursor } }, ANY_RESULT)) as {
+      const page = (await client.request(
+        { method: 'skills/list', params: cursor === undefined ? {} : { cursor } },
+        ANY_RESULT,
+      )) as {
         skills: { uri: string }[];
         nextCursor?: string;
       };
@@ -93,8 +116,14 @@ describe('HTTP live updates', () => {
       const client = await connectHttp(server.url, ERAS[2]);
       const heard: string[] = [];
       client.setNotificationHandler('notifications/resources/list_changed', () => void heard.push('list_changed'));
-      client.setNotificationHandler('notifications/resources/updated', (notification) => void heard.push(`updated ${notification.params.uri}`));
-      const subscription = await client.listen({ resourcesListChanged: true, resourceSubscriptions: ['skill://a/notes.md'] });
+      client.setNotificationHandler(
+        'notifications/resources/updated',
+        (notification) => void heard.push(`updated ${notification.params.uri}`),
+      );
+      const subscription = await client.listen({
+        resourcesListChanged: true,
+        resourceSubscriptions: ['skill://a/notes.md'],
+      });
       try {
         await writeFile(path.join(root, 'a/notes.md'), 'v2, longer\n');
         await mkdir(path.join(root, 'b'));
@@ -102,7 +131,10 @@ describe('HTTP live updates', () => {
         await waitFor(() => heard.includes('updated skill://a/notes.md') && heard.includes('list_changed'), {
           describe: () => `heard ${JSON.stringify(heard)}, not both "updated skill://a/notes.md" and "list_changed"`,
         });
-        expect((await new SkillsClient(client).list()).skills.map((skill) => skill.uri)).toEqual(['skill://a/SKILL.md', 'skill://b/SKILL.md']);
+        expect((await new SkillsClient(client).list()).skills.map((skill) => skill.uri)).toEqual([
+          'skill://a/SKILL.md',
+          'skill://b/SKILL.md',
+        ]);
       } finally {
         await subscription.close();
       }
@@ -119,15 +151,37 @@ describe('HTTP endpoint', () => {
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ready', skills: 6, generation: 1 });
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     const post = (headers: Record<string, string>) =>
-      fetch(server.url, { method: 'POST', body: initialize, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
+      fetch(server.url, {
+        method: 'POST',
+        body: initialize,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      });
     expect((await post({})).status).toBe(200);
     expect((await post({ origin: 'https://evil.example' })).status).toBe(403);
     // fetch does not let a page set Host; a raw request can, as a DNS-rebinding attacker's browser effectively does.
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve) => {
-      const req = request({ host: '127.0.0.1', port: server.port, path: '/mcp', method: 'POST', headers: { host: `evil.example:${server.port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => resolve(res.statusCode ?? 0));
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: `evil.example:${server.port}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => resolve(res.statusCode ?? 0),
+      );
       req.end(initialize);
     });
     expect(status).toBe(403);
@@ -139,7 +193,11 @@ describe('HTTP endpoint', () => {
     await expect(connectHttp(server.url, ERAS[1], { authorization: 'Bearer wrong-token!' })).rejects.toThrow();
     const client = await connectHttp(server.url, ERAS[1], { authorization: 'Bearer s3cret-token' });
     expect((await new SkillsClient(client).list()).skills).toHaveLength(6);
-    const unauthorized = await fetch(server.url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const unauthorized = await fetch(server.url, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer realm="skills-serve"');
   });

@@ -15,7 +15,11 @@ import { handshake, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../
 /** Environment that turns on the startup and shutdown lines these tests read. */
 const INFO = { SKILLS_SERVE_LOG_LEVEL: 'info' };
 
-const VERSION = (JSON.parse(spawnSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: REPO, encoding: 'utf8' }).stdout) as { version: string }).version;
+const VERSION = (
+  JSON.parse(
+    spawnSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: REPO, encoding: 'utf8' }).stdout,
+  ) as { version: string }
+).version;
 
 describe('stdio lifecycle', () => {
   let bigTree: string;
@@ -25,8 +29,15 @@ describe('stdio lifecycle', () => {
     for (let index = 0; index < BIG_SKILLS; index++) {
       const name = `skill-${String(index).padStart(4, '0')}`;
       mkdirSync(path.join(bigTree, name, 'references'), { recursive: true });
-      writeFileSync(path.join(bigTree, name, 'SKILL.md'), `---\nname: ${name}\ndescription: Synthetic skill number ${index}.\n---\n# ${name}\n`);
-      for (let file = 0; file < 6; file++) writeFileSync(path.join(bigTree, name, 'references', `r${file}.md`), `reference ${file} of ${name}\n`.repeat(40));
+      writeFileSync(
+        path.join(bigTree, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: Synthetic skill number ${index}.\n---\n# ${name}\n`,
+      );
+      for (let file = 0; file < 6; file++)
+        writeFileSync(
+          path.join(bigTree, name, 'references', `r${file}.md`),
+          `reference ${file} of ${name}\n`.repeat(40),
+        );
     }
   });
   afterAll(() => rmSync(bigTree, { recursive: true, force: true }));
@@ -52,7 +63,9 @@ describe('stdio lifecycle', () => {
     const initialized = await server.waitFor((message) => message['id'] === 1, 30_000);
     expect(hasEvent(server.stderr(), 'index-built')).toBe(true);
     const instructions = (initialized['result'] as Record<string, unknown>)['instructions'] as string;
-    expect(instructions.split('\n\n')[1]).toMatch(new RegExp(`^\\d+ of the ${BIG_SKILLS} skills are listed below`, 'u'));
+    expect(instructions.split('\n\n')[1]).toMatch(
+      new RegExp(`^\\d+ of the ${BIG_SKILLS} skills are listed below`, 'u'),
+    );
     server.child.stdin?.end();
     expect(await server.exited()).toBe(0);
   }, 60_000);
@@ -111,16 +124,29 @@ describe('default log level over stdio (stderr a pipe, as hosts run it)', () => 
     const root = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-diag-'));
     try {
       mkdirSync(path.join(root, 'bad'));
-      writeFileSync(path.join(root, 'bad', 'SKILL.md'), '---\nname: other\ndescription: Named after another folder.\n---\n');
+      writeFileSync(
+        path.join(root, 'bad', 'SKILL.md'),
+        '---\nname: other\ndescription: Named after another folder.\n---\n',
+      );
       const broken = spawnRaw([root]);
       await handshake(broken);
       broken.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
       await broken.waitFor((message) => message['id'] === 2);
       broken.child.stdin?.end();
       expect(await broken.exited()).toBe(0);
-      const lines = broken.stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = broken
+        .stderr()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ level: 40, rule: 'name-mismatch', severity: 'error', skipped: 'skill', file: path.join(root, 'bad', 'SKILL.md') });
+      expect(lines[0]).toMatchObject({
+        level: 40,
+        rule: 'name-mismatch',
+        severity: 'error',
+        skipped: 'skill',
+        file: path.join(root, 'bad', 'SKILL.md'),
+      });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -146,7 +172,8 @@ describe('command line', () => {
     for (const text of ['serve', 'check', 'manifest', '--version', '--help']) expect(help.stdout).toContain(text);
     const serveHelp = cli(['serve', '--help']);
     expect(serveHelp.status).toBe(0);
-    for (const flag of ['--log-level', '--page-size', '--no-watch', '--poll', '--compat']) expect(serveHelp.stdout).toContain(flag);
+    for (const flag of ['--log-level', '--page-size', '--no-watch', '--poll', '--compat'])
+      expect(serveHelp.stdout).toContain(flag);
   });
 
   it('exits 1 naming the resolved absolute path of a missing root or a file given as root', () => {
@@ -156,12 +183,19 @@ describe('command line', () => {
       stderr: `skills-serve: skills root ${path.resolve('no-such-skills-dir')} cannot be used (it does not exist)\n`,
     });
     const file = path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md');
-    expect(cli([file])).toEqual({ status: 1, stdout: '', stderr: `skills-serve: skills root ${file} is not a directory\n` });
+    expect(cli([file])).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `skills-serve: skills root ${file} is not a directory\n`,
+    });
   });
 
   it.each([
     [[], "error: missing required argument 'roots'"],
-    [['--page-size', '0', SAMPLE_SKILLS], `error: option '--page-size <n>' argument '0' is invalid. --page-size must be an integer from 1 to 10000 (got "0")`],
+    [
+      ['--page-size', '0', SAMPLE_SKILLS],
+      `error: option '--page-size <n>' argument '0' is invalid. --page-size must be an integer from 1 to 10000 (got "0")`,
+    ],
     [
       ['--log-level', 'loud', SAMPLE_SKILLS],
       "error: option '--log-level <level>' argument 'loud' is invalid. Allowed choices are trace, debug, info, warn, error, fatal, silent.",
@@ -200,7 +234,9 @@ describe('--strict', () => {
       server.send(initializeRequest(1));
       expect(await server.exited()).toBe(1);
       const logs = logLines(server.stderr());
-      expect(eventsOf(logs, 'diagnostic')).toMatchObject([{ level: 40, rule: 'secret-file', severity: 'warning', file: path.join(dir, 's', 'prod.env') }]);
+      expect(eventsOf(logs, 'diagnostic')).toMatchObject([
+        { level: 40, rule: 'secret-file', severity: 'warning', file: path.join(dir, 's', 'prod.env') },
+      ]);
       expect(eventsOf(logs, 'strict-failed')).toMatchObject([{ level: 60, diagnostics: 1 }]);
       expect(eventsOf(logs, 'index-built')).toEqual([]);
     } finally {

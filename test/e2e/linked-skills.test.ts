@@ -26,12 +26,18 @@ async function makeProject(): Promise<{ project: string; hostFolder: string }> {
   await fsp.symlink(path.join('..', '..', '.agents', 'skills', 'pdf-tools'), path.join(hostFolder, 'pdf-tools'));
   await fsp.symlink(path.join('..', '..', '.agents', 'skills', 'review'), path.join(hostFolder, 'review'));
   // A link out of a linked skill folder (to a file beside the store), and a link to a folder that is not a skill.
-  await fsp.symlink(path.join('..', '..', '..', 'secrets', 'token.txt'), path.join(project, '.agents', 'skills', 'review', 'token.txt'));
+  await fsp.symlink(
+    path.join('..', '..', '..', 'secrets', 'token.txt'),
+    path.join(project, '.agents', 'skills', 'review', 'token.txt'),
+  );
   await fsp.symlink(path.join('..', '..', 'notes', 'plain'), path.join(hostFolder, 'plain'));
   return { project, hostFolder };
 }
 
-function check(args: readonly string[]): { status: number | null; report: { skills: { uri: string }[]; diagnostics: { rule: string; file: string; message: string }[] } } {
+function check(args: readonly string[]): {
+  status: number | null;
+  report: { skills: { uri: string }[]; diagnostics: { rule: string; file: string; message: string }[] };
+} {
   const result = spawnSync(process.execPath, [BIN, 'check', '--json', ...args], { encoding: 'utf8' });
   return { status: result.status, report: JSON.parse(result.stdout) as never };
 }
@@ -50,7 +56,12 @@ describe('linked skill folders (the npx skills layout)', () => {
     project = made.project;
     connection = await connect([made.hostFolder]);
     const { skills } = await connection.skills.list();
-    expect(skills.map((skill) => [skill.uri, skill.resources === 'dynamic' ? [] : skill.resources.map((resource) => resource.uri)])).toEqual([
+    expect(
+      skills.map((skill) => [
+        skill.uri,
+        skill.resources === 'dynamic' ? [] : skill.resources.map((resource) => resource.uri),
+      ]),
+    ).toEqual([
       ['skill://pdf-tools/SKILL.md', ['skill://pdf-tools/SKILL.md', 'skill://pdf-tools/references/forms.md']],
       ['skill://review/SKILL.md', ['skill://review/SKILL.md']],
     ]);

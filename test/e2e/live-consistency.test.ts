@@ -8,7 +8,15 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, waitFor, type BaseTree, type LiveServer } from '../helpers/live.js';
+import {
+  LIVE_ERAS,
+  makeBaseTree,
+  startOnBaseTree,
+  stopLive,
+  waitFor,
+  type BaseTree,
+  type LiveServer,
+} from '../helpers/live.js';
 import { errorCodeOf } from '../helpers/server.js';
 import { sha256, skillMd } from '../helpers/tree.js';
 
@@ -43,7 +51,8 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
 
   async function start(flags: string[]): Promise<LiveServer> {
     tree = await makeBaseTree();
-    for (const rel of ['alpha/references/guide.md', 'alpha/SKILL.md']) await fsp.utimes(path.join(tree.root, rel), MTIME_S, MTIME_S);
+    for (const rel of ['alpha/references/guide.md', 'alpha/SKILL.md'])
+      await fsp.utimes(path.join(tree.root, rel), MTIME_S, MTIME_S);
     server = await startOnBaseTree(tree, era, flags);
     return server;
   }
@@ -55,12 +64,19 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     expect(before.mtimeMs).toBe(MTIME_S * 1000);
 
     let mark = live.mark();
-    expect(await rewriteKeepingSizeAndMtime(guidePath, NEW_GUIDE)).toEqual({ size: before.size, mtimeMs: before.mtimeMs });
+    expect(await rewriteKeepingSizeAndMtime(guidePath, NEW_GUIDE)).toEqual({
+      size: before.size,
+      mtimeMs: before.mtimeMs,
+    });
     expect(Buffer.byteLength(NEW_GUIDE)).toBe(Buffer.byteLength(OLD_GUIDE));
     expect(await readText(live, GUIDE_URI)).toBe(NEW_GUIDE);
     const alpha = (await live.connection.skills.get(tree!.alpha.uri)).skill;
     const resources = alpha.resources === 'dynamic' ? [] : alpha.resources;
-    expect(resources.find((resource) => resource.uri === GUIDE_URI)).toEqual({ uri: GUIDE_URI, digest: sha256(NEW_GUIDE), size: before.size });
+    expect(resources.find((resource) => resource.uri === GUIDE_URI)).toEqual({
+      uri: GUIDE_URI,
+      digest: sha256(NEW_GUIDE),
+      size: before.size,
+    });
     const verified = await live.connection.skills.read(alpha, 'references/guide.md');
     expect(verified).toMatchObject({ verified: true, text: NEW_GUIDE });
     await waitFor(() => live.heardSince(mark).updated.includes(GUIDE_URI));
@@ -76,7 +92,11 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     expect(await readText(live, tree!.alpha.uri)).toBe(manifest);
     const entry = (await live.connection.skills.get(tree!.alpha.uri)).skill;
     expect(entry.frontmatter['description']).toBe('Alpha skill two.');
-    expect(await live.connection.skills.read(entry)).toMatchObject({ verified: true, text: manifest, frontmatter: { name: 'alpha', description: 'Alpha skill two.' } });
+    expect(await live.connection.skills.read(entry)).toMatchObject({
+      verified: true,
+      text: manifest,
+      frontmatter: { name: 'alpha', description: 'Alpha skill two.' },
+    });
     await waitFor(() => live.heardSince(mark).listChanged && live.heardSince(mark).updated.includes(tree!.alpha.uri));
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [tree!.alpha.uri] });
     expect(await live.list()).toEqual(expect.arrayContaining([entry]));
@@ -99,7 +119,9 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     // No wait: the read may come before or after the watcher's rebuild.
     expect(await readText(live, GUIDE_URI)).toBe(NEW_GUIDE);
     const alpha = (await live.connection.skills.get(tree!.alpha.uri)).skill;
-    expect(alpha.resources === 'dynamic' ? [] : alpha.resources.find((resource) => resource.uri === GUIDE_URI)).toMatchObject({ digest: sha256(NEW_GUIDE) });
+    expect(
+      alpha.resources === 'dynamic' ? [] : alpha.resources.find((resource) => resource.uri === GUIDE_URI),
+    ).toMatchObject({ digest: sha256(NEW_GUIDE) });
     expect(await live.connection.skills.read(alpha, GUIDE_URI)).toMatchObject({ verified: true, text: NEW_GUIDE });
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: [GUIDE_URI] });

@@ -8,7 +8,15 @@ import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, writeAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
+import {
+  LIVE_ERAS,
+  makeBaseTree,
+  startOnBaseTree,
+  stopLive,
+  writeAtomically,
+  type BaseTree,
+  type LiveServer,
+} from '../helpers/live.js';
 import { errorCodeOf, rawRequest } from '../helpers/server.js';
 import { addToTree, sha256, skillMd } from '../helpers/tree.js';
 
@@ -40,8 +48,14 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/inner/notes.md'] });
     for (const skillUri of [tree.alpha.uri, tree.inner.uri]) {
-      expect(resourceOf(listed, skillUri, 'skill://alpha/inner/notes.md')).toEqual({ uri: 'skill://alpha/inner/notes.md', digest: sha256(notes), size: notes.length });
-      expect((await live.connection.skills.get(skillUri)).skill).toEqual(listed.find((skill) => skill.uri === skillUri));
+      expect(resourceOf(listed, skillUri, 'skill://alpha/inner/notes.md')).toEqual({
+        uri: 'skill://alpha/inner/notes.md',
+        digest: sha256(notes),
+        size: notes.length,
+      });
+      expect((await live.connection.skills.get(skillUri)).skill).toEqual(
+        listed.find((skill) => skill.uri === skillUri),
+      );
     }
 
     const guide = '# Guide\n\nSecond version, a little longer.\n';
@@ -68,7 +82,9 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     const listed = await live.converge(tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/references/guide.md'] });
-    expect(resourceOf(listed, tree.alpha.uri, 'skill://alpha/references/guide.md')).toMatchObject({ digest: sha256(guide) });
+    expect(resourceOf(listed, tree.alpha.uri, 'skill://alpha/references/guide.md')).toMatchObject({
+      digest: sha256(guide),
+    });
 
     mark = live.mark();
     const manifest = skillMd('beta', 'Beta skill, described anew.');
@@ -78,7 +94,11 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://beta/SKILL.md'] });
     const beta = (await live.connection.skills.get(tree.beta.uri)).skill;
     expect(beta.frontmatter['description']).toBe('Beta skill, described anew.');
-    expect(resourceOf([beta], tree.beta.uri, tree.beta.uri)).toEqual({ uri: tree.beta.uri, digest: sha256(manifest), size: manifest.length });
+    expect(resourceOf([beta], tree.beta.uri, tree.beta.uri)).toEqual({
+      uri: tree.beta.uri,
+      digest: sha256(manifest),
+      size: manifest.length,
+    });
     await live.verifyReads(tree.all);
   });
 
@@ -86,7 +106,10 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     const live = server!;
     await live.unsubscribe('skill://alpha/references/guide.md');
     const mark = live.mark();
-    await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), '# Guide\n\nChanged after unsubscribing.\n');
+    await fsp.writeFile(
+      path.join(tree.alpha.dir, 'references', 'guide.md'),
+      '# Guide\n\nChanged after unsubscribing.\n',
+    );
     await fsp.writeFile(path.join(tree.inner.dir, 'notes.md'), 'inner notes, still subscribed\n');
     await live.converge(tree.all);
     await live.settle();
@@ -142,11 +165,20 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
 
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: [] });
     expect(await live.list()).toEqual(before);
-    for (const uri of ['skill://alpha/.guide.md.swp', 'skill://alpha/node_modules/x/index.js', 'skill://node_modules/x/SKILL.md', 'skill://beta/.DS_Store']) {
+    for (const uri of [
+      'skill://alpha/.guide.md.swp',
+      'skill://alpha/node_modules/x/index.js',
+      'skill://node_modules/x/SKILL.md',
+      'skill://beta/.DS_Store',
+    ]) {
       expect(await errorCodeOf(live.connection.client.readResource({ uri }))).toBe(-32602);
     }
-    expect(await errorCodeOf(rawRequest(live.connection, 'skills/get', { uri: 'skill://node_modules/x/SKILL.md' }))).toBe(-32602);
-    const children = (await live.connection.skills.readDirectory('skill://alpha')).resources.map((child) => child.name).sort();
+    expect(
+      await errorCodeOf(rawRequest(live.connection, 'skills/get', { uri: 'skill://node_modules/x/SKILL.md' })),
+    ).toBe(-32602);
+    const children = (await live.connection.skills.readDirectory('skill://alpha')).resources
+      .map((child) => child.name)
+      .sort();
     expect(children).toEqual(['SKILL.md', 'inner', 'references', 'scripts']);
   });
 });

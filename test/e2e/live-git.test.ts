@@ -5,14 +5,31 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, startLive, stopLive, writeFilesAtomically, type ExpectedSkill, type LiveServer } from '../helpers/live.js';
+import {
+  LIVE_ERAS,
+  startLive,
+  stopLive,
+  writeFilesAtomically,
+  type ExpectedSkill,
+  type LiveServer,
+} from '../helpers/live.js';
 import { eventsOf } from '../helpers/logs.js';
 import { addToTree, makeTree, skillMd } from '../helpers/tree.js';
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync(
     'git',
-    ['-c', 'user.name=skills-serve tests', '-c', 'user.email=tests@example.invalid', '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args],
+    [
+      '-c',
+      'user.name=skills-serve tests',
+      '-c',
+      'user.email=tests@example.invalid',
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'core.hooksPath=/dev/null',
+      ...args,
+    ],
     { cwd, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } },
   );
 }
@@ -20,7 +37,13 @@ function git(cwd: string, ...args: string[]): string {
 /** URIs that differ between the branches and are subscribed: exactly these may and must be `updated` (see below). */
 const CHANGED_SUBSCRIBED = ['skill://s1/ref.md', 'skill://s2/SKILL.md'];
 /** s2/ref.md changes too but is not subscribed; s4 and s5/SKILL.md do not change; s3 is removed on `other`. */
-const SUBSCRIBED = [...CHANGED_SUBSCRIBED, 'skill://s3/SKILL.md', 'skill://s4/SKILL.md', 'skill://s4/ref.md', 'skill://s5/SKILL.md'];
+const SUBSCRIBED = [
+  ...CHANGED_SUBSCRIBED,
+  'skill://s3/SKILL.md',
+  'skill://s4/SKILL.md',
+  'skill://s4/ref.md',
+  'skill://s5/SKILL.md',
+];
 
 describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
   let server: LiveServer | undefined;
@@ -86,7 +109,9 @@ describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
     };
 
     await checkout('other', onOther);
-    expect((await live.connection.skills.get('skill://s2/SKILL.md')).skill.frontmatter['description']).toBe('Skill two, as described on other.');
+    expect((await live.connection.skills.get('skill://s2/SKILL.md')).skill.frontmatter['description']).toBe(
+      'Skill two, as described on other.',
+    );
     await checkout('main', onMain);
     expect(await live.list()).toEqual(initial);
 

@@ -5,7 +5,15 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, writeFilesAtomically, type BaseTree, type LiveServer } from '../helpers/live.js';
+import {
+  LIVE_ERAS,
+  makeBaseTree,
+  startOnBaseTree,
+  stopLive,
+  writeFilesAtomically,
+  type BaseTree,
+  type LiveServer,
+} from '../helpers/live.js';
 import { eventsOf, hasEvent } from '../helpers/logs.js';
 import { skillMd } from '../helpers/tree.js';
 
@@ -29,7 +37,9 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
 
     await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), '# Guide\n\nEdited while not watched.\n');
     await fsp.writeFile(path.join(tree.beta.dir, 'SKILL.md'), skillMd('beta', 'Beta skill, edited while not watched.'));
-    await writeFilesAtomically(tree.root, { 'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, added while not watched.') });
+    await writeFilesAtomically(tree.root, {
+      'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, added while not watched.'),
+    });
     await fsp.rm(tree.inner.dir, { recursive: true });
     // A negative claim ("nothing happens") has no event to wait for: give a (wrongly) running watcher 1 s, about 25
     // debounce windows, to show itself.
@@ -53,7 +63,10 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
     let mark = live.mark();
     await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), guide);
     await fsp.writeFile(path.join(tree.beta.dir, 'notes.txt'), 'beta notes, polled\n'); // not subscribed
-    await writeFilesAtomically(tree.root, { 'gamma/ref.md': 'gamma ref\n', 'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, found by polling.') });
+    await writeFilesAtomically(tree.root, {
+      'gamma/ref.md': 'gamma ref\n',
+      'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, found by polling.'),
+    });
     await live.converge([...tree.all, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://alpha/references/guide.md'] });

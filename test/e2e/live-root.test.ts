@@ -6,10 +6,17 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_SUBSCRIBED, LIVE_ERAS, makeBaseTree, startLive, stopLive, writeFilesAtomically, type LiveServer } from '../helpers/live.js';
+import {
+  BASE_SUBSCRIBED,
+  LIVE_ERAS,
+  makeBaseTree,
+  startLive,
+  stopLive,
+  writeFilesAtomically,
+  type LiveServer,
+} from '../helpers/live.js';
 import { eventsOf, hasEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
-
 
 describe.each(LIVE_ERAS)('live root, era $label', (era) => {
   let server: LiveServer | undefined;
@@ -34,7 +41,12 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect(eventsOf(live.logs(), 'diagnostic', { rule: 'root-unusable', file: tree.root })).toMatchObject([
-      { level: 40, severity: 'warning', hint: 'restore the directory; skills-serve picks it up again when it reappears', code: 'ENOENT' },
+      {
+        level: 40,
+        severity: 'warning',
+        hint: 'restore the directory; skills-serve picks it up again when it reappears',
+        code: 'ENOENT',
+      },
     ]);
     expect(hasEvent(live.logs(), 'root-back')).toBe(false);
 
@@ -56,7 +68,10 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
 
     // The watcher is attached again: an edit in the returned root is followed.
     mark = live.mark();
-    await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), '# Guide\n\nEdited after the root came back.\n');
+    await fsp.writeFile(
+      path.join(tree.alpha.dir, 'references', 'guide.md'),
+      '# Guide\n\nEdited after the root came back.\n',
+    );
     await live.converge([tree.alpha, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/references/guide.md'] });
@@ -77,15 +92,21 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
    * would not show a missing root watch: chokidar watches the subdirectories it has seen appear).
    */
   it.each([
-    { how: 'rm -rf root && cp -r new root', replace: async (root: string, staged: string) => {
-      await fsp.rm(root, { recursive: true, force: true });
-      await fsp.cp(staged, root, { recursive: true });
-      await removeTree(staged);
-    } },
-    { how: 'mv root root.old && mv new root', replace: async (root: string, staged: string) => {
-      await fsp.rename(root, `${root}.old`);
-      await fsp.rename(staged, root);
-    } },
+    {
+      how: 'rm -rf root && cp -r new root',
+      replace: async (root: string, staged: string) => {
+        await fsp.rm(root, { recursive: true, force: true });
+        await fsp.cp(staged, root, { recursive: true });
+        await removeTree(staged);
+      },
+    },
+    {
+      how: 'mv root root.old && mv new root',
+      replace: async (root: string, staged: string) => {
+        await fsp.rename(root, `${root}.old`);
+        await fsp.rename(staged, root);
+      },
+    },
   ])('follows a root replaced at once ($how), then edits and new skills in it', async ({ replace }) => {
     const tree = await makeBaseTree();
     root = tree.root;
@@ -104,15 +125,26 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     await live.settle();
 
     let mark = live.mark();
-    await fsp.writeFile(path.join(tree.beta.dir, 'SKILL.md'), skillMd('beta', 'Beta skill, edited after the replacement.'));
-    await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), '# Guide\n\nEdited after the replacement.\n');
+    await fsp.writeFile(
+      path.join(tree.beta.dir, 'SKILL.md'),
+      skillMd('beta', 'Beta skill, edited after the replacement.'),
+    );
+    await fsp.writeFile(
+      path.join(tree.alpha.dir, 'references', 'guide.md'),
+      '# Guide\n\nEdited after the replacement.\n',
+    );
     await live.converge([tree.alpha, tree.beta]);
     await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://alpha/references/guide.md', 'skill://beta/SKILL.md'] });
+    expect(live.heardSince(mark)).toEqual({
+      listChanged: true,
+      updated: ['skill://alpha/references/guide.md', 'skill://beta/SKILL.md'],
+    });
 
     const gamma = { uri: 'skill://gamma/SKILL.md', dir: path.join(tree.root, 'gamma') };
     mark = live.mark();
-    await writeFilesAtomically(tree.root, { 'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, added after the replacement.') });
+    await writeFilesAtomically(tree.root, {
+      'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, added after the replacement.'),
+    });
     await live.converge([tree.alpha, tree.beta, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });

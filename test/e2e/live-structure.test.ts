@@ -57,7 +57,9 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     await live.converge(tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
-    expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe('Beta skill, recreated.');
+    expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe(
+      'Beta skill, recreated.',
+    );
     await live.verifyReads(tree.all);
   });
 
@@ -77,7 +79,9 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     const heard = live.heardSince(mark);
     // Whether one rebuild saw both steps (same URIs, new digests) or the withdrawal came first (list_changed, and
     // re-added URIs are not `updated`), only subscribed beta URIs may be updated, and without a list change both are.
-    expect(heard.updated.filter((uri) => uri !== 'skill://beta/SKILL.md' && uri !== 'skill://beta/assets/data.bin')).toEqual([]);
+    expect(
+      heard.updated.filter((uri) => uri !== 'skill://beta/SKILL.md' && uri !== 'skill://beta/assets/data.bin'),
+    ).toEqual([]);
     if (!heard.listChanged) expect(heard.updated).toEqual(['skill://beta/SKILL.md', 'skill://beta/assets/data.bin']);
     await live.verifyReads(tree.all);
   });
@@ -88,12 +92,17 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     const assets = { uri: 'skill://beta/assets/SKILL.md', dir: path.join(tree.beta.dir, 'assets') };
 
     let mark = live.mark();
-    await writeFilesAtomically(tree.alpha.dir, { 'helper/tool.md': 'a tool\n', 'helper/SKILL.md': skillMd('helper', 'Helper nested in alpha.') });
+    await writeFilesAtomically(tree.alpha.dir, {
+      'helper/tool.md': 'a tool\n',
+      'helper/SKILL.md': skillMd('helper', 'Helper nested in alpha.'),
+    });
     const listed = await live.converge([...tree.all, helper]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     const alphaUris = listed.find((skill) => skill.uri === tree.alpha.uri)?.resources;
-    expect(Array.isArray(alphaUris) && alphaUris.map((resource) => resource.uri)).toContain('skill://alpha/helper/tool.md');
+    expect(Array.isArray(alphaUris) && alphaUris.map((resource) => resource.uri)).toContain(
+      'skill://alpha/helper/tool.md',
+    );
 
     // An existing directory becomes a nested skill: its files keep their URIs and digests, so nothing is `updated`.
     mark = live.mark();
@@ -119,20 +128,26 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
 
   // On POSIX `\` is an ordinary character of a name: a directory `grp\x` is one directory, not `grp/x` (on Windows no
   // name can hold it). Created outside every skill, it and the skill in it must be served once they appear.
-  it.skipIf(process.platform === 'win32')('a directory whose name holds a backslash, created with a skill in it, is served (POSIX)', async () => {
-    const live = server!;
-    const grouped = { uri: 'skill://grp%5Cx/tool/SKILL.md', dir: path.join(tree.root, 'grp\\x', 'tool') };
-    const mark = live.mark();
-    await fsp.mkdir(path.join(tree.root, 'grp\\x'));
-    await writeFilesAtomically(tree.root, { 'grp\\x/tool/a\\b.md': 'a file whose name holds a backslash\n', 'grp\\x/tool/SKILL.md': skillMd('tool', 'In a backslashed folder.') });
-    await live.converge([...tree.all, grouped]);
-    await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
-    // A later edit inside it is followed too (the walk watches the directory under its real name).
-    await writeAtomically(path.join(grouped.dir, 'a\\b.md'), 'edited, and longer than before\n');
-    await live.converge([...tree.all, grouped]);
-    await live.verifyReads([grouped]);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'a directory whose name holds a backslash, created with a skill in it, is served (POSIX)',
+    async () => {
+      const live = server!;
+      const grouped = { uri: 'skill://grp%5Cx/tool/SKILL.md', dir: path.join(tree.root, 'grp\\x', 'tool') };
+      const mark = live.mark();
+      await fsp.mkdir(path.join(tree.root, 'grp\\x'));
+      await writeFilesAtomically(tree.root, {
+        'grp\\x/tool/a\\b.md': 'a file whose name holds a backslash\n',
+        'grp\\x/tool/SKILL.md': skillMd('tool', 'In a backslashed folder.'),
+      });
+      await live.converge([...tree.all, grouped]);
+      await live.settle();
+      expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+      // A later edit inside it is followed too (the walk watches the directory under its real name).
+      await writeAtomically(path.join(grouped.dir, 'a\\b.md'), 'edited, and longer than before\n');
+      await live.converge([...tree.all, grouped]);
+      await live.verifyReads([grouped]);
+    },
+  );
 
   it('a SKILL.md broken is withdrawn with one diagnostic on stderr, and comes back when fixed', async () => {
     const live = server!;
@@ -144,14 +159,20 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     const [diagnostic, ...more] = diagnosticsFor(live.logs(), betaManifest, 'name-mismatch');
     expect(more).toEqual([]);
-    expect(diagnostic).toMatchObject({ severity: 'error', skipped: 'skill', hint: expect.stringContaining('name: beta') });
+    expect(diagnostic).toMatchObject({
+      severity: 'error',
+      skipped: 'skill',
+      hint: expect.stringContaining('name: beta'),
+    });
 
     mark = live.mark();
     await writeAtomically(betaManifest, skillMd('beta', 'Beta skill, fixed.'));
     await live.converge(tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
-    expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe('Beta skill, fixed.');
+    expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe(
+      'Beta skill, fixed.',
+    );
     expect(diagnosticsFor(live.logs(), betaManifest, 'name-mismatch')).toHaveLength(1);
 
     // An enclosing skill that breaks leaves its nested skill published, files and digests untouched.

@@ -8,7 +8,15 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, makeBaseTree, startOnBaseTree, stopLive, type BaseTree, type ExpectedSkill, type LiveServer } from '../helpers/live.js';
+import {
+  LIVE_ERAS,
+  makeBaseTree,
+  startOnBaseTree,
+  stopLive,
+  type BaseTree,
+  type ExpectedSkill,
+  type LiveServer,
+} from '../helpers/live.js';
 import { skillMd } from '../helpers/tree.js';
 
 const MODES = [
@@ -47,7 +55,10 @@ describe.each(MODES)('watcher cases ($label)', ({ flags }) => {
   it('3. mkdir -p of a new skill with subdirectories, then files written at once', async () => {
     const dir = path.join(tree.root, 'group', 'gamma', 'references', 'deep');
     await fsp.mkdir(dir, { recursive: true });
-    await fsp.writeFile(path.join(tree.root, 'group', 'gamma', 'SKILL.md'), skillMd('gamma', 'Gamma, made with mkdir -p.'));
+    await fsp.writeFile(
+      path.join(tree.root, 'group', 'gamma', 'SKILL.md'),
+      skillMd('gamma', 'Gamma, made with mkdir -p.'),
+    );
     await fsp.writeFile(path.join(dir, 'one.md'), 'one\n');
     const gamma: ExpectedSkill = { uri: 'skill://group/gamma/SKILL.md', dir: path.join(tree.root, 'group', 'gamma') };
     await server!.converge([...tree.all, gamma]);

@@ -86,10 +86,14 @@ describe('manifest: what a host lists', () => {
     expect(manifest.skills).toStrictEqual(JSON.parse(JSON.stringify(listing.skills)));
   });
 
-  it('is byte-identical run after run; serve\'s SKILLS_SERVE_PAGE_SIZE=1 in the environment changes nothing', () => {
+  it("is byte-identical run after run; serve's SKILLS_SERVE_PAGE_SIZE=1 in the environment changes nothing", () => {
     const first = cli(['manifest', 'sample-skills']).stdout;
     expect(cli(['manifest', 'sample-skills']).stdout).toBe(first);
-    expect(cli(['manifest', 'sample-skills'], REPO, { SKILLS_SERVE_PAGE_SIZE: '1' })).toEqual({ status: 0, stdout: first, stderr: '' });
+    expect(cli(['manifest', 'sample-skills'], REPO, { SKILLS_SERVE_PAGE_SIZE: '1' })).toEqual({
+      status: 0,
+      stdout: first,
+      stderr: '',
+    });
   });
 
   it('takes no --page-size: it prints every entry, so the flag would do nothing', () => {
@@ -143,7 +147,11 @@ describe('manifest --check', () => {
 
   it('unchanged tree → exit 0 "manifest matches: N skill(s)"', async () => {
     const { root, file } = await saved();
-    expect(cli(['manifest', '.', '--check', file], root)).toEqual({ status: 0, stdout: 'manifest matches: 3 skill(s)\n', stderr: '' });
+    expect(cli(['manifest', '.', '--check', file], root)).toEqual({
+      status: 0,
+      stdout: 'manifest matches: 3 skill(s)\n',
+      stderr: '',
+    });
     // Options before the root, and a re-indented saved file, match too.
     expect(cli(['manifest', '--check', file, '.'], root).stdout).toBe('manifest matches: 3 skill(s)\n');
     await fsp.writeFile(file, JSON.stringify(JSON.parse(await fsp.readFile(file, 'utf8'))));
@@ -156,29 +164,49 @@ describe('manifest --check', () => {
     await fsp.writeFile(notes, 'alpha notes\n');
     const later = new Date(Date.now() + 60_000);
     await fsp.utimes(notes, later, later);
-    expect(cli(['manifest', '.', '--check', file], root)).toEqual({ status: 0, stdout: 'manifest matches: 3 skill(s)\n', stderr: '' });
+    expect(cli(['manifest', '.', '--check', file], root)).toEqual({
+      status: 0,
+      stdout: 'manifest matches: 3 skill(s)\n',
+      stderr: '',
+    });
   });
 
   const SCENARIOS: { name: string; change: (root: string) => Promise<void>; summary: string[] }[] = [
     {
       name: 'editing a file (same size, new bytes)',
       change: (root) => fsp.writeFile(path.join(root, 'alpha', 'notes.md'), 'ALPHA NOTES\n'),
-      summary: ['~ skill://alpha/SKILL.md: 1 file(s) changed', '    ~ skill://alpha/notes.md', '1 skill(s) differ: 0 added, 0 removed, 1 changed'],
+      summary: [
+        '~ skill://alpha/SKILL.md: 1 file(s) changed',
+        '    ~ skill://alpha/notes.md',
+        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+      ],
     },
     {
       name: 'editing a file (new size)',
       change: (root) => fsp.appendFile(path.join(root, 'alpha', 'references', 'guide.md'), 'More.\n'),
-      summary: ['~ skill://alpha/SKILL.md: 1 file(s) changed', '    ~ skill://alpha/references/guide.md', '1 skill(s) differ: 0 added, 0 removed, 1 changed'],
+      summary: [
+        '~ skill://alpha/SKILL.md: 1 file(s) changed',
+        '    ~ skill://alpha/references/guide.md',
+        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+      ],
     },
     {
       name: 'adding a file',
       change: (root) => fsp.writeFile(path.join(root, 'alpha', 'references', 'new.md'), 'new\n'),
-      summary: ['~ skill://alpha/SKILL.md: 1 file(s) added', '    + skill://alpha/references/new.md', '1 skill(s) differ: 0 added, 0 removed, 1 changed'],
+      summary: [
+        '~ skill://alpha/SKILL.md: 1 file(s) added',
+        '    + skill://alpha/references/new.md',
+        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+      ],
     },
     {
       name: 'removing a file',
       change: (root) => fsp.rm(path.join(root, 'alpha', 'notes.md')),
-      summary: ['~ skill://alpha/SKILL.md: 1 file(s) removed', '    - skill://alpha/notes.md', '1 skill(s) differ: 0 added, 0 removed, 1 changed'],
+      summary: [
+        '~ skill://alpha/SKILL.md: 1 file(s) removed',
+        '    - skill://alpha/notes.md',
+        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+      ],
     },
     {
       name: 'renaming a file',
@@ -231,7 +259,11 @@ describe('manifest --check', () => {
     },
     {
       name: 'changing frontmatter (description and license)',
-      change: (root) => fsp.writeFile(path.join(root, 'alpha', 'SKILL.md'), skillMd('alpha', 'The alpha skill, revised.', 'license: Apache-2.0')),
+      change: (root) =>
+        fsp.writeFile(
+          path.join(root, 'alpha', 'SKILL.md'),
+          skillMd('alpha', 'The alpha skill, revised.', 'license: Apache-2.0'),
+        ),
       summary: [
         '~ skill://alpha/SKILL.md: frontmatter changed (description, license), 1 file(s) changed',
         '    ~ skill://alpha/SKILL.md',
@@ -240,7 +272,11 @@ describe('manifest --check', () => {
     },
     {
       name: 'adding a frontmatter key (metadata)',
-      change: (root) => fsp.writeFile(path.join(root, 'beta', 'SKILL.md'), skillMd('beta', 'The beta skill.', 'metadata:\n  owner: ops')),
+      change: (root) =>
+        fsp.writeFile(
+          path.join(root, 'beta', 'SKILL.md'),
+          skillMd('beta', 'The beta skill.', 'metadata:\n  owner: ops'),
+        ),
       summary: [
         '~ skill://beta/SKILL.md: frontmatter changed (metadata), 1 file(s) changed',
         '    ~ skill://beta/SKILL.md',
@@ -277,7 +313,9 @@ describe('manifest --check', () => {
       status: 1,
       stdout: `the tree no longer matches ${file}:\n${summary.join('\n')}\n`,
       // A skill broken (rather than removed) is left out, and the manifest says so.
-      stderr: name.startsWith('breaking') ? 'skills-serve: 1 skill(s) left out of the manifest; run skills-serve check to see why\n' : '',
+      stderr: name.startsWith('breaking')
+        ? 'skills-serve: 1 skill(s) left out of the manifest; run skills-serve check to see why\n'
+        : '',
     });
   });
 
@@ -328,8 +366,14 @@ describe('manifest --check', () => {
     ['an array', '[]'],
     ['skills not an array', '{"skills": {}}'],
     ['an entry without uri', '{"skills": [{"frontmatter": {}, "resources": []}]}'],
-    ['an entry with null frontmatter', '{"skills": [{"uri": "skill://a/SKILL.md", "frontmatter": null, "resources": []}]}'],
-    ['an entry with resources neither a list nor "dynamic"', '{"skills": [{"uri": "skill://a/SKILL.md", "frontmatter": {}, "resources": "all"}]}'],
+    [
+      'an entry with null frontmatter',
+      '{"skills": [{"uri": "skill://a/SKILL.md", "frontmatter": null, "resources": []}]}',
+    ],
+    [
+      'an entry with resources neither a list nor "dynamic"',
+      '{"skills": [{"uri": "skill://a/SKILL.md", "frontmatter": {}, "resources": "all"}]}',
+    ],
   ])('JSON that is not a manifest (%s) → exit 2 with a clear message', async (_label, text) => {
     const dir = await tempDir();
     const file = path.join(dir, 'm.json');
@@ -346,7 +390,10 @@ describe('manifest --check', () => {
   // "undefined" URIs, instead of the "not a skills-serve manifest" message.
   it.each([
     ['a null resource row', '{"skills": [{"uri": "skill://alpha/SKILL.md", "frontmatter": {}, "resources": [null]}]}'],
-    ['a string resource row', '{"skills": [{"uri": "skill://alpha/SKILL.md", "frontmatter": {}, "resources": ["skill://alpha/SKILL.md"]}]}'],
+    [
+      'a string resource row',
+      '{"skills": [{"uri": "skill://alpha/SKILL.md", "frontmatter": {}, "resources": ["skill://alpha/SKILL.md"]}]}',
+    ],
   ])('a manifest with %s → exit 2 with the "not a manifest" message', async (_label, text) => {
     const root = await tree(BASE);
     const dir = await tempDir();

@@ -67,7 +67,9 @@ class TappedStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    await new Promise<void>((resolve, reject) => this.#child?.stdin?.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      this.#child?.stdin?.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())),
+    );
   }
 
   async close(): Promise<void> {
@@ -89,7 +91,15 @@ class TappedStdioTransport implements Transport {
 /** Every way a host path could be spelled in a JSON line. */
 function forbiddenSpellings(root: string): string[] {
   const spellings = new Set<string>();
-  for (const text of [MARKER, root, path.dirname(root), os.tmpdir(), '/tmp/', SAMPLE_SKILLS, path.resolve(SAMPLE_SKILLS, '..')]) {
+  for (const text of [
+    MARKER,
+    root,
+    path.dirname(root),
+    os.tmpdir(),
+    '/tmp/',
+    SAMPLE_SKILLS,
+    path.resolve(SAMPLE_SKILLS, '..'),
+  ]) {
     spellings.add(text);
     spellings.add(JSON.stringify(text).slice(1, -1)); // JSON-escaped
     spellings.add(encodeURIComponent(text)); // percent-encoded
@@ -148,16 +158,24 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     for (const skill of all) {
       expect((await skills.get(skill.uri)).skill.uri).toBe(skill.uri);
       for (const resource of skill.resources === 'dynamic' ? [] : skill.resources) {
-        if (!resource.uri.endsWith('/vanishing.md') && !resource.uri.endsWith('/swapped.md')) await skills.read(skill, resource.uri);
+        if (!resource.uri.endsWith('/vanishing.md') && !resource.uri.endsWith('/swapped.md'))
+          await skills.read(skill, resource.uri);
         const segments = resource.uri.slice('skill://'.length).split('/');
-        for (let depth = 1; depth < segments.length; depth++) directories.add(`skill://${segments.slice(0, depth).join('/')}`);
+        for (let depth = 1; depth < segments.length; depth++)
+          directories.add(`skill://${segments.slice(0, depth).join('/')}`);
       }
     }
     // Every directory, every page.
     for (const uri of directories) {
       let dirCursor: string | undefined;
       do {
-        const page = (await client.request({ method: 'resources/directory/read', params: dirCursor === undefined ? { uri } : { uri, cursor: dirCursor } }, ANY_RESULT)) as {
+        const page = (await client.request(
+          {
+            method: 'resources/directory/read',
+            params: dirCursor === undefined ? { uri } : { uri, cursor: dirCursor },
+          },
+          ANY_RESULT,
+        )) as {
           nextCursor?: string;
         };
         dirCursor = page.nextCursor;
@@ -170,15 +188,24 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     const { tools } = await client.listTools();
     for (const tool of tools) {
       await client.callTool({ name: tool.name, arguments: {} }).catch(() => undefined);
-      await client.callTool({ name: tool.name, arguments: { name: 'report-writer', uri: 'skill://report-writer/SKILL.md' } }).catch(() => undefined);
-      await client.callTool({ name: tool.name, arguments: { skill: 'report-writer', path: 'references' } }).catch(() => undefined);
-      await client.callTool({ name: tool.name, arguments: { skill: 'report-writer', path: 'references/nope.md' } }).catch(() => undefined);
-      await client.callTool({ name: tool.name, arguments: { uri: 'skill://report-writer/references/outside-link' } }).catch(() => undefined);
+      await client
+        .callTool({ name: tool.name, arguments: { name: 'report-writer', uri: 'skill://report-writer/SKILL.md' } })
+        .catch(() => undefined);
+      await client
+        .callTool({ name: tool.name, arguments: { skill: 'report-writer', path: 'references' } })
+        .catch(() => undefined);
+      await client
+        .callTool({ name: tool.name, arguments: { skill: 'report-writer', path: 'references/nope.md' } })
+        .catch(() => undefined);
+      await client
+        .callTool({ name: tool.name, arguments: { uri: 'skill://report-writer/references/outside-link' } })
+        .catch(() => undefined);
       await client.callTool({ name: tool.name, arguments: { cursor: 'bad!' } }).catch(() => undefined);
     }
     await client.callTool({ name: 'no_such_tool', arguments: {} }).catch(() => undefined);
     const prompts = await client.listPrompts().catch(() => ({ prompts: [] as { name: string }[] }));
-    for (const prompt of prompts.prompts) await client.getPrompt({ name: prompt.name, arguments: {} }).catch(() => undefined);
+    for (const prompt of prompts.prompts)
+      await client.getPrompt({ name: prompt.name, arguments: {} }).catch(() => undefined);
     await client.getPrompt({ name: 'no-such-prompt', arguments: {} }).catch(() => undefined);
 
     // Error paths.
@@ -237,11 +264,16 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     const errors = transport.lines.filter((line) => line.includes('"error":{'));
     expect(errors.length).toBeGreaterThan(30);
     const errorBodies = errors.map((line) => JSON.stringify((JSON.parse(line) as { error: unknown }).error));
-    for (const uri of ['skill://report-writer/references/vanishing.md', 'skill://report-writer/references/swapped.md']) {
+    for (const uri of [
+      'skill://report-writer/references/vanishing.md',
+      'skill://report-writer/references/swapped.md',
+    ]) {
       expect(errorBodies).toContain(JSON.stringify({ code: -32602, message: `Resource not found: ${uri}` }));
     }
     expect(eventsOf(transport.stderr, 'serving')).toMatchObject([{ transport: 'stdio', roots: [root] }]);
-    expect(hasEvent(transport.stderr, 'diagnostic', { rule: 'name-mismatch', file: path.join(root, 'broken', 'SKILL.md') })).toBe(true);
+    expect(
+      hasEvent(transport.stderr, 'diagnostic', { rule: 'name-mismatch', file: path.join(root, 'broken', 'SKILL.md') }),
+    ).toBe(true);
     expect(transport.partial).toBe('');
 
     const spellings = forbiddenSpellings(root);
@@ -249,7 +281,8 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     for (const line of transport.lines) {
       for (const spelling of spellings) {
         const at = line.indexOf(spelling);
-        if (at !== -1) leaks.push(`${JSON.stringify(spelling)} in …${line.slice(Math.max(0, at - 80), at + spelling.length + 40)}…`);
+        if (at !== -1)
+          leaks.push(`${JSON.stringify(spelling)} in …${line.slice(Math.max(0, at - 80), at + spelling.length + 40)}…`);
       }
     }
     expect(leaks).toEqual([]);

@@ -9,7 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { cli } from '../helpers/cli.js';
 import { waitForEvent } from '../helpers/logs.js';
-import { eraClientOptions, ERAS, SAMPLE_SKILLS, spawnRaw, handshake, startHttpServer, type HttpServer } from '../helpers/server.js';
+import {
+  eraClientOptions,
+  ERAS,
+  SAMPLE_SKILLS,
+  spawnRaw,
+  handshake,
+  startHttpServer,
+  type HttpServer,
+} from '../helpers/server.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 
 const trees = tempTrees();
@@ -31,13 +39,16 @@ describe('environment twins', () => {
   }
   const upperSnake = (flag: string): string => `SKILLS_SERVE_${flag.slice(2).toUpperCase().replaceAll('-', '_')}`;
 
-  it.each(['serve', 'check', 'manifest'] as const)('%s: every flag has its twin SKILLS_SERVE_<FLAG> (only --help, and manifest --check, have none)', (command) => {
-    const listed = twins(command);
-    const without = Object.keys(listed).filter((flag) => listed[flag] === null);
-    expect(without).toEqual(command === 'manifest' ? ['--check', '--help'] : ['--help']);
-    for (const [flag, env] of Object.entries(listed)) if (env !== null) expect(env, flag).toBe(upperSnake(flag));
-    expect(Object.keys(listed)).toHaveLength({ serve: 22, check: 10, manifest: 9 }[command]);
-  });
+  it.each(['serve', 'check', 'manifest'] as const)(
+    '%s: every flag has its twin SKILLS_SERVE_<FLAG> (only --help, and manifest --check, have none)',
+    (command) => {
+      const listed = twins(command);
+      const without = Object.keys(listed).filter((flag) => listed[flag] === null);
+      expect(without).toEqual(command === 'manifest' ? ['--check', '--help'] : ['--help']);
+      for (const [flag, env] of Object.entries(listed)) if (env !== null) expect(env, flag).toBe(upperSnake(flag));
+      expect(Object.keys(listed)).toHaveLength({ serve: 22, check: 10, manifest: 9 }[command]);
+    },
+  );
 });
 
 describe('on/off environment twins', () => {
@@ -61,7 +72,10 @@ describe('on/off environment twins', () => {
 });
 
 it('an empty --http-token (an unset variable) is a usage error, not an open server', () => {
-  for (const run of [cli(['--http', '0', '--http-token', '', SAMPLE_SKILLS]), cli(['--http', '0', SAMPLE_SKILLS], undefined, { SKILLS_SERVE_HTTP_TOKEN: ' ' })]) {
+  for (const run of [
+    cli(['--http', '0', '--http-token', '', SAMPLE_SKILLS]),
+    cli(['--http', '0', SAMPLE_SKILLS], undefined, { SKILLS_SERVE_HTTP_TOKEN: ' ' }),
+  ]) {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--http-token must not be empty');
   }
@@ -78,15 +92,27 @@ describe('overlapping roots', () => {
 
   it('a root inside another is served, with a nested-root warning naming both', () => {
     const run = cli(['check', '--json', SAMPLE_SKILLS, path.join(SAMPLE_SKILLS, 'acme')]);
-    const report = JSON.parse(run.stdout) as { skills: { uri: string }[]; diagnostics: { rule: string; message: string }[] };
+    const report = JSON.parse(run.stdout) as {
+      skills: { uri: string }[];
+      diagnostics: { rule: string; message: string }[];
+    };
     expect(report.skills).toHaveLength(8);
-    expect(report.diagnostics).toMatchObject([{ rule: 'nested-root', message: `root lies inside root ${SAMPLE_SKILLS}; the skills in it are served twice, under two skill paths` }]);
+    expect(report.diagnostics).toMatchObject([
+      {
+        rule: 'nested-root',
+        message: `root lies inside root ${SAMPLE_SKILLS}; the skills in it are served twice, under two skill paths`,
+      },
+    ]);
   });
 });
 
 describe('manifest', () => {
   it('says on stderr when skills were left out of it', async () => {
-    const dir = await trees.tree({ good: { dir: true }, 'good/SKILL.md': skillMd('good', 'Good.'), 'bad/SKILL.md': skillMd('wrong-name', 'Bad.') });
+    const dir = await trees.tree({
+      good: { dir: true },
+      'good/SKILL.md': skillMd('good', 'Good.'),
+      'bad/SKILL.md': skillMd('wrong-name', 'Bad.'),
+    });
     const run = cli(['manifest', dir]);
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('skills-serve: 1 skill(s) left out of the manifest; run skills-serve check to see why\n');
@@ -101,7 +127,10 @@ describe('manifest', () => {
 });
 
 it('diagnostics found before a 2025-era host connects reach it as log messages once its handshake completes', async () => {
-  const dir = await trees.tree({ 'good/SKILL.md': skillMd('good', 'Good.'), 'bad/SKILL.md': skillMd('wrong-name', 'Bad.') });
+  const dir = await trees.tree({
+    'good/SKILL.md': skillMd('good', 'Good.'),
+    'bad/SKILL.md': skillMd('wrong-name', 'Bad.'),
+  });
   const server = spawnRaw(['--no-watch', dir], { SKILLS_SERVE_LOG_LEVEL: 'info' });
   try {
     await waitForEvent(server.stderr, 'index-built', { diagnostics: 1 });
@@ -129,8 +158,19 @@ describe('HTTP', () => {
   it('2025-era exchanges (stateless: no channel for updates) do not offer resources/subscribe; 2026-07-28 ones do', async () => {
     server = await startHttpServer(['--no-watch', SAMPLE_SKILLS]);
     const post = async (body: unknown) =>
-      (await fetch(server!.url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } })).text();
-    const legacy = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      (
+        await fetch(server!.url, {
+          method: 'POST',
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        })
+      ).text();
+    const legacy = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     expect(legacy).toContain('"protocolVersion":"2025-11-25"');
     expect(legacy).not.toContain('"subscribe":true');
     const client = new Client({ name: 'modern', version: '1.0.0' }, eraClientOptions(ERAS[2]));

@@ -77,7 +77,10 @@ describe('a line over the stdio limit', () => {
     expectOverlongError(await wire.waitFor(isOverlongError, 5_000));
     expect(nullErrors(wire)).toBe(1);
     const { hwmKb } = wire.status();
-    expect(Math.max(maxRssKb, hwmKb), `peak RSS ${Math.round(hwmKb / 1024)} MiB, sampled max ${Math.round(maxRssKb / 1024)} MiB`).toBeLessThan(RSS_BOUND_KB);
+    expect(
+      Math.max(maxRssKb, hwmKb),
+      `peak RSS ${Math.round(hwmKb / 1024)} MiB, sampled max ${Math.round(maxRssKb / 1024)} MiB`,
+    ).toBeLessThan(RSS_BOUND_KB);
     expect(wire.badLines).toEqual([]);
   }, 60_000);
 

@@ -21,19 +21,33 @@ const PACKAGE = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')
  * entry, its worker and its chunks (every `.js` the build wrote), no source map.
  */
 function publishedFiles(): string[] {
-  const bundle = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js')).map((name) => `dist/${name}`);
-  return ['CHANGELOG.md', 'LICENSE', 'README.md', 'bin/skills-serve.js', 'dist/THIRD-PARTY-LICENSES.txt', ...bundle, 'package.json'].sort();
+  const bundle = readdirSync(path.join(REPO, 'dist'))
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => `dist/${name}`);
+  return [
+    'CHANGELOG.md',
+    'LICENSE',
+    'README.md',
+    'bin/skills-serve.js',
+    'dist/THIRD-PARTY-LICENSES.txt',
+    ...bundle,
+    'package.json',
+  ].sort();
 }
 
 /** The environment for child npm runs, without the variables `npm test` sets for this package's own scripts. */
 function npmEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_package_|npm_lifecycle_|INIT_CWD$)/u.test(key)));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(npm_package_|npm_lifecycle_|INIT_CWD$)/u.test(key)),
+  );
 }
 
 function run(command: string, args: readonly string[], cwd: string): SpawnSyncReturns<string> {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: npmEnv(), timeout: 45_000 });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`,
+    );
   }
   return result;
 }
@@ -54,9 +68,16 @@ describe('the npm package', () => {
 
     app = path.join(temp, 'app');
     mkdirSync(app);
-    writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ name: 'skills-serve-install-test', private: true })}\n`);
+    writeFileSync(
+      path.join(app, 'package.json'),
+      `${JSON.stringify({ name: 'skills-serve-install-test', private: true })}\n`,
+    );
     // --offline: the tarball must install without the registry, i.e. without any dependency.
-    run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--omit=dev', path.join(packDir, tarball.filename)], app);
+    run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--offline', '--omit=dev', path.join(packDir, tarball.filename)],
+      app,
+    );
     installedBin = path.join(app, 'node_modules', '.bin', 'skills-serve');
   }, 60_000);
 
@@ -70,7 +91,9 @@ describe('the npm package', () => {
 
   it('installs as a single package with no dependencies', () => {
     expect(readdirSync(path.join(app, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual([PACKAGE.name]);
-    const installed = JSON.parse(readFileSync(path.join(app, 'node_modules', PACKAGE.name, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const installed = JSON.parse(
+      readFileSync(path.join(app, 'node_modules', PACKAGE.name, 'package.json'), 'utf8'),
+    ) as Record<string, unknown>;
     expect(installed['version']).toBe(PACKAGE.version);
     expect(installed['dependencies']).toBeUndefined();
   });

@@ -40,14 +40,18 @@ describe.each(ERAS)('era $label', (era) => {
       name: 'refunds',
       mimeType: 'text/markdown',
       size: readFileSync(path.join(SAMPLE_SKILLS, 'acme/billing/refunds/SKILL.md')).length,
-      description: skills.find((skill) => skill.uri === billing?.uri)?.frontmatter.description.replace(/\s+/gu, ' ').trim(),
+      description: skills
+        .find((skill) => skill.uri === billing?.uri)
+        ?.frontmatter.description.replace(/\s+/gu, ' ')
+        .trim(),
     });
   });
 
   it('reads text losslessly (BOM kept) and everything else as a base64 blob', async () => {
     const root = path.join(FIXTURES, 'encoding');
     connection = await connect([root], era);
-    const read = async (uri: string) => (await connection!.client.readResource({ uri })).contents[0] as Record<string, unknown>;
+    const read = async (uri: string) =>
+      (await connection!.client.readResource({ uri })).contents[0] as Record<string, unknown>;
     const bom = await read('skill://bom-skill/data/bom.txt');
     expect(bom['text']).toBe(readFileSync(path.join(root, 'bom-skill/data/bom.txt'), 'utf8'));
     expect((bom['text'] as string).charCodeAt(0)).toBe(0xfeff);
@@ -57,8 +61,14 @@ describe.each(ERAS)('era $label', (era) => {
     expect(Buffer.from(latin1['blob'] as string, 'base64')).toEqual(Buffer.from('caf\xe9\n', 'latin1'));
     const blob = await read('skill://bom-skill/data/blob.bin');
     expect(blob['mimeType']).toBe('application/octet-stream');
-    expect(Buffer.from(blob['blob'] as string, 'base64')).toEqual(readFileSync(path.join(root, 'bom-skill/data/blob.bin')));
-    expect(await read('skill://bom-skill/data/empty.txt')).toEqual({ uri: 'skill://bom-skill/data/empty.txt', mimeType: 'text/plain', text: '' });
+    expect(Buffer.from(blob['blob'] as string, 'base64')).toEqual(
+      readFileSync(path.join(root, 'bom-skill/data/blob.bin')),
+    );
+    expect(await read('skill://bom-skill/data/empty.txt')).toEqual({
+      uri: 'skill://bom-skill/data/empty.txt',
+      mimeType: 'text/plain',
+      text: '',
+    });
     const crlf = await read('skill://crlf-skill/SKILL.md');
     expect(crlf['text']).toBe(readFileSync(path.join(root, 'crlf-skill/SKILL.md'), 'utf8'));
     expect(crlf['text']).toContain('\r\n');
@@ -66,19 +76,31 @@ describe.each(ERAS)('era $label', (era) => {
 
   it('reads a PNG as an image/png blob and refuses unknown files and directories with -32602', async () => {
     connection = await connect([SAMPLE_SKILLS], era);
-    const png = (await connection.client.readResource({ uri: 'skill://report-writer/assets/logo.png' })).contents[0] as Record<string, unknown>;
+    const png = (await connection.client.readResource({ uri: 'skill://report-writer/assets/logo.png' }))
+      .contents[0] as Record<string, unknown>;
     expect(png['mimeType']).toBe('image/png');
-    expect(Buffer.from(png['blob'] as string, 'base64')).toEqual(readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')));
-    for (const uri of ['skill://report-writer/missing.md', 'skill://report-writer/references', 'skill://acme', 'file:///etc/passwd']) {
+    expect(Buffer.from(png['blob'] as string, 'base64')).toEqual(
+      readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')),
+    );
+    for (const uri of [
+      'skill://report-writer/missing.md',
+      'skill://report-writer/references',
+      'skill://acme',
+      'file:///etc/passwd',
+    ]) {
       expect(await errorCodeOf(connection.client.readResource({ uri }))).toBe(-32602);
     }
   });
 
   it('reads directories: grouping directories, skill roots, subdirectories; -32602 for files and unknown URIs', async () => {
     connection = await connect([SAMPLE_SKILLS], era);
-    const children = async (uri: string) => (await connection!.skills.readDirectory(uri)).resources.map((r) => [r.uri, r.mimeType]);
+    const children = async (uri: string) =>
+      (await connection!.skills.readDirectory(uri)).resources.map((r) => [r.uri, r.mimeType]);
     const dir = 'inode/directory';
-    expect(await children('skill://acme')).toEqual([['skill://acme/billing', dir], ['skill://acme/support', dir]]);
+    expect(await children('skill://acme')).toEqual([
+      ['skill://acme/billing', dir],
+      ['skill://acme/support', dir],
+    ]);
     expect(await children('skill://acme/billing')).toEqual([['skill://acme/billing/refunds', dir]]);
     expect(await children('skill://report-writer')).toEqual([
       ['skill://report-writer/SKILL.md', 'text/markdown'],
@@ -92,9 +114,19 @@ describe.each(ERAS)('era $label', (era) => {
     ]);
     const listed = await connection.skills.readDirectory('skill://report-writer/assets');
     expect(listed.resources).toEqual([
-      { uri: 'skill://report-writer/assets/logo.png', name: 'logo.png', mimeType: 'image/png', size: readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')).length },
+      {
+        uri: 'skill://report-writer/assets/logo.png',
+        name: 'logo.png',
+        mimeType: 'image/png',
+        size: readFileSync(path.join(SAMPLE_SKILLS, 'report-writer/assets/logo.png')).length,
+      },
     ]);
-    for (const uri of ['skill://report-writer/SKILL.md', 'skill://nope', 'skill://report-writer/nope', 'skill://acme/billing/refunds/references/policy.md']) {
+    for (const uri of [
+      'skill://report-writer/SKILL.md',
+      'skill://nope',
+      'skill://report-writer/nope',
+      'skill://acme/billing/refunds/references/policy.md',
+    ]) {
       expect(await errorCodeOf(rawRequest(connection, 'resources/directory/read', { uri }))).toBe(-32602);
     }
   });
@@ -116,7 +148,9 @@ describe.each(ERAS)('era $label', (era) => {
     } while (cursor !== undefined);
     expect(pages).toBe(3);
     expect(uris).toEqual((await connection.skills.list()).skills.map((skill) => skill.uri));
-    const firstDirPage = (await rawRequest(connection, 'resources/directory/read', { uri: 'skill://report-writer' })) as unknown as {
+    const firstDirPage = (await rawRequest(connection, 'resources/directory/read', {
+      uri: 'skill://report-writer',
+    })) as unknown as {
       resources: unknown[];
       nextCursor?: string;
     };

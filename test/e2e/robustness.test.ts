@@ -48,7 +48,10 @@ afterEach(async () => {
     const { child } = session.server;
     if (child.exitCode === null && child.signalCode === null) {
       child.stdin?.end();
-      const exited = await Promise.race([session.server.exited(), new Promise((resolve) => setTimeout(() => resolve('timeout'), 5_000))]);
+      const exited = await Promise.race([
+        session.server.exited(),
+        new Promise((resolve) => setTimeout(() => resolve('timeout'), 5_000)),
+      ]);
       if (exited === 'timeout') child.kill('SIGKILL');
     }
   }
@@ -136,7 +139,9 @@ async function expectRejected(session: Session, rejections: readonly Rejection[]
     const answers = session.server.lines.slice(linesBefore).map((text) => JSON.parse(text) as Message);
     expect(answers.slice(0, -1), label).toEqual([{ jsonrpc: '2.0', id: null, error }]);
     await waitForEvent(session.server.stderr, 'rejected', {}, { after: logsBefore });
-    expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([{ level: 40, code: error.code, id: null, line: logged }]);
+    expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([
+      { level: 40, code: error.code, id: null, line: logged },
+    ]);
   }
 }
 
@@ -170,7 +175,10 @@ describe('hostile JSON lines', () => {
 
   it('rejects non-object JSON values and JSON-RPC batches with -32600 (id null), logged, and keeps serving', async () => {
     const session = await startSession([await smallTree()]);
-    const batch = JSON.stringify([{ jsonrpc: '2.0', id: session.id(), method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    const batch = JSON.stringify([
+      { jsonrpc: '2.0', id: session.id(), method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ]);
     await expectRejected(session, [
       { line: 'null', error: NOT_AN_OBJECT, logged: 'null' },
       { line: '42', error: NOT_AN_OBJECT, logged: '42' },
@@ -188,16 +196,36 @@ describe('hostile JSON lines', () => {
     const session = await startSession([await smallTree()]);
     const paramsNotObject: RpcError = { code: -32600, message: 'Invalid Request: "params" must be an object' };
     const cases: { label: string; message: Message; error: RpcError }[] = [
-      { label: 'params is a string', message: { jsonrpc: '2.0', method: 'resources/read', params: 'skill://alpha/SKILL.md' }, error: paramsNotObject },
-      { label: 'params is an array', message: { jsonrpc: '2.0', method: 'resources/read', params: ['skill://alpha/SKILL.md'] }, error: paramsNotObject },
-      { label: 'params is null', message: { jsonrpc: '2.0', method: 'skills/list', params: null }, error: paramsNotObject },
-      { label: 'params is a number', message: { jsonrpc: '2.0', method: 'skills/get', params: 42 }, error: paramsNotObject },
+      {
+        label: 'params is a string',
+        message: { jsonrpc: '2.0', method: 'resources/read', params: 'skill://alpha/SKILL.md' },
+        error: paramsNotObject,
+      },
+      {
+        label: 'params is an array',
+        message: { jsonrpc: '2.0', method: 'resources/read', params: ['skill://alpha/SKILL.md'] },
+        error: paramsNotObject,
+      },
+      {
+        label: 'params is null',
+        message: { jsonrpc: '2.0', method: 'skills/list', params: null },
+        error: paramsNotObject,
+      },
+      {
+        label: 'params is a number',
+        message: { jsonrpc: '2.0', method: 'skills/get', params: 42 },
+        error: paramsNotObject,
+      },
       {
         label: '_meta is a string',
         message: { jsonrpc: '2.0', method: 'resources/read', params: { uri: 'skill://alpha/SKILL.md', _meta: 'x' } },
         error: { code: -32600, message: 'Invalid Request: "params._meta" must be an object' },
       },
-      { label: 'method is a number', message: { jsonrpc: '2.0', method: 42 }, error: { code: -32600, message: 'Invalid Request: "method" must be a string' } },
+      {
+        label: 'method is a number',
+        message: { jsonrpc: '2.0', method: 42 },
+        error: { code: -32600, message: 'Invalid Request: "method" must be a string' },
+      },
       { label: 'jsonrpc is "1.0"', message: { jsonrpc: '1.0', method: 'ping' }, error: BAD_VERSION },
       { label: 'jsonrpc is missing', message: { method: 'ping' }, error: BAD_VERSION },
     ];
@@ -212,7 +240,9 @@ describe('hostile JSON lines', () => {
       const answers = session.server.lines.slice(linesBefore).map((text) => JSON.parse(text) as Message);
       expect(answers.slice(0, -1), label).toEqual([{ jsonrpc: '2.0', id, error }]);
       await waitForEvent(session.server.stderr, 'rejected', {}, { after: logsBefore });
-      expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([{ level: 40, code: -32600, id }]);
+      expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([
+        { level: 40, code: -32600, id },
+      ]);
     }
     session.expectWireClean();
   });
@@ -237,7 +267,10 @@ describe('hostile JSON lines', () => {
     for (const [method, params] of cases) {
       const response = await session.call(method, params);
       const error = errorOf(response);
-      if (error?.code !== -32602) wrong.push(`${method} ${JSON.stringify(params).slice(0, 60)} → ${error === undefined ? 'result' : `${error.code} ${error.message.slice(0, 60).replace(/\s+/gu, ' ')}`}`);
+      if (error?.code !== -32602)
+        wrong.push(
+          `${method} ${JSON.stringify(params).slice(0, 60)} → ${error === undefined ? 'result' : `${error.code} ${error.message.slice(0, 60).replace(/\s+/gu, ' ')}`}`,
+        );
       // Whatever the code, a client gets a message, never a stack.
       expect(STACK_FRAME.test(error?.message ?? '')).toBe(false);
     }
@@ -248,7 +281,18 @@ describe('hostile JSON lines', () => {
 
   it('answers unknown methods with -32601 (prototype names included) and ignores unknown notifications', async () => {
     const session = await startSession([await smallTree()]);
-    for (const method of ['nope', 'skills/unknown', 'skills/', 'resources/delete', 'rpc.discover', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'skills/list/../get']) {
+    for (const method of [
+      'nope',
+      'skills/unknown',
+      'skills/',
+      'resources/delete',
+      'rpc.discover',
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'skills/list/../get',
+    ]) {
       expect(errorOf(await session.call(method, {}))?.code, method).toBe(-32601);
     }
     const before = session.server.lines.length;
@@ -294,22 +338,32 @@ describe('huge lines', () => {
   it.each([
     ['watching (default)', [] as string[]],
     ['--no-watch', ['--no-watch']],
-  ])('a line over the 10 MiB limit (%s) is answered with -32600 (id null) and discarded; the session goes on', async (_label, flags) => {
-    const session = await startSession([...flags, await smallTree()]);
-    await session.expectAlive();
-    const { server } = session;
-    const padded = `${JSON.stringify({ jsonrpc: '2.0', id: session.id(), method: 'ping', params: { pad: 'x'.repeat(11 * 1024 * 1024) } })}\n`;
-    server.child.stdin?.write(padded);
-    const answer = await server.waitFor((message) => message['id'] === null && message['error'] !== undefined, 15_000);
-    expect(answer['error']).toEqual({ code: -32600, message: `Invalid Request: the message is ${Buffer.byteLength(padded) - 1} bytes; the limit is ${10 * 1024 * 1024}` });
-    expect(await waitForEvent(server.stderr, 'rejected')).toMatchObject({ level: 40, code: -32600, id: null });
-    const pingId = session.id();
-    server.send({ jsonrpc: '2.0', id: pingId, method: 'ping' });
-    expect((await server.waitFor((message) => message['id'] === pingId, 10_000))['result']).toEqual({});
-    session.expectWireClean();
-    server.child.stdin?.end();
-    expect(await server.exited()).toBe(0);
-  }, 60_000);
+  ])(
+    'a line over the 10 MiB limit (%s) is answered with -32600 (id null) and discarded; the session goes on',
+    async (_label, flags) => {
+      const session = await startSession([...flags, await smallTree()]);
+      await session.expectAlive();
+      const { server } = session;
+      const padded = `${JSON.stringify({ jsonrpc: '2.0', id: session.id(), method: 'ping', params: { pad: 'x'.repeat(11 * 1024 * 1024) } })}\n`;
+      server.child.stdin?.write(padded);
+      const answer = await server.waitFor(
+        (message) => message['id'] === null && message['error'] !== undefined,
+        15_000,
+      );
+      expect(answer['error']).toEqual({
+        code: -32600,
+        message: `Invalid Request: the message is ${Buffer.byteLength(padded) - 1} bytes; the limit is ${10 * 1024 * 1024}`,
+      });
+      expect(await waitForEvent(server.stderr, 'rejected')).toMatchObject({ level: 40, code: -32600, id: null });
+      const pingId = session.id();
+      server.send({ jsonrpc: '2.0', id: pingId, method: 'ping' });
+      expect((await server.waitFor((message) => message['id'] === pingId, 10_000))['result']).toEqual({});
+      session.expectWireClean();
+      server.child.stdin?.end();
+      expect(await server.exited()).toBe(0);
+    },
+    60_000,
+  );
 });
 
 describe('a changing disk', () => {
@@ -348,7 +402,8 @@ describe('a changing disk', () => {
           removed.add(gone);
           await fsp.rm(path.join(root, gone), { recursive: true, force: true });
         }
-        if (round % 4 === 0) await addToTree(root, { [`added-${round}/SKILL.md`]: skillMd(`added-${round}`, `Added in round ${round}.`) });
+        if (round % 4 === 0)
+          await addToTree(root, { [`added-${round}/SKILL.md`]: skillMd(`added-${round}`, `Added in round ${round}.`) });
         await new Promise((resolve) => setTimeout(resolve, 30));
       }
     })();
@@ -357,7 +412,9 @@ describe('a changing disk', () => {
     const uris = listed.flatMap((skill) => skill.resources.map((resource) => resource.uri));
     const reads = (async () => {
       for (let pass = 0; pass < 2; pass++) {
-        const batch = await Promise.all(uris.map(async (uri) => ({ uri, response: await session.call('resources/read', { uri }, 30_000) })));
+        const batch = await Promise.all(
+          uris.map(async (uri) => ({ uri, response: await session.call('resources/read', { uri }, 30_000) })),
+        );
         for (const { uri, response } of batch) {
           const error = errorOf(response);
           if (error !== undefined) {
@@ -365,11 +422,15 @@ describe('a changing disk', () => {
             // the file gone. An edited file is re-indexed and served in its new version, never refused.
             const skill = /^skill:\/\/([^/]+)\//u.exec(uri)?.[1] ?? '';
             const expected = { code: -32602, message: `Resource not found: ${uri}` };
-            if (!removed.has(skill) || !isDeepStrictEqual(error, expected)) problems.push(`${uri}: ${error.code} ${error.message}`);
+            if (!removed.has(skill) || !isDeepStrictEqual(error, expected))
+              problems.push(`${uri}: ${error.code} ${error.message}`);
             continue;
           }
           const contents = (response['result'] as { contents: { text?: string }[] }).contents[0];
-          if (contents?.text === undefined || !versions.get(uri)?.has(contents.text)) problems.push(`${uri}: served bytes that were never on disk: ${JSON.stringify(contents?.text?.slice(0, 80))}`);
+          if (contents?.text === undefined || !versions.get(uri)?.has(contents.text))
+            problems.push(
+              `${uri}: served bytes that were never on disk: ${JSON.stringify(contents?.text?.slice(0, 80))}`,
+            );
         }
         const page = await session.call('skills/list', {}, 30_000);
         if (errorOf(page) !== undefined) problems.push(`skills/list: ${JSON.stringify(errorOf(page))}`);
@@ -391,7 +452,11 @@ describe('a changing disk', () => {
         current = (page['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri).sort();
         return isDeepStrictEqual(current, want);
       },
-      { timeoutMs: 20_000, intervalMs: 100, describe: () => `skills/list is ${JSON.stringify(current)}, disk has ${JSON.stringify(want)}` },
+      {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        describe: () => `skills/list is ${JSON.stringify(current)}, disk has ${JSON.stringify(want)}`,
+      },
     );
     await session.expectAlive();
     session.expectWireClean();
@@ -400,36 +465,44 @@ describe('a changing disk', () => {
   it.each([
     ['watching', [] as string[]],
     ['--no-watch', ['--no-watch']],
-  ])('a file deleted between listing and reading (%s): -32602 Resource not found, the skill re-indexed first', async (label, flags) => {
-    const root = await smallTree();
-    const session = await startSession([...flags, root]);
-    const uri = 'skill://alpha/notes.txt';
-    const resourcesOfAlpha = async (): Promise<string[]> =>
-      ((await session.call('skills/get', { uri: 'skill://alpha/SKILL.md' }))['result'] as { skill: { resources: { uri: string }[] } }).skill.resources.map(
-        (resource) => resource.uri,
-      );
-    expect(await resourcesOfAlpha()).toEqual(['skill://alpha/SKILL.md', uri, 'skill://alpha/refs/guide.md']);
-    const logsBefore = session.server.logs().length;
-    await fsp.rm(path.join(root, 'alpha', 'notes.txt'));
-    const response = await session.call('resources/read', { uri });
-    expect(errorOf(response), JSON.stringify(response)).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
-    // The answer comes from a snapshot without the file: the entry no longer lists it either, at once.
-    expect(await resourcesOfAlpha()).toEqual(['skill://alpha/SKILL.md', 'skill://alpha/refs/guide.md']);
-    // The snapshot without the file was logged (stderr is a separate pipe: awaited, then counted).
-    await waitForEvent(session.server.stderr, 'index-updated', {}, { after: logsBefore });
-    const logged = session.server.logs().slice(logsBefore);
-    if (label === '--no-watch') {
-      // Nothing else can have noticed: the read found the file gone, logged it and re-indexed the skill.
-      expect(eventsOf(logged, 'reindex')).toMatchObject([{ level: 30, uri }]);
-      expect(eventsOf(logged, 'index-updated')).toMatchObject([{ skills: 2, files: 4, generation: 2 }]);
-    } else {
-      // The watcher may have re-indexed first (then the read finds no such file and logs nothing itself); either way
-      // a new snapshot without the file was logged, and a reindex, if any, names this URI.
-      for (const line of eventsOf(logged, 'reindex')) expect(line).toMatchObject({ uri });
-    }
-    await session.expectAlive();
-    session.expectWireClean();
-  });
+  ])(
+    'a file deleted between listing and reading (%s): -32602 Resource not found, the skill re-indexed first',
+    async (label, flags) => {
+      const root = await smallTree();
+      const session = await startSession([...flags, root]);
+      const uri = 'skill://alpha/notes.txt';
+      const resourcesOfAlpha = async (): Promise<string[]> =>
+        (
+          (await session.call('skills/get', { uri: 'skill://alpha/SKILL.md' }))['result'] as {
+            skill: { resources: { uri: string }[] };
+          }
+        ).skill.resources.map((resource) => resource.uri);
+      expect(await resourcesOfAlpha()).toEqual(['skill://alpha/SKILL.md', uri, 'skill://alpha/refs/guide.md']);
+      const logsBefore = session.server.logs().length;
+      await fsp.rm(path.join(root, 'alpha', 'notes.txt'));
+      const response = await session.call('resources/read', { uri });
+      expect(errorOf(response), JSON.stringify(response)).toEqual({
+        code: -32602,
+        message: `Resource not found: ${uri}`,
+      });
+      // The answer comes from a snapshot without the file: the entry no longer lists it either, at once.
+      expect(await resourcesOfAlpha()).toEqual(['skill://alpha/SKILL.md', 'skill://alpha/refs/guide.md']);
+      // The snapshot without the file was logged (stderr is a separate pipe: awaited, then counted).
+      await waitForEvent(session.server.stderr, 'index-updated', {}, { after: logsBefore });
+      const logged = session.server.logs().slice(logsBefore);
+      if (label === '--no-watch') {
+        // Nothing else can have noticed: the read found the file gone, logged it and re-indexed the skill.
+        expect(eventsOf(logged, 'reindex')).toMatchObject([{ level: 30, uri }]);
+        expect(eventsOf(logged, 'index-updated')).toMatchObject([{ skills: 2, files: 4, generation: 2 }]);
+      } else {
+        // The watcher may have re-indexed first (then the read finds no such file and logs nothing itself); either way
+        // a new snapshot without the file was logged, and a reindex, if any, names this URI.
+        for (const line of eventsOf(logged, 'reindex')) expect(line).toMatchObject({ uri });
+      }
+      await session.expectAlive();
+      session.expectWireClean();
+    },
+  );
 
   it('a whole skill deleted between listing and reading: the read answers -32602 Resource not found and the skill leaves skills/list', async () => {
     const root = await smallTree();
@@ -437,11 +510,16 @@ describe('a changing disk', () => {
     await session.call('skills/list', {});
     await fsp.rm(path.join(root, 'beta'), { recursive: true });
     const uri = 'skill://beta/data.txt';
-    expect(errorOf(await session.call('resources/read', { uri }))).toEqual({ code: -32602, message: `Resource not found: ${uri}` });
+    expect(errorOf(await session.call('resources/read', { uri }))).toEqual({
+      code: -32602,
+      message: `Resource not found: ${uri}`,
+    });
     let uris: string[] = [];
     await waitFor(
       async () => {
-        uris = ((await session.call('skills/list', {}))['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri);
+        uris = ((await session.call('skills/list', {}))['result'] as { skills: { uri: string }[] }).skills.map(
+          (skill) => skill.uri,
+        );
         return isDeepStrictEqual(uris, ['skill://alpha/SKILL.md']);
       },
       { describe: () => `skills/list still lists ${JSON.stringify(uris)}` },
@@ -465,7 +543,10 @@ describe('a changing disk', () => {
     const logsBefore = session.server.logs().length;
     // A FIFO is no file a skill may hold: re-indexed, the skill no longer publishes it.
     const fifo = 'skill://alpha/notes.txt';
-    expect(errorOf(await session.call('resources/read', { uri: fifo }, 10_000))).toEqual({ code: -32602, message: `Resource not found: ${fifo}` });
+    expect(errorOf(await session.call('resources/read', { uri: fifo }, 10_000))).toEqual({
+      code: -32602,
+      message: `Resource not found: ${fifo}`,
+    });
     // A directory now stands where the file was: re-indexed, the URI names a directory resource.
     const dir = 'skill://beta/data.txt';
     expect(errorOf(await session.call('resources/read', { uri: dir }, 10_000))).toEqual({
@@ -479,28 +560,39 @@ describe('a changing disk', () => {
       { level: 40, rule: 'special-file', severity: 'warning', file: path.join(root, 'alpha', 'notes.txt') },
     ]);
     await session.expectAlive();
-    expect(((await session.call('resources/read', { uri: 'skill://alpha/refs/guide.md' }))['result'] as { contents: { text: string }[] }).contents[0]?.text).toBe('# guide\n');
+    expect(
+      (
+        (await session.call('resources/read', { uri: 'skill://alpha/refs/guide.md' }))['result'] as {
+          contents: { text: string }[];
+        }
+      ).contents[0]?.text,
+    ).toBe('# guide\n');
     session.expectWireClean();
   });
 
   // Permission checks do not apply to root (CI runs as root): chmod 000 would still be readable, so the case is moot.
-  it.skipIf(process.getuid?.() === 0)('a served file made unreadable (chmod 000): -32603 naming the URI, a read-failed event naming the path and EACCES', async () => {
-    const root = await smallTree();
-    const session = await startSession(['--no-watch', root]);
-    await session.call('skills/list', {});
-    await fsp.chmod(path.join(root, 'alpha', 'notes.txt'), 0o000);
-    try {
-      const logsBefore = session.server.logs().length;
-      const error = errorOf(await session.call('resources/read', { uri: 'skill://alpha/notes.txt' }));
-      expect(error).toEqual({ code: -32603, message: 'skill://alpha/notes.txt could not be read' });
-      await waitForEvent(session.server.stderr, 'read-failed', {}, { after: logsBefore });
-      expect(eventsOf(session.server.logs().slice(logsBefore), 'read-failed')).toMatchObject([{ level: 40, path: path.join(root, 'alpha', 'notes.txt'), code: 'EACCES' }]);
-      await session.expectAlive();
-      session.expectWireClean();
-    } finally {
-      await fsp.chmod(path.join(root, 'alpha', 'notes.txt'), 0o644);
-    }
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'a served file made unreadable (chmod 000): -32603 naming the URI, a read-failed event naming the path and EACCES',
+    async () => {
+      const root = await smallTree();
+      const session = await startSession(['--no-watch', root]);
+      await session.call('skills/list', {});
+      await fsp.chmod(path.join(root, 'alpha', 'notes.txt'), 0o000);
+      try {
+        const logsBefore = session.server.logs().length;
+        const error = errorOf(await session.call('resources/read', { uri: 'skill://alpha/notes.txt' }));
+        expect(error).toEqual({ code: -32603, message: 'skill://alpha/notes.txt could not be read' });
+        await waitForEvent(session.server.stderr, 'read-failed', {}, { after: logsBefore });
+        expect(eventsOf(session.server.logs().slice(logsBefore), 'read-failed')).toMatchObject([
+          { level: 40, path: path.join(root, 'alpha', 'notes.txt'), code: 'EACCES' },
+        ]);
+        await session.expectAlive();
+        session.expectWireClean();
+      } finally {
+        await fsp.chmod(path.join(root, 'alpha', 'notes.txt'), 0o644);
+      }
+    },
+  );
 });
 
 describe('URIs the server hands out', () => {
@@ -516,7 +608,9 @@ describe('URIs the server hands out', () => {
 
   it('every URI in skills/list reads back, even for a legal path near PATH_MAX', async () => {
     const session = await startSession(['--no-watch', root]);
-    const { skills } = (await session.call('skills/list', {}))['result'] as { skills: { resources: { uri: string }[] }[] };
+    const { skills } = (await session.call('skills/list', {}))['result'] as {
+      skills: { resources: { uri: string }[] }[];
+    };
     const uris = skills.flatMap((skill) => skill.resources.map((resource) => resource.uri));
     expect(uris).toHaveLength(2);
     const unreadable: string[] = [];

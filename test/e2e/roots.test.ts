@@ -99,13 +99,18 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
       {
         uri: 'skill://alpha/SKILL.md',
         frontmatter: { name: 'alpha', description: 'Team alpha.' },
-        resources: rowsOnDisk('skill://alpha', { 'SKILL.md': path.join(team, 'alpha/SKILL.md'), 'notes.md': path.join(team, 'alpha/notes.md') }),
+        resources: rowsOnDisk('skill://alpha', {
+          'SKILL.md': path.join(team, 'alpha/SKILL.md'),
+          'notes.md': path.join(team, 'alpha/notes.md'),
+        }),
       },
     ]);
 
     const files = await readAll(connection, (uri) => {
       const rel = uri.slice('skill://'.length);
-      return rel.startsWith('acme/billing/') ? path.join(billing, rel.slice('acme/billing/'.length)) : path.join(team, rel);
+      return rel.startsWith('acme/billing/')
+        ? path.join(billing, rel.slice('acme/billing/'.length))
+        : path.join(team, rel);
     });
     expect(files).toBe(5);
 
@@ -146,7 +151,10 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
   });
 
   it('two roots publishing the same skill path: the first listed wins, served from its bytes, one diagnostic', async () => {
-    const first = await tree({ 'dup/SKILL.md': skillMd('dup', "The first root's dup."), 'dup/a.md': 'from the first root\n' });
+    const first = await tree({
+      'dup/SKILL.md': skillMd('dup', "The first root's dup."),
+      'dup/a.md': 'from the first root\n',
+    });
     const second = await tree({
       'dup/SKILL.md': skillMd('dup', "The second root's dup, a longer text."),
       'dup/b.md': 'from the second root\n',
@@ -158,7 +166,9 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
     const dup = listing.skills[0];
     if (dup === undefined) throw new Error('unreachable');
     expect(dup.frontmatter).toEqual({ name: 'dup', description: "The first root's dup." });
-    expect(dup.resources).toEqual(rowsOnDisk('skill://dup', { 'SKILL.md': path.join(first, 'dup/SKILL.md'), 'a.md': path.join(first, 'dup/a.md') }));
+    expect(dup.resources).toEqual(
+      rowsOnDisk('skill://dup', { 'SKILL.md': path.join(first, 'dup/SKILL.md'), 'a.md': path.join(first, 'dup/a.md') }),
+    );
     const manifest = await connection.skills.read(dup);
     expect(Buffer.from(manifest.bytes).equals(readFileSync(path.join(first, 'dup/SKILL.md')))).toBe(true);
     const a = await connection.skills.read(dup, 'a.md');
@@ -187,9 +197,22 @@ describe('conflicts between roots', () => {
     connection = await connect([second, first], ERAS[2]);
     const [dup] = (await connection.skills.list()).skills;
     expect(dup?.frontmatter).toEqual({ name: 'dup', description: 'Two.' });
-    expect(dup?.resources).toEqual(rowsOnDisk('skill://dup', { 'SKILL.md': path.join(second, 'dup/SKILL.md'), 'b.md': path.join(second, 'dup/b.md') }));
+    expect(dup?.resources).toEqual(
+      rowsOnDisk('skill://dup', {
+        'SKILL.md': path.join(second, 'dup/SKILL.md'),
+        'b.md': path.join(second, 'dup/b.md'),
+      }),
+    );
     const conflicts = await conflictsLogged(connection);
-    expect(conflicts).toMatchObject([{ rule: 'skill-path-conflict', severity: 'error', file: path.join(first, 'dup'), skipped: 'skill', winner: 'dup' }]);
+    expect(conflicts).toMatchObject([
+      {
+        rule: 'skill-path-conflict',
+        severity: 'error',
+        file: path.join(first, 'dup'),
+        skipped: 'skill',
+        winner: 'dup',
+      },
+    ]);
   });
 
   it('`check` reports the same conflict: exit 1, the winner served, one error naming both roots', async () => {
@@ -228,7 +251,7 @@ describe('conflicts between roots', () => {
     ]);
   });
 
-  it('a later root\'s skill inside an earlier root\'s skill (outer vs outer/inner) is left out', async () => {
+  it("a later root's skill inside an earlier root's skill (outer vs outer/inner) is left out", async () => {
     const parent = await tree({
       'first/outer/SKILL.md': skillMd('outer', 'Outer.'),
       'first/outer/o.md': 'o\n',
@@ -251,14 +274,17 @@ describe('conflicts between roots', () => {
     const listing = await connection.skills.list();
     expect(listing.skills.map((skill) => skill.uri)).toEqual(['skill://outer/SKILL.md']);
     expect(listing.skills[0]?.resources).toEqual(
-      rowsOnDisk('skill://outer', { 'SKILL.md': path.join(first, 'outer/SKILL.md'), 'o.md': path.join(first, 'outer/o.md') }),
+      rowsOnDisk('skill://outer', {
+        'SKILL.md': path.join(first, 'outer/SKILL.md'),
+        'o.md': path.join(first, 'outer/o.md'),
+      }),
     );
     await expect(connection.client.readResource({ uri: 'skill://outer/inner/i.md' })).rejects.toThrow();
     const conflicts = await conflictsLogged(connection);
     expect(conflicts.map((line) => line['file'])).toEqual([path.join(second, 'outer', 'inner')]);
   });
 
-  it('a later root\'s skill enclosing an earlier root\'s skill (acme vs acme/billing/refunds) is left out', async () => {
+  it("a later root's skill enclosing an earlier root's skill (acme vs acme/billing/refunds) is left out", async () => {
     const parent = await tree({
       'first/acme/billing/refunds/SKILL.md': skillMd('refunds', 'Refunds.'),
       'second/acme/SKILL.md': skillMd('acme', 'Everything Acme.'),
@@ -270,7 +296,10 @@ describe('conflicts between roots', () => {
     const run = cli(['check', '--json', './first', './second'], parent);
     expect(run.status).toBe(1);
     const report = JSON.parse(run.stdout) as { skills: { uri: string }[]; diagnostics: unknown[]; summary: unknown };
-    expect(report.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md', 'skill://zeta/SKILL.md']);
+    expect(report.skills.map((skill) => skill.uri)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://zeta/SKILL.md',
+    ]);
     expect(report.diagnostics).toStrictEqual([
       {
         severity: 'error',
@@ -292,7 +321,10 @@ describe('conflicts between roots', () => {
     const run = cli(['check', '--json', './first', './second'], parent);
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout) as { skills: { uri: string }[]; diagnostics: unknown[] };
-    expect(report.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md', 'skill://acme/support/refunds/SKILL.md']);
+    expect(report.skills.map((skill) => skill.uri)).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://acme/support/refunds/SKILL.md',
+    ]);
     expect(report.diagnostics).toEqual([]);
   });
 
@@ -340,14 +372,17 @@ describe('malformed root arguments', () => {
     expect(cli(['check', './dir', arg], cwd)).toEqual({ status: 2, stdout: '', stderr: message(arg) });
   });
 
-  it.each(['../x=./dir', './x=./dir', '/a=./dir'])('%j starts like a path, so it is one directory (holding "="), missing here → exit 1', async (arg) => {
-    const cwd = await tree({ 'dir/alpha/SKILL.md': skillMd('alpha', 'Alpha.') });
-    expect(cli(['check', arg], cwd)).toEqual({
-      status: 1,
-      stdout: '',
-      stderr: `skills-serve: skills root ${path.resolve(cwd, arg)} cannot be used (it does not exist)\n`,
-    });
-  });
+  it.each(['../x=./dir', './x=./dir', '/a=./dir'])(
+    '%j starts like a path, so it is one directory (holding "="), missing here → exit 1',
+    async (arg) => {
+      const cwd = await tree({ 'dir/alpha/SKILL.md': skillMd('alpha', 'Alpha.') });
+      expect(cli(['check', arg], cwd)).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: `skills-serve: skills root ${path.resolve(cwd, arg)} cannot be used (it does not exist)\n`,
+      });
+    },
+  );
 
   it('a well-formed prefix whose directory is missing → exit 1 naming the absolute path', async () => {
     const cwd = await tree({ 'dir/alpha/SKILL.md': skillMd('alpha', 'Alpha.') });
@@ -364,6 +399,8 @@ describe('malformed root arguments', () => {
     const cwd = await tree({ 'dir/alpha/SKILL.md': skillMd('alpha', 'Alpha.') });
     const run = cli(['check', 'acme/billing=dir'], cwd);
     expect(run.status).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe(`ok      skill://acme/billing/alpha/SKILL.md  1 file, ${statSync(path.join(cwd, 'dir/alpha/SKILL.md')).size} bytes`);
+    expect(run.stdout.split('\n')[0]).toBe(
+      `ok      skill://acme/billing/alpha/SKILL.md  1 file, ${statSync(path.join(cwd, 'dir/alpha/SKILL.md')).size} bytes`,
+    );
   });
 });

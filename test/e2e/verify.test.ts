@@ -20,7 +20,12 @@ const TREES: { name: string; root: string; skills: readonly string[]; rootIsSkil
   {
     name: 'encoding',
     root: path.join(FIXTURES, 'encoding'),
-    skills: ['skill://block-scalars/SKILL.md', 'skill://bom-skill/SKILL.md', 'skill://crlf-skill/SKILL.md', 'skill://folded/SKILL.md'],
+    skills: [
+      'skill://block-scalars/SKILL.md',
+      'skill://bom-skill/SKILL.md',
+      'skill://crlf-skill/SKILL.md',
+      'skill://folded/SKILL.md',
+    ],
   },
   { name: 'names', root: path.join(FIXTURES, 'names'), skills: ['skill://odd-names/SKILL.md'] },
   {
@@ -28,7 +33,12 @@ const TREES: { name: string; root: string; skills: readonly string[]; rootIsSkil
     root: path.join(FIXTURES, 'nested'),
     skills: ['skill://outer/SKILL.md', 'skill://outer/inner/SKILL.md', 'skill://outer/inner/deepest/SKILL.md'],
   },
-  { name: 'root-skill', root: path.join(FIXTURES, 'root-skill'), skills: ['skill://root-skill/SKILL.md'], rootIsSkill: true },
+  {
+    name: 'root-skill',
+    root: path.join(FIXTURES, 'root-skill'),
+    skills: ['skill://root-skill/SKILL.md'],
+    rootIsSkill: true,
+  },
   { name: 'invalid', root: path.join(FIXTURES, 'invalid'), skills: ['skill://good/SKILL.md'] },
 ];
 
@@ -37,15 +47,27 @@ if (existsSync(CORPUS)) {
     name: 'anthropics-skills corpus',
     root: CORPUS,
     skills: [
-      'algorithmic-art', 'brand-guidelines', 'canvas-design', 'frontend-design', 'internal-comms', 'mcp-builder',
-      'skill-creator', 'slack-gif-creator', 'theme-factory', 'web-artifacts-builder', 'webapp-testing',
+      'algorithmic-art',
+      'brand-guidelines',
+      'canvas-design',
+      'frontend-design',
+      'internal-comms',
+      'mcp-builder',
+      'skill-creator',
+      'slack-gif-creator',
+      'theme-factory',
+      'web-artifacts-builder',
+      'webapp-testing',
     ].map((name) => `skill://${name}/SKILL.md`),
   });
 }
 
 /** The host path a served URI stands for, derived independently of the server's index. */
 function diskPathOf(tree: (typeof TREES)[number], uri: string): string {
-  const segments = uri.slice('skill://'.length).split('/').map((segment) => decodeURIComponent(segment));
+  const segments = uri
+    .slice('skill://'.length)
+    .split('/')
+    .map((segment) => decodeURIComponent(segment));
   return path.join(tree.rootIsSkill === true ? path.dirname(tree.root) : tree.root, ...segments);
 }
 
@@ -56,33 +78,37 @@ afterEach(async () => {
 });
 
 describe.each(ERAS)('era $label', (era) => {
-  it.each(TREES)('serves and verifies every file of $name', async (tree) => {
-    connection = await connect([tree.root], era);
-    expect(connection.client.getNegotiatedProtocolVersion()).toBe(era.label);
-    const caps = connection.client.getServerCapabilities();
-    expect(caps?.extensions?.['io.modelcontextprotocol/skills']).toEqual({ directoryRead: true });
-    expect(caps?.resources).toBeDefined();
+  it.each(TREES)(
+    'serves and verifies every file of $name',
+    async (tree) => {
+      connection = await connect([tree.root], era);
+      expect(connection.client.getNegotiatedProtocolVersion()).toBe(era.label);
+      const caps = connection.client.getServerCapabilities();
+      expect(caps?.extensions?.['io.modelcontextprotocol/skills']).toEqual({ directoryRead: true });
+      expect(caps?.resources).toBeDefined();
 
-    const listing = await connection.skills.list();
-    expect(listing.invalid).toEqual([]);
-    expect(listing.skills.map((skill) => skill.uri)).toEqual(tree.skills);
+      const listing = await connection.skills.list();
+      expect(listing.invalid).toEqual([]);
+      expect(listing.skills.map((skill) => skill.uri)).toEqual(tree.skills);
 
-    let files = 0;
-    for (const skill of listing.skills) {
-      if (!Array.isArray(skill.resources)) throw new Error('a directory-backed server never publishes "dynamic"');
-      const uris = skill.resources.map((resource) => resource.uri);
-      expect(new Set(uris).size).toBe(uris.length);
-      expect(uris).toContain(skill.uri);
-      for (const resource of skill.resources) {
-        const file = await connection.skills.read(skill, resource.uri);
-        expect(file.verified).toBe(true);
-        expect(Buffer.from(file.bytes).equals(readFileSync(diskPathOf(tree, resource.uri)))).toBe(true);
-        files++;
+      let files = 0;
+      for (const skill of listing.skills) {
+        if (!Array.isArray(skill.resources)) throw new Error('a directory-backed server never publishes "dynamic"');
+        const uris = skill.resources.map((resource) => resource.uri);
+        expect(new Set(uris).size).toBe(uris.length);
+        expect(uris).toContain(skill.uri);
+        for (const resource of skill.resources) {
+          const file = await connection.skills.read(skill, resource.uri);
+          expect(file.verified).toBe(true);
+          expect(Buffer.from(file.bytes).equals(readFileSync(diskPathOf(tree, resource.uri)))).toBe(true);
+          files++;
+        }
+        const manifest = await connection.skills.read(skill);
+        expect(manifest.frontmatter).toEqual(skill.frontmatter);
+        expect(manifest.mimeType).toBe('text/markdown');
       }
-      const manifest = await connection.skills.read(skill);
-      expect(manifest.frontmatter).toEqual(skill.frontmatter);
-      expect(manifest.mimeType).toBe('text/markdown');
-    }
-    expect(files).toBeGreaterThan(0);
-  }, 60_000);
+      expect(files).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });

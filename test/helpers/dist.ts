@@ -16,5 +16,6 @@ export const DIST_ENTRY = path.join(DIST, 'cli.js');
  * @throws Error `dist/cli.js is missing: run npm run build first` (the path names what is missing).
  */
 export function requireDist(): void {
-  if (!existsSync(DIST_ENTRY)) throw new Error(`${path.relative(process.cwd(), DIST_ENTRY)} is missing: run npm run build first`);
+  if (!existsSync(DIST_ENTRY))
+    throw new Error(`${path.relative(process.cwd(), DIST_ENTRY)} is missing: run npm run build first`);
 }

@@ -50,7 +50,11 @@ export function diskFiles(dir: string, base: string): PublishedFile[] {
       if (stat.isDirectory()) walk(child, [...rel, name]);
       else if (stat.isFile()) {
         const bytes = readFileSync(child);
-        out.push({ uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, size: bytes.length });
+        out.push({
+          uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`,
+          digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+          size: bytes.length,
+        });
       }
     }
   };
@@ -67,12 +71,18 @@ export function diskCatalog(root: string): ListedSkill[] {
   const skills: ListedSkill[] = [];
   const walk = (abs: string, rel: string[]): void => {
     const manifest = path.join(abs, 'SKILL.md');
-    if (rel.length > 0 && existsSync(manifest) && lstatSync(manifest).isFile() && isValidTestSkill(readFileSync(manifest, 'utf8'), rel.at(-1) as string)) {
+    if (
+      rel.length > 0 &&
+      existsSync(manifest) &&
+      lstatSync(manifest).isFile() &&
+      isValidTestSkill(readFileSync(manifest, 'utf8'), rel.at(-1) as string)
+    ) {
       const base = `skill://${rel.map(encodeURIComponent).join('/')}`;
       skills.push({ uri: `${base}/SKILL.md`, resources: diskFiles(abs, base) });
     }
     for (const name of readdirSync(abs)) {
-      if (isPublishedName(name) && lstatSync(path.join(abs, name)).isDirectory()) walk(path.join(abs, name), [...rel, name]);
+      if (isPublishedName(name) && lstatSync(path.join(abs, name)).isDirectory())
+        walk(path.join(abs, name), [...rel, name]);
     }
   };
   walk(root, []);
@@ -118,7 +128,10 @@ export async function listAll(wire: Wire, timeoutMs = 30_000): Promise<Enumerati
 }
 
 /** The first difference between two catalogs, or `undefined` when they are equal. */
-export function catalogDifference(listed: readonly ListedSkill[], expected: readonly ListedSkill[]): string | undefined {
+export function catalogDifference(
+  listed: readonly ListedSkill[],
+  expected: readonly ListedSkill[],
+): string | undefined {
   const listedUris = listed.map((skill) => skill.uri);
   const expectedUris = expected.map((skill) => skill.uri);
   const missing = expectedUris.filter((uri) => !listedUris.includes(uri));
@@ -148,12 +161,18 @@ export type ReadVerdict = 'ok' | 'stale' | 'unpublished';
 export class PublishedHistory {
   readonly #history = new PublishHistory() as {
     observe(uri: string, digest: string, requestedAt: number, answeredAt: number): void;
-    judge(uri: string, digest: string, sentAt: number, written: () => boolean): 'ok' | 'stale' | 'unobserved' | 'foreign';
+    judge(
+      uri: string,
+      digest: string,
+      sentAt: number,
+      written: () => boolean,
+    ): 'ok' | 'stale' | 'unobserved' | 'foreign';
   };
 
   /** Records every file of `skills` as published between `requestedAt` and `answeredAt`. */
   observe(skills: readonly ListedSkill[], requestedAt: number, answeredAt: number): void {
-    for (const skill of skills) for (const file of skill.resources) this.#history.observe(file.uri, file.digest, requestedAt, answeredAt);
+    for (const skill of skills)
+      for (const file of skill.resources) this.#history.observe(file.uri, file.digest, requestedAt, answeredAt);
   }
 
   /** Judges a read of `uri` that returned bytes with `digest` and was sent at `sentAt`. */

@@ -46,7 +46,9 @@ export interface GitHttpServer {
 export async function startGitHttp(projectRoot: string, options: GitHttpOptions = {}): Promise<GitHttpServer> {
   const requests: GitHttpRequest[] = [];
   const expected =
-    options.basicAuth === undefined ? undefined : `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString('base64')}`;
+    options.basicAuth === undefined
+      ? undefined
+      : `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString('base64')}`;
   const server = http.createServer((request, response) => {
     const authorization = request.headers.authorization;
     const record = (status: number): void => {
@@ -55,7 +57,9 @@ export async function startGitHttp(projectRoot: string, options: GitHttpOptions 
     if (expected !== undefined && authorization !== expected) {
       record(401);
       request.resume();
-      response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"', 'Content-Type': 'text/plain' }).end('authentication required\n');
+      response
+        .writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"', 'Content-Type': 'text/plain' })
+        .end('authentication required\n');
       return;
     }
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -71,9 +75,15 @@ export async function startGitHttp(projectRoot: string, options: GitHttpOptions 
         QUERY_STRING: url.search.slice(1),
         CONTENT_TYPE: request.headers['content-type'] ?? '',
         REMOTE_ADDR: '127.0.0.1',
-        ...(request.headers['content-length'] === undefined ? {} : { CONTENT_LENGTH: request.headers['content-length'] }),
-        ...(request.headers['content-encoding'] === undefined ? {} : { HTTP_CONTENT_ENCODING: request.headers['content-encoding'] }),
-        ...(typeof request.headers['git-protocol'] === 'string' ? { GIT_PROTOCOL: request.headers['git-protocol'] } : {}),
+        ...(request.headers['content-length'] === undefined
+          ? {}
+          : { CONTENT_LENGTH: request.headers['content-length'] }),
+        ...(request.headers['content-encoding'] === undefined
+          ? {}
+          : { HTTP_CONTENT_ENCODING: request.headers['content-encoding'] }),
+        ...(typeof request.headers['git-protocol'] === 'string'
+          ? { GIT_PROTOCOL: request.headers['git-protocol'] }
+          : {}),
         ...(expected === undefined ? {} : { REMOTE_USER: options.basicAuth?.username ?? '' }),
       },
       stdio: ['pipe', 'pipe', 'ignore'],

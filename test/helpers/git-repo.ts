@@ -29,7 +29,13 @@ export function isolatedGitEnv(extra: Record<string, string> = {}): Record<strin
 
 /** Runs git in `cwd` with the isolated environment; returns trimmed stdout. Throws (with git's stderr) on failure. */
 export function git(cwd: string, args: readonly string[], input?: string | Uint8Array): string {
-  return execFileSync('git', args, { cwd, env: isolatedGitEnv(), input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    env: isolatedGitEnv(),
+    input,
+    encoding: 'utf8',
+    stdio: ['pipe', 'pipe', 'pipe'],
+  }).trim();
 }
 
 /** A work repository with a bare "remote" it pushes to. */
@@ -50,7 +56,11 @@ export interface TestRemote {
    *
    * @returns the new commit id.
    */
-  commit(spec: Record<string, TreeEntry>, message?: string, options?: { remove?: readonly string[]; branch?: string }): Promise<string>;
+  commit(
+    spec: Record<string, TreeEntry>,
+    message?: string,
+    options?: { remove?: readonly string[]; branch?: string },
+  ): Promise<string>;
   /** Creates an annotated tag at the work repository's HEAD and pushes it. */
   tag(name: string): void;
 }
@@ -84,7 +94,8 @@ export async function createRemote(name = 'skills', projectRoot?: string): Promi
         const exists = git(work, ['branch', '--list', branch]) !== '';
         git(work, exists ? ['checkout', '--quiet', branch] : ['checkout', '--quiet', '-b', branch]);
       }
-      for (const rel of options.remove ?? []) await fsp.rm(path.join(work, ...rel.split('/')), { recursive: true, force: true });
+      for (const rel of options.remove ?? [])
+        await fsp.rm(path.join(work, ...rel.split('/')), { recursive: true, force: true });
       await addToTree(work, spec);
       git(work, ['add', '--all']);
       // Distinct committer dates keep commit ids distinct even when two commits hold the same tree.
@@ -115,7 +126,9 @@ export type TreeContent = Record<string, Buffer | { symlink: string }>;
 export function committedTree(bare: string, commit: string, subdir = ''): TreeContent {
   const treeish = subdir === '' ? commit : `${commit}:${subdir}`;
   const out: TreeContent = {};
-  const listing = execFileSync('git', ['--git-dir', bare, 'ls-tree', '-r', '-z', treeish], { env: isolatedGitEnv() }).toString('utf8');
+  const listing = execFileSync('git', ['--git-dir', bare, 'ls-tree', '-r', '-z', treeish], {
+    env: isolatedGitEnv(),
+  }).toString('utf8');
   for (const record of listing.split('\0').filter((line) => line !== '')) {
     const [meta, rel] = record.split('\t') as [string, string];
     const [mode, type, object] = meta.split(' ') as [string, string, string];

@@ -44,7 +44,11 @@ afterEach(async () => {
  *
  * @returns the URL (without `git+`) and the bridge when there is one.
  */
-export async function remoteUrl(remote: TestRemote, transport: Transport, options: GitHttpOptions = {}): Promise<{ url: string; server?: GitHttpServer }> {
+export async function remoteUrl(
+  remote: TestRemote,
+  transport: Transport,
+  options: GitHttpOptions = {},
+): Promise<{ url: string; server?: GitHttpServer }> {
   if (transport === 'file') return { url: remote.fileUrl };
   const server = await startGitHttp(remote.projectRoot, options);
   started.servers.push(server);
@@ -65,7 +69,12 @@ export function gitSpec(url: string, suffix = ''): GitRootSpec {
  * @param options anything to override (`cacheDir`, `pollMs`, `limits`, `env`, …).
  */
 export async function makeGitRoot(spec: GitRootSpec, options: Partial<GitRootOptions> = {}): Promise<GitRoot> {
-  const root = new GitRoot({ spec, cacheDir: options.cacheDir ?? (await makeTempDir()), env: isolatedGitEnv(), ...options });
+  const root = new GitRoot({
+    spec,
+    cacheDir: options.cacheDir ?? (await makeTempDir()),
+    env: isolatedGitEnv(),
+    ...options,
+  });
   started.roots.push(root);
   return root;
 }

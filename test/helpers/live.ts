@@ -99,7 +99,10 @@ export interface LiveOptions {
  * watcher is ready (the `watching` log event, unless `--no-watch`) and the first `skills/list` answered.
  */
 export async function startLive(roots: readonly string[], options: LiveOptions): Promise<LiveServer> {
-  const sentinelRoot = await makeTree({ 'sentinel/SKILL.md': skillMd('sentinel', 'Barrier for live tests.'), 'sentinel/tick.txt': 'tick\n' });
+  const sentinelRoot = await makeTree({
+    'sentinel/SKILL.md': skillMd('sentinel', 'Barrier for live tests.'),
+    'sentinel/tick.txt': 'tick\n',
+  });
   const flags = options.flags ?? [];
   const watching = !flags.includes('--no-watch');
   const connection = await connect([...roots, sentinelRoot, ...flags], options.era);
@@ -114,7 +117,10 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
   const modern = options.era.label === '2026-07-28';
   let closeListen: (() => Promise<void>) | undefined;
   const listen = async (): Promise<void> => {
-    const subscription = await connection.client.listen({ resourcesListChanged: true, resourceSubscriptions: subscriptions });
+    const subscription = await connection.client.listen({
+      resourcesListChanged: true,
+      resourceSubscriptions: subscriptions,
+    });
     closeListen = () => subscription.close();
   };
   if (modern) await listen();
@@ -161,7 +167,8 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
       // A new size each time, so that the barrier does not depend on the server noticing same-size changes.
       await writeAtomically(path.join(sentinel.dir, 'tick.txt'), `tick ${'.'.repeat(ticks)}\n`);
       await waitFor(() => heard.slice(mark).some((item) => item.method === 'updated' && item.uri === SENTINEL_URI), {
-        describe: () => `the sentinel's update never arrived; heard ${JSON.stringify(heard.slice(mark))}\nstderr:\n${connection.stderr()}`,
+        describe: () =>
+          `the sentinel's update never arrived; heard ${JSON.stringify(heard.slice(mark))}\nstderr:\n${connection.stderr()}`,
       });
     },
     async unsubscribe(uri) {
@@ -198,7 +205,8 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
 
 function summarize(items: readonly Heard[]): HeardSummary {
   const updated = new Set<string>();
-  for (const item of items) if (item.method === 'updated' && item.uri !== SENTINEL_URI && item.uri !== undefined) updated.add(item.uri);
+  for (const item of items)
+    if (item.method === 'updated' && item.uri !== SENTINEL_URI && item.uri !== undefined) updated.add(item.uri);
   return { listChanged: items.some((item) => item.method === 'list_changed'), updated: [...updated].sort() };
 }
 
@@ -235,7 +243,11 @@ export function diskResources(dir: string, base: string): { uri: string; digest:
       if (stat.isDirectory()) walk(child, [...rel, name]);
       else if (stat.isFile()) {
         const bytes = readFileSync(child);
-        out.push({ uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`, digest: sha256(bytes), size: bytes.length });
+        out.push({
+          uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`,
+          digest: sha256(bytes),
+          size: bytes.length,
+        });
       }
     }
   };
@@ -244,8 +256,12 @@ export function diskResources(dir: string, base: string): { uri: string; digest:
 }
 
 /** A file list as `{ uri, digest, size }` only, sorted by URI (code-unit order). */
-function sortByUri(items: readonly { uri: string; digest: string; size: number }[]): { uri: string; digest: string; size: number }[] {
-  return items.map(({ uri, digest, size }) => ({ uri, digest, size })).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+function sortByUri(
+  items: readonly { uri: string; digest: string; size: number }[],
+): { uri: string; digest: string; size: number }[] {
+  return items
+    .map(({ uri, digest, size }) => ({ uri, digest, size }))
+    .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
 function decodeRel(rel: string): string[] {
@@ -267,7 +283,8 @@ export async function writeAtomically(file: string, contents: string | Uint8Arra
 
 /** Writes a whole tree spec (relative path → contents) with {@link writeAtomically}, in key order. */
 export async function writeFilesAtomically(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
-  for (const [rel, contents] of Object.entries(files)) await writeAtomically(path.join(root, ...rel.split('/')), contents);
+  for (const [rel, contents] of Object.entries(files))
+    await writeAtomically(path.join(root, ...rel.split('/')), contents);
 }
 
 /** The tree most live tests start from: two skills, one with a nested skill, text and binary files. */
@@ -326,7 +343,10 @@ export async function startOnBaseTree(tree: BaseTree, era: Era, flags: readonly 
 }
 
 /** The `afterEach` of a live test: closes `server` if one was started, then removes `dirs` (those that were made). */
-export async function stopLive(server: LiveServer | undefined, ...dirs: readonly (string | undefined)[]): Promise<void> {
+export async function stopLive(
+  server: LiveServer | undefined,
+  ...dirs: readonly (string | undefined)[]
+): Promise<void> {
   await server?.close();
   for (const dir of dirs) if (dir !== undefined) await removeTree(dir);
 }

@@ -10,7 +10,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { waitFor, WAIT_MS } from './wait.js';
 
 /** One parsed stderr log line (pino JSON). */
-export type LogLine = Record<string, unknown> & { readonly event?: string; readonly level?: number; readonly msg?: string };
+export type LogLine = Record<string, unknown> & {
+  readonly event?: string;
+  readonly level?: number;
+  readonly msg?: string;
+};
 
 /** Fields a log line must carry, each compared with deep equality (`{ code: -32600, id: null }`). */
 export type LogFields = Readonly<Record<string, unknown>>;
@@ -87,9 +91,13 @@ export async function waitForEvent(
   options: WaitForEventOptions = {},
 ): Promise<LogLine> {
   let found: LogLine | undefined;
-  await waitFor(() => (found = eventsOf(logLines(stderr()).slice(options.after ?? 0), event, fields)[0]) !== undefined, {
-    timeoutMs: options.timeoutMs ?? WAIT_MS,
-    describe: () => `no stderr log line with event ${JSON.stringify(event)} and fields ${JSON.stringify(fields)}; stderr:\n${stderr()}`,
-  });
+  await waitFor(
+    () => (found = eventsOf(logLines(stderr()).slice(options.after ?? 0), event, fields)[0]) !== undefined,
+    {
+      timeoutMs: options.timeoutMs ?? WAIT_MS,
+      describe: () =>
+        `no stderr log line with event ${JSON.stringify(event)} and fields ${JSON.stringify(fields)}; stderr:\n${stderr()}`,
+    },
+  );
   return found as LogLine;
 }

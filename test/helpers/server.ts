@@ -59,14 +59,24 @@ export interface ConnectOptions extends SpawnOptions {
 
 /** The client options that make a host speak `era`: its version negotiation, and the versions it supports if pinned. */
 export function eraClientOptions(era: Era): ClientOptions {
-  return { versionNegotiation: era.negotiation, ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }) };
+  return {
+    versionNegotiation: era.negotiation,
+    ...(era.versions === undefined ? {} : { supportedProtocolVersions: [...era.versions] }),
+  };
 }
 
 /** The command, arguments and PATH that start the server for `options`. */
-function serverCommand(args: readonly string[], options: SpawnOptions): { command: string; args: string[]; path: string } {
+function serverCommand(
+  args: readonly string[],
+  options: SpawnOptions,
+): { command: string; args: string[]; path: string } {
   const inherited = process.env['PATH'] ?? '';
   if (options.command === undefined) return { command: process.execPath, args: [BIN, ...args], path: inherited };
-  return { command: options.command, args: [...args], path: [path.dirname(process.execPath), inherited].join(path.delimiter) };
+  return {
+    command: options.command,
+    args: [...args],
+    path: [path.dirname(process.execPath), inherited].join(path.delimiter),
+  };
 }
 
 /**
@@ -77,7 +87,11 @@ function serverCommand(args: readonly string[], options: SpawnOptions): { comman
  * @param options another server command (default: this checkout's `bin/skills-serve.js`), and whether the client
  *   declares the Skills extension (default: it does not).
  */
-export async function connect(args: readonly string[], era: Era = ERAS[1], options: ConnectOptions = {}): Promise<Connection> {
+export async function connect(
+  args: readonly string[],
+  era: Era = ERAS[1],
+  options: ConnectOptions = {},
+): Promise<Connection> {
   const server = serverCommand(args, options);
   const transport = new StdioClientTransport({
     command: server.command,
@@ -120,7 +134,10 @@ export interface RawServer {
    * Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects
    * after `timeoutMs`.
    */
-  waitFor(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitFor(
+    predicate: (message: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** Resolves with the exit code (or signal name) once the process exited and its stdout and stderr are drained. */
   exited(): Promise<number | string>;
 }
@@ -132,7 +149,11 @@ export interface RawServer {
  * @param env extra environment variables.
  * @param options another server command (default: this checkout's `bin/skills-serve.js`).
  */
-export function spawnRaw(args: readonly string[], env: Record<string, string> = {}, options: SpawnOptions = {}): RawServer {
+export function spawnRaw(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  options: SpawnOptions = {},
+): RawServer {
   const server = serverCommand(args, options);
   const child = spawn(server.command, server.args, {
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -141,7 +162,10 @@ export function spawnRaw(args: readonly string[], env: Record<string, string> = 
   });
   const lines: string[] = [];
   const received: Record<string, unknown>[] = [];
-  const waiters: { predicate: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }[] = [];
+  const waiters: {
+    predicate: (m: Record<string, unknown>) => boolean;
+    resolve: (m: Record<string, unknown>) => void;
+  }[] = [];
   let partial = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -187,7 +211,10 @@ export function spawnRaw(args: readonly string[], env: Record<string, string> = 
           resolve(earlier);
           return;
         }
-        const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms; stderr:\n${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching message within ${timeoutMs} ms; stderr:\n${stderr}`)),
+          timeoutMs,
+        );
         waiters.push({
           predicate,
           resolve: (message) => {
@@ -243,7 +270,11 @@ export const ANY_RESULT = {
 } as const;
 
 /** Sends a raw request and returns the result as a plain record. */
-export async function rawRequest(connection: Connection, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function rawRequest(
+  connection: Connection,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   return (await connection.client.request({ method, params }, ANY_RESULT)) as Record<string, unknown>;
 }
 
@@ -277,10 +308,15 @@ export async function startHttpServer(args: readonly string[], env: Record<strin
   });
   let port: number | undefined;
   try {
-    await waitFor(() => exitCode !== undefined || ((port = servingPort(raw.stderr())) !== undefined && eventsOf(raw.stderr(), 'index-built').length > 0), {
-      timeoutMs: 20_000,
-      describe: () => `the HTTP server logged no serving port and index-built event:\n${raw.stderr()}`,
-    });
+    await waitFor(
+      () =>
+        exitCode !== undefined ||
+        ((port = servingPort(raw.stderr())) !== undefined && eventsOf(raw.stderr(), 'index-built').length > 0),
+      {
+        timeoutMs: 20_000,
+        describe: () => `the HTTP server logged no serving port and index-built event:\n${raw.stderr()}`,
+      },
+    );
   } catch (error) {
     raw.child.kill('SIGKILL');
     throw error;

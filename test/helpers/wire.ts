@@ -46,13 +46,19 @@ export function wireProblem(line: Buffer): string | undefined {
   if (typeof record['method'] === 'string') return undefined;
   if (!('id' in record)) return 'neither a request, a notification nor a response';
   const id = record['id'];
-  if (!(id === null || typeof id === 'string' || typeof id === 'number')) return 'response id is not a string, number or null';
+  if (!(id === null || typeof id === 'string' || typeof id === 'number'))
+    return 'response id is not a string, number or null';
   const hasResult = 'result' in record;
   const hasError = 'error' in record;
   if (hasResult === hasError) return 'a response needs exactly one of "result" and "error"';
   if (hasError) {
     const error = record['error'] as Message | null;
-    if (typeof error !== 'object' || error === null || !Number.isInteger(error['code']) || typeof error['message'] !== 'string') {
+    if (
+      typeof error !== 'object' ||
+      error === null ||
+      !Number.isInteger(error['code']) ||
+      typeof error['message'] !== 'string'
+    ) {
       return 'error is not { code: integer, message: string }';
     }
   }
@@ -137,7 +143,8 @@ export async function stopAll(): Promise<void> {
 export function procStatus(pid: number): ProcStatus {
   try {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'mu').exec(text)?.[1] ?? Number.NaN);
+    const field = (name: string): number =>
+      Number(new RegExp(`^${name}:\\s+(\\d+)`, 'mu').exec(text)?.[1] ?? Number.NaN);
     return { state: /^State:\s+(\S)/mu.exec(text)?.[1], rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
   } catch {
     return { state: undefined, rssKb: Number.NaN, hwmKb: Number.NaN };
@@ -222,7 +229,11 @@ export function spawnWire(options: WireOptions): Wire {
         setImmediate(() => {
           if (!waiters.has(waiter)) return;
           done();
-          reject(new Error(`the server exited (${code ?? signal}) before a matching message; stderr tail:\n${stderr.slice(-2000)}`));
+          reject(
+            new Error(
+              `the server exited (${code ?? signal}) before a matching message; stderr tail:\n${stderr.slice(-2000)}`,
+            ),
+          );
         });
       });
     });
@@ -264,7 +275,10 @@ export function spawnWire(options: WireOptions): Wire {
     exit,
     exited: (timeoutMs, what = 'the server to exit') =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`waited ${timeoutMs} ms for ${what}; stderr tail:\n${stderr.slice(-2000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`waited ${timeoutMs} ms for ${what}; stderr tail:\n${stderr.slice(-2000)}`)),
+          timeoutMs,
+        );
         void exit.then((result) => {
           clearTimeout(timer);
           resolve(result);
@@ -285,7 +299,10 @@ export function spawnWire(options: WireOptions): Wire {
       // A stopped process cannot read its stdin's end.
       child.kill('SIGCONT');
       child.stdin?.end();
-      const outcome = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
+      const outcome = await Promise.race([
+        exit,
+        new Promise((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
+      ]);
       if (outcome === 'timeout') {
         child.kill('SIGKILL');
         await exit;

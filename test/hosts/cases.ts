@@ -47,7 +47,13 @@ function copyOf(source: string): string {
 }
 
 export const HOST_CASES: readonly HostCase[] = [
-  { label: 'sample-skills', prepare: () => copyOf(SAMPLE_SKILLS), prompt: { name: 'pdf-summaries', file: 'pdf-summaries/SKILL.md' }, live: true, flags: [] },
+  {
+    label: 'sample-skills',
+    prepare: () => copyOf(SAMPLE_SKILLS),
+    prompt: { name: 'pdf-summaries', file: 'pdf-summaries/SKILL.md' },
+    live: true,
+    flags: [],
+  },
   {
     label: 'the shared anthropics-skills corpus',
     ...(existsSync(CORPUS) ? {} : { skip: `the shared corpus is absent (${CORPUS})` }),
@@ -84,7 +90,8 @@ export function promptManifest(dir: string, hostCase: HostCase): string {
 }
 
 /** The pointer paragraph the instructions must carry for a catalog of `skills` skills. */
-export const POINTER = /^(?:All (\d+) skills are listed below; the list_skills tool returns the same catalog\.|(\d+) of the (\d+) skills are listed below \(to keep these instructions short\)\. To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog\.)$/u;
+export const POINTER =
+  /^(?:All (\d+) skills are listed below; the list_skills tool returns the same catalog\.|(\d+) of the (\d+) skills are listed below \(to keep these instructions short\)\. To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog\.)$/u;
 
 /**
  * Checks that `instructions` are within `budget`, that the pointer is the second paragraph and says how many catalog
@@ -94,16 +101,19 @@ export const POINTER = /^(?:All (\d+) skills are listed below; the list_skills t
  * @throws when any of that does not hold.
  */
 export function checkInstructions(instructions: string, budget: number, skills: number): number {
-  if (instructions.length > budget) throw new Error(`instructions are ${instructions.length} characters, over ${budget}`);
+  if (instructions.length > budget)
+    throw new Error(`instructions are ${instructions.length} characters, over ${budget}`);
   const paragraphs = instructions.split('\n\n');
   const [intro, pointer, catalog, ...rest] = paragraphs;
-  if (rest.length > 0 || intro === undefined || pointer === undefined || catalog === undefined) throw new Error(`unexpected paragraphs in:\n${instructions}`);
+  if (rest.length > 0 || intro === undefined || pointer === undefined || catalog === undefined)
+    throw new Error(`unexpected paragraphs in:\n${instructions}`);
   const match = POINTER.exec(pointer);
   if (match === null) throw new Error(`the second paragraph is not the pointer: ${pointer}`);
   const listed = Number(match[1] ?? match[2]);
   const total = Number(match[1] ?? match[3]);
   const lines = catalog.split('\n');
   if (total !== skills) throw new Error(`the pointer counts ${total} skills; ${skills} are served`);
-  if (lines.length !== listed + 1 || !lines.slice(1).every((line) => line.startsWith('- '))) throw new Error(`the pointer says ${listed} listed; the catalog has ${lines.length - 1} lines`);
+  if (lines.length !== listed + 1 || !lines.slice(1).every((line) => line.startsWith('- ')))
+    throw new Error(`the pointer says ${listed} listed; the catalog has ${lines.length - 1} lines`);
   return listed;
 }

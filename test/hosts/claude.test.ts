@@ -11,7 +11,8 @@ import { checkInstructions, HOST_CASES, promptManifest, published, removeCaseTre
 import { HostUser, type TmuxSession } from './harness.js';
 
 const BUDGET = 4096;
-const INSTRUCTIONS_HEADER = '# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n## skills\n';
+const INSTRUCTIONS_HEADER =
+  '# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n## skills\n';
 
 afterAll(removeCaseTrees);
 
@@ -19,7 +20,9 @@ afterAll(removeCaseTrees);
 function texts(body: string): string[] {
   const request = JSON.parse(body) as { messages?: { content: string | { type: string; text?: string }[] }[] };
   return (request.messages ?? []).flatMap((message) =>
-    typeof message.content === 'string' ? [message.content] : message.content.flatMap((block) => (typeof block.text === 'string' ? [block.text] : [])),
+    typeof message.content === 'string'
+      ? [message.content]
+      : message.content.flatMap((block) => (typeof block.text === 'string' ? [block.text] : [])),
   );
 }
 
@@ -41,14 +44,22 @@ for (const hostCase of HOST_CASES) {
       const run = user.offline(['mcp', 'list']);
       expect(run.stdout).toMatch(/^skills: .*skills-serve\.js .* - ✔ Connected$/mu);
       const [probe] = user.requests('server/discover');
-      expect((probe?.['params'] as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
+      expect(
+        (probe?.['params'] as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/protocolVersion'],
+      ).toBe('2026-07-28');
     });
 
     it('interactive: lists every tool, resource and prompt in one request each, and /mcp shows them', async () => {
       const before = user.requests('prompts/list').length;
       session = user.session();
-      await session.waitForPane((pane) => pane.includes('Claude Code v2.1.332') && /^❯/mu.test(pane), 'the input prompt');
-      const listed = (): boolean => user.results('prompts/list').length > before && user.results('resources/list').length > 0 && user.results('tools/list').length > 0;
+      await session.waitForPane(
+        (pane) => pane.includes('Claude Code v2.1.332') && /^❯/mu.test(pane),
+        'the input prompt',
+      );
+      const listed = (): boolean =>
+        user.results('prompts/list').length > before &&
+        user.results('resources/list').length > 0 &&
+        user.results('tools/list').length > 0;
       await session.waitForPane(listed, 'tools/list, prompts/list and resources/list answered');
       const prompts = user.results('prompts/list').at(-1) as { prompts: unknown[]; nextCursor?: string };
       expect(prompts.prompts).toHaveLength(expected.skills);
@@ -56,7 +67,10 @@ for (const hostCase of HOST_CASES) {
       expect(user.requests('prompts/list').length - before).toBe(1);
 
       await session.submit('/mcp');
-      await session.waitForPane((pane) => pane.includes('MCP servers') && pane.includes('❯ ✔ skills'), 'the /mcp server list');
+      await session.waitForPane(
+        (pane) => pane.includes('MCP servers') && pane.includes('❯ ✔ skills'),
+        'the /mcp server list',
+      );
       session.press('Enter');
       const details = await session.waitForPane((pane) => pane.includes('Capabilities:'), 'the server details');
       expect(details).toMatch(/Status: +✔ connected/u);
@@ -71,11 +85,21 @@ for (const hostCase of HOST_CASES) {
     it('the first turn gives the model the server instructions whole: within 4,096 characters, pointer intact', async () => {
       const sent = user.modelRequests().length;
       await session.submit('hello');
-      await session.waitForPane(() => user.modelRequests().slice(sent).some((request) => request.url.startsWith('/v1/messages')), 'a request to the model');
+      await session.waitForPane(
+        () =>
+          user
+            .modelRequests()
+            .slice(sent)
+            .some((request) => request.url.startsWith('/v1/messages')),
+        'a request to the model',
+      );
       const [discovered] = user.results('server/discover').slice(-1) as { instructions: string }[];
       const instructions = discovered?.instructions ?? '';
       checkInstructions(instructions, BUDGET, expected.skills);
-      const modelTexts = user.modelRequests().slice(sent).flatMap((request) => texts(request.body));
+      const modelTexts = user
+        .modelRequests()
+        .slice(sent)
+        .flatMap((request) => texts(request.body));
       const block = modelTexts.find((text) => text.includes(INSTRUCTIONS_HEADER));
       expect(block, 'the MCP Server Instructions block').toBeDefined();
       expect(block).toContain(`${INSTRUCTIONS_HEADER}${instructions}`);
@@ -94,7 +118,9 @@ for (const hostCase of HOST_CASES) {
           .slice(sent)
           .some((request) => texts(request.body).some((text) => text.includes(manifest)));
       await session.waitForPane(carries, 'a model request holding the SKILL.md');
-      const [got] = user.results('prompts/get').slice(-1) as { messages: { content: { type: string; text: string } }[] }[];
+      const [got] = user.results('prompts/get').slice(-1) as {
+        messages: { content: { type: string; text: string } }[];
+      }[];
       expect(got?.messages).toHaveLength(1);
       expect(got?.messages[0]?.content.text).toContain(`(skill://${hostCase.prompt.file})`);
       expect(got?.messages[0]?.content.text.endsWith(`\n\n${manifest}`)).toBe(true);
@@ -103,16 +129,23 @@ for (const hostCase of HOST_CASES) {
     it.skipIf(!hostCase.live)('follows a live edit: a skill added while it runs shows in /mcp', async () => {
       const promptsChanged = user.notifications('notifications/prompts/list_changed').length;
       mkdirSync(path.join(tree, 'live-added'));
-      writeFileSync(path.join(tree, 'live-added', 'SKILL.md'), '---\nname: live-added\ndescription: Added while the host runs.\n---\n# Live\n');
+      writeFileSync(
+        path.join(tree, 'live-added', 'SKILL.md'),
+        '---\nname: live-added\ndescription: Added while the host runs.\n---\n# Live\n',
+      );
       await session.waitForPane(
-        () => user.notifications('notifications/prompts/list_changed').length > promptsChanged && (user.results('prompts/list').at(-1) as { prompts: unknown[] }).prompts.length === expected.skills + 1,
+        () =>
+          user.notifications('notifications/prompts/list_changed').length > promptsChanged &&
+          (user.results('prompts/list').at(-1) as { prompts: unknown[] }).prompts.length === expected.skills + 1,
         'prompts/list_changed and a new prompts/list',
       );
       await session.submit('/mcp');
       await session.waitForPane((pane) => pane.includes('❯ ✔ skills'), 'the /mcp server list');
       session.press('Enter');
       const details = await session.waitForPane((pane) => pane.includes('Capabilities:'), 'the server details');
-      expect(details).toContain(`Capabilities:     4 tools · ${expected.files + 1} resources · ${expected.skills + 1} prompts`);
+      expect(details).toContain(
+        `Capabilities:     4 tools · ${expected.files + 1} resources · ${expected.skills + 1} prompts`,
+      );
       session.press('Escape');
       session.press('Escape');
     });
@@ -126,12 +159,18 @@ for (const hostCase of HOST_CASES) {
         .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
         .filter((line) => line !== '')
         .map((line) => JSON.parse(line) as { error?: string });
-      const recorded = entries.flatMap((entry) => (entry.error?.startsWith('Server stderr: ') === true ? entry.error.slice('Server stderr: '.length).split('\n') : []));
+      const recorded = entries.flatMap((entry) =>
+        entry.error?.startsWith('Server stderr: ') === true
+          ? entry.error.slice('Server stderr: '.length).split('\n')
+          : [],
+      );
       const written = user.serverStderr();
       expect(recorded.filter((line) => line !== '')).toEqual(written);
       // One line per server start on the corpus (claude-api's description is over 1,024 characters); none elsewhere.
       const perStart = hostCase.label === 'the shared anthropics-skills corpus' ? ['description-length'] : [];
-      expect(written.map((line) => (JSON.parse(line) as { rule: string }).rule)).toEqual(Array.from({ length: user.serverStarts() }, () => perStart).flat());
+      expect(written.map((line) => (JSON.parse(line) as { rule: string }).rule)).toEqual(
+        Array.from({ length: user.serverStarts() }, () => perStart).flat(),
+      );
     });
   });
 }

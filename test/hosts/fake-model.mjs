@@ -41,7 +41,10 @@ function anthropic(response, body) {
   response.end();
 }
 
-const geminiCandidate = (text) => ({ candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } });
+const geminiCandidate = (text) => ({
+  candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+  usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+});
 
 const server = http.createServer((request, response) => {
   let body = '';
@@ -53,7 +56,9 @@ const server = http.createServer((request, response) => {
     const url = request.url ?? '';
     if (request.method === 'POST' && url.startsWith('/v1/messages')) return anthropic(response, body);
     if (request.method === 'POST' && url.includes(':streamGenerateContent')) {
-      response.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify(geminiCandidate(REPLY))}\n\n`);
+      response
+        .writeHead(200, { 'content-type': 'text/event-stream' })
+        .end(`data: ${JSON.stringify(geminiCandidate(REPLY))}\n\n`);
       return;
     }
     if (request.method === 'POST' && url.includes(':generateContent')) {
@@ -66,7 +71,9 @@ const server = http.createServer((request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"totalTokens":1}');
       return;
     }
-    response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"type":"not_found_error","message":"not served by the fake model"}}');
+    response
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"error":{"type":"not_found_error","message":"not served by the fake model"}}');
   });
 });
 server.listen(0, '127.0.0.1', () => writeFileSync(portFile, String(server.address().port)));

@@ -19,7 +19,9 @@ afterAll(removeCaseTrees);
 /** The user-message texts of one generateContent request body. */
 function userTexts(body: string): string[] {
   const request = JSON.parse(body) as { contents?: { role: string; parts: { text?: string }[] }[] };
-  return (request.contents ?? []).filter((content) => content.role === 'user').flatMap((content) => content.parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])));
+  return (request.contents ?? [])
+    .filter((content) => content.role === 'user')
+    .flatMap((content) => content.parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])));
 }
 
 /** The main-model requests (the router's small-model rating calls left out). */
@@ -69,7 +71,9 @@ for (const hostCase of HOST_CASES) {
       const sent = user.modelRequests().length;
       const run = user.offline(['-p', `/${hostCase.prompt.name}`]);
       expect(run.stdout).toContain('FAKE-MODEL-REPLY');
-      const [got] = user.results('prompts/get').slice(-1) as { messages: { content: { type: string; text: string } }[] }[];
+      const [got] = user.results('prompts/get').slice(-1) as {
+        messages: { content: { type: string; text: string } }[];
+      }[];
       const text = got?.messages[0]?.content.text ?? '';
       expect(got?.messages).toHaveLength(1);
       expect(text).toContain(`(skill://${hostCase.prompt.file})`);
@@ -84,7 +88,12 @@ for (const hostCase of HOST_CASES) {
       await session.waitForPane((pane) => pane.includes('Type your message'), 'the input prompt');
       await session.waitForPane(() => user.results('resources/list').length >= 3, 'the session listed resources');
       await session.submit('/mcp list', MCP_LIST_COMPLETION);
-      const pane = await session.waitForPane((text) => text.includes('🟢 skills - Ready'), '/mcp list', undefined, 2000);
+      const pane = await session.waitForPane(
+        (text) => text.includes('🟢 skills - Ready'),
+        '/mcp list',
+        undefined,
+        2000,
+      );
       expect(pane).toContain(`🟢 skills - Ready (4 tools, ${expected.skills} prompts, ${expected.files} resources)`);
       const prompts = user.results('prompts/list').at(-1) as { prompts: unknown[]; nextCursor?: string };
       expect(prompts.prompts).toHaveLength(expected.skills);
@@ -94,14 +103,26 @@ for (const hostCase of HOST_CASES) {
     it.skipIf(!hostCase.live)('follows a live edit: a skill added while it runs shows in /mcp list', async () => {
       const promptsChanged = user.notifications('notifications/prompts/list_changed').length;
       mkdirSync(path.join(tree, 'live-added'));
-      writeFileSync(path.join(tree, 'live-added', 'SKILL.md'), '---\nname: live-added\ndescription: Added while the host runs.\n---\n# Live\n');
+      writeFileSync(
+        path.join(tree, 'live-added', 'SKILL.md'),
+        '---\nname: live-added\ndescription: Added while the host runs.\n---\n# Live\n',
+      );
       await session.waitForPane(
-        () => user.notifications('notifications/prompts/list_changed').length > promptsChanged && (user.results('prompts/list').at(-1) as { prompts: unknown[] }).prompts.length === expected.skills + 1,
+        () =>
+          user.notifications('notifications/prompts/list_changed').length > promptsChanged &&
+          (user.results('prompts/list').at(-1) as { prompts: unknown[] }).prompts.length === expected.skills + 1,
         'prompts/list_changed and a new prompts/list',
       );
       await session.submit('/mcp list', MCP_LIST_COMPLETION);
-      const pane = await session.waitForPane((text) => text.includes(`${expected.skills + 1} prompts`), '/mcp list with the new prompt', undefined, 2000);
-      expect(pane).toContain(`🟢 skills - Ready (4 tools, ${expected.skills + 1} prompts, ${expected.files + 1} resources)`);
+      const pane = await session.waitForPane(
+        (text) => text.includes(`${expected.skills + 1} prompts`),
+        '/mcp list with the new prompt',
+        undefined,
+        2000,
+      );
+      expect(pane).toContain(
+        `🟢 skills - Ready (4 tools, ${expected.skills + 1} prompts, ${expected.files + 1} resources)`,
+      );
     });
   });
 }

@@ -6,7 +6,16 @@
  * a tmux server of their own (`tmux -L <socket>`), never the user's.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { waitFor } from '../helpers/live.js';
@@ -27,7 +36,8 @@ export function binaryOf(name: HostName): string {
   const host = HOSTS.find((candidate) => candidate.name === name);
   if (host === undefined) throw new Error(`unknown host ${name}`);
   const binary = hostBinary(host);
-  if (!existsSync(binary)) throw new Error(`${binary} is missing: run node scripts/install-hosts.mjs (npm run test:hosts does)`);
+  if (!existsSync(binary))
+    throw new Error(`${binary} is missing: run node scripts/install-hosts.mjs (npm run test:hosts does)`);
   return binary;
 }
 
@@ -78,7 +88,10 @@ export class HostUser {
     this.wireLog = path.join(this.root, 'wire.jsonl');
     this.modelLog = path.join(this.root, 'model.jsonl');
     this.#socket = `skills-serve-hosts-${process.pid}-${path.basename(this.root)}`;
-    const server = { command: process.execPath, args: [path.join(HERE, 'tee-mcp.mjs'), this.wireLog, '--', process.execPath, BIN, ...serverArgs] };
+    const server = {
+      command: process.execPath,
+      args: [path.join(HERE, 'tee-mcp.mjs'), this.wireLog, '--', process.execPath, BIN, ...serverArgs],
+    };
     if (name === 'claude') this.#configureClaude(server);
     else this.#configureGemini(server);
     this.#runner = path.join(this.root, 'run.sh');
@@ -90,9 +103,15 @@ export class HostUser {
    * done.
    */
   #configureClaude(server: { command: string; args: string[] }): void {
-    writeFileSync(path.join(this.project, '.mcp.json'), `${JSON.stringify({ mcpServers: { skills: server } }, null, 2)}\n`);
+    writeFileSync(
+      path.join(this.project, '.mcp.json'),
+      `${JSON.stringify({ mcpServers: { skills: server } }, null, 2)}\n`,
+    );
     mkdirSync(path.join(this.home, '.claude'));
-    writeFileSync(path.join(this.home, '.claude', 'settings.json'), `${JSON.stringify({ enabledMcpjsonServers: ['skills'] }, null, 2)}\n`);
+    writeFileSync(
+      path.join(this.home, '.claude', 'settings.json'),
+      `${JSON.stringify({ enabledMcpjsonServers: ['skills'] }, null, 2)}\n`,
+    );
     const state = {
       hasCompletedOnboarding: true,
       theme: 'dark',
@@ -110,7 +129,10 @@ export class HostUser {
     mkdirSync(path.join(this.home, '.gemini'));
     const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, mcpServers: { skills: server } };
     writeFileSync(path.join(this.home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
-    writeFileSync(path.join(this.home, '.gemini', 'trustedFolders.json'), `${JSON.stringify({ [this.project]: 'TRUST_FOLDER' }, null, 2)}\n`);
+    writeFileSync(
+      path.join(this.home, '.gemini', 'trustedFolders.json'),
+      `${JSON.stringify({ [this.project]: 'TRUST_FOLDER' }, null, 2)}\n`,
+    );
   }
 
   /**
@@ -127,7 +149,7 @@ export class HostUser {
       'ip link set lo up',
       `rm -f '${portFile}'`,
       `'${process.execPath}' '${path.join(HERE, 'fake-model.mjs')}' '${this.modelLog}' '${portFile}' & MODEL=$!`,
-      'trap \'kill $MODEL 2>/dev/null\' EXIT',
+      "trap 'kill $MODEL 2>/dev/null' EXIT",
       // Bounded: the stand-in model listens within milliseconds; 10 s means it could not start.
       `tries=0; while [ ! -s '${portFile}' ]; do tries=$((tries + 1)); [ $tries -le 200 ] || exit 90; sleep 0.05; done`,
       `cd '${this.project}'`,
@@ -138,7 +160,11 @@ export class HostUser {
 
   /** Runs the host with `args` offline to completion (no terminal). */
   offline(args: readonly string[], timeoutMs = STEP_MS): CommandRun {
-    const result = spawnSync('unshare', ['-n', 'sh', this.#runner, binaryOf(this.name), ...args], { encoding: 'utf8', timeout: timeoutMs, input: '' });
+    const result = spawnSync('unshare', ['-n', 'sh', this.#runner, binaryOf(this.name), ...args], {
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      input: '',
+    });
     if (result.error !== undefined) throw result.error;
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
@@ -146,7 +172,13 @@ export class HostUser {
   /** Starts the host's interactive session offline in a 200×50 tmux pane. */
   session(): TmuxSession {
     this.#sessions++;
-    return new TmuxSession(this.#socket, `${this.name}-${this.#sessions}`, ['unshare', '-n', 'sh', this.#runner, binaryOf(this.name)]);
+    return new TmuxSession(this.#socket, `${this.name}-${this.#sessions}`, [
+      'unshare',
+      '-n',
+      'sh',
+      this.#runner,
+      binaryOf(this.name),
+    ]);
   }
 
   /** Every JSON-RPC line the relay logged so far, in order. */
@@ -196,7 +228,10 @@ export class HostUser {
   results(method: string): Record<string, unknown>[] {
     const ids = new Set(this.requests(method).map((request) => JSON.stringify(request['id'])));
     return this.wire()
-      .filter((line) => line.dir === 'server->host' && 'result' in line.message && ids.has(JSON.stringify(line.message['id'])))
+      .filter(
+        (line) =>
+          line.dir === 'server->host' && 'result' in line.message && ids.has(JSON.stringify(line.message['id'])),
+      )
       .map((line) => line.message['result'] as Record<string, unknown>);
   }
 
@@ -221,8 +256,13 @@ export class HostUser {
    * saves its state first; any left after 20 s are killed), then removes the user's files.
    */
   async close(): Promise<void> {
-    const panes = spawnSync('tmux', ['-L', this.#socket, 'list-panes', '-a', '-F', '#{pane_pid}'], { encoding: 'utf8' });
-    const pids = (panes.stdout ?? '').split('\n').filter((line) => /^\d+$/u.test(line)).flatMap((pid) => [Number(pid), ...descendants(Number(pid))]);
+    const panes = spawnSync('tmux', ['-L', this.#socket, 'list-panes', '-a', '-F', '#{pane_pid}'], {
+      encoding: 'utf8',
+    });
+    const pids = (panes.stdout ?? '')
+      .split('\n')
+      .filter((line) => /^\d+$/u.test(line))
+      .flatMap((pid) => [Number(pid), ...descendants(Number(pid))]);
     spawnSync('tmux', ['-L', this.#socket, 'kill-server'], { stdio: 'ignore' });
     const alive = (): number[] => pids.filter(isAlive);
     await waitFor(() => alive().length === 0, { timeoutMs: 20_000, intervalMs: 100 }).catch(() => {
@@ -273,7 +313,12 @@ export class TmuxSession {
    * @returns the pane text that satisfied it.
    * @throws with the last pane seen when `timeoutMs` passes first.
    */
-  async waitForPane(predicate: (pane: string) => boolean, what: string, timeoutMs = STEP_MS, history = 0): Promise<string> {
+  async waitForPane(
+    predicate: (pane: string) => boolean,
+    what: string,
+    timeoutMs = STEP_MS,
+    history = 0,
+  ): Promise<string> {
     let last = '';
     try {
       await waitFor(
@@ -297,7 +342,10 @@ export class TmuxSession {
   async submit(text: string, drawn?: string): Promise<void> {
     const before = occurrences(this.pane(), text);
     this.type(text);
-    await this.waitForPane((pane) => (drawn === undefined ? occurrences(pane, text) > before : pane.includes(drawn)), `"${text}" in the input line`);
+    await this.waitForPane(
+      (pane) => (drawn === undefined ? occurrences(pane, text) > before : pane.includes(drawn)),
+      `"${text}" in the input line`,
+    );
     this.press('Enter');
   }
 }
@@ -352,7 +400,18 @@ function shellQuote(word: string): string {
  */
 export function generatedCatalog(count: number): string {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'skills-serve-catalog-')));
-  const topics = ['terraform', 'kubernetes', 'react', 'postgres', 'graphql', 'docker', 'python', 'rust', 'security', 'testing'];
+  const topics = [
+    'terraform',
+    'kubernetes',
+    'react',
+    'postgres',
+    'graphql',
+    'docker',
+    'python',
+    'rust',
+    'security',
+    'testing',
+  ];
   for (let index = 0; index < count; index++) {
     const topic = topics[index % topics.length] as string;
     const name = `${topic}-helper-${String(index).padStart(3, '0')}`;
@@ -361,7 +420,10 @@ export function generatedCatalog(count: number): string {
         ? `>-\n  Reviews, writes and fixes ${topic} code, task ${index}.\n  Use when the user mentions ${topic}.`
         : `Reviews, writes and fixes ${topic} code, task ${index}. Use when the user mentions ${topic}.`;
     mkdirSync(path.join(root, name));
-    writeFileSync(path.join(root, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${topic} helper ${index}\n\n## Checklist\n`);
+    writeFileSync(
+      path.join(root, name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${topic} helper ${index}\n\n## Checklist\n`,
+    );
   }
   return root;
 }

@@ -7,13 +7,21 @@ import path from 'node:path';
 
 /** @type {readonly Host[]} */
 export const HOSTS = Object.freeze([
-  { name: 'claude', package: '@anthropic-ai/claude-code', version: '2.1.332', dir: 'claude-code-2.1.332', bin: 'claude' },
+  {
+    name: 'claude',
+    package: '@anthropic-ai/claude-code',
+    version: '2.1.332',
+    dir: 'claude-code-2.1.332',
+    bin: 'claude',
+  },
   { name: 'gemini', package: '@google/gemini-cli', version: '0.61.0', dir: 'gemini-cli-0.61.0', bin: 'gemini' },
 ]);
 
 /** The cache directory the hosts are installed into: SKILLS_SERVE_HOSTS_CACHE, or ~/.cache/skills-serve/hosts. */
 export function hostsCacheDir() {
-  return path.resolve(process.env.SKILLS_SERVE_HOSTS_CACHE ?? path.join(os.homedir(), '.cache', 'skills-serve', 'hosts'));
+  return path.resolve(
+    process.env.SKILLS_SERVE_HOSTS_CACHE ?? path.join(os.homedir(), '.cache', 'skills-serve', 'hosts'),
+  );
 }
 
 /** The absolute path of a host's executable. @param {Host} host */

@@ -8,7 +8,13 @@ import { expect } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
 import { entryOf } from '../../src/index/entry.js';
 import { findDirectory, findFile, listDirectory } from '../../src/index/snapshot.js';
-import { DirNode, type DirectoryChild, type Diagnostic, type SkillRecord, type Snapshot } from '../../src/index/types.js';
+import {
+  DirNode,
+  type DirectoryChild,
+  type Diagnostic,
+  type SkillRecord,
+  type Snapshot,
+} from '../../src/index/types.js';
 import { buildSkillUri, encodeSegment } from '../../src/index/uri.js';
 import { sha256 } from '../helpers/tree.js';
 
@@ -90,7 +96,9 @@ export function childrenOf(snapshot: Snapshot, uri: string): DirectoryChild[] | 
  * `SKILL.md` URIs of the served skills whose entry lists the file at `uri` (the nearest skill and every enclosing one).
  */
 export function skillsListing(snapshot: Snapshot, uri: string): string[] {
-  return snapshot.ordered.filter((skill) => resourcesOf(skill).some((resource) => resource.uri === uri)).map((skill) => skill.uri);
+  return snapshot.ordered
+    .filter((skill) => resourcesOf(skill).some((resource) => resource.uri === uri))
+    .map((skill) => skill.uri);
 }
 
 /**
@@ -120,7 +128,11 @@ export async function resourcesOnDisk(dir: string, dirUri: string): Promise<Reso
   const rows: ResourceRow[] = [];
   for (const rel of await listFiles(dir)) {
     const bytes = await fsp.readFile(path.join(dir, ...rel.split('/')));
-    rows.push({ uri: `${dirUri}/${rel.split('/').map(encodeURIComponent).join('/')}`, digest: sha256(bytes), size: bytes.length });
+    rows.push({
+      uri: `${dirUri}/${rel.split('/').map(encodeURIComponent).join('/')}`,
+      digest: sha256(bytes),
+      size: bytes.length,
+    });
   }
   return rows.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
@@ -167,7 +179,9 @@ export function diagKey(diagnostic: Diagnostic): { severity: string; rule: strin
 
 /** Diagnostics of a snapshot as {@link diagKey}s, sorted by file then rule (build order is not specified). */
 export function diagKeys(snapshot: Snapshot): ReturnType<typeof diagKey>[] {
-  return snapshot.diagnostics.map(diagKey).sort((a, b) => (a.file + a.rule < b.file + b.rule ? -1 : a.file + a.rule > b.file + b.rule ? 1 : 0));
+  return snapshot.diagnostics
+    .map(diagKey)
+    .sort((a, b) => (a.file + a.rule < b.file + b.rule ? -1 : a.file + a.rule > b.file + b.rule ? 1 : 0));
 }
 
 /** 1-based number of the first line of `file` starting with `prefix`, read from disk (throws when absent). */

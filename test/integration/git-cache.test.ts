@@ -14,7 +14,10 @@ import { makeTempDir, skillMd } from '../helpers/tree.js';
 describe('git-root cache', () => {
   it('serves two subdirectories of one repository, started together, from one shared bare repository', async () => {
     const remote = await createRemote();
-    const commit = await remote.commit({ 'a/one/SKILL.md': skillMd('one', 'One.'), 'b/two/SKILL.md': skillMd('two', 'Two.') });
+    const commit = await remote.commit({
+      'a/one/SKILL.md': skillMd('one', 'One.'),
+      'b/two/SKILL.md': skillMd('two', 'Two.'),
+    });
     const cacheDir = await makeTempDir();
     const [a, b] = await Promise.all([
       (await makeGitRoot(gitSpec(remote.fileUrl, 'main:a'), { cacheDir })).start(),
@@ -28,13 +31,16 @@ describe('git-root cache', () => {
   it('removes trees half-written by processes that no longer run, and keeps those of live ones', async () => {
     const cache = remoteCache(await makeTempDir(), parseGitUrl('https://example.invalid/x.git'));
     await fsp.mkdir(cache.tmpDir, { recursive: true });
-    for (const name of ['abc.111.0badc0de', `abc.${process.pid}.12345678`, 'unrelated']) await fsp.mkdir(path.join(cache.tmpDir, name));
+    for (const name of ['abc.111.0badc0de', `abc.${process.pid}.12345678`, 'unrelated'])
+      await fsp.mkdir(path.join(cache.tmpDir, name));
     expect(await removeAbandonedTrees(cache, (pid) => pid === process.pid)).toEqual(['abc.111.0badc0de']);
     expect((await fsp.readdir(cache.tmpDir)).sort()).toEqual([`abc.${process.pid}.12345678`, 'unrelated']);
   });
 
   it('fails with a clear message when git is not installed', async () => {
-    const root = await makeGitRoot(gitSpec('https://example.invalid/x.git', 'main'), { env: isolatedGitEnv({ PATH: '/nonexistent' }) });
+    const root = await makeGitRoot(gitSpec('https://example.invalid/x.git', 'main'), {
+      env: isolatedGitEnv({ PATH: '/nonexistent' }),
+    });
     await expect(root.start()).rejects.toMatchObject({
       reason: 'git-unavailable',
       code: 'ROOT_UNUSABLE',

@@ -57,12 +57,23 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     expect(path.basename(checkout.root.dir).startsWith(`${tagged}-`)).toBe(true);
     // Every file holds its blob's bytes: no eol conversion, no ident expansion; links stay links.
     const expected = committedTree(remote.bare, tagged, 'skills');
-    expect(Object.keys(expected).sort()).toEqual(Object.keys(TREE).filter((rel) => rel.startsWith('skills/')).map((rel) => rel.slice('skills/'.length)).sort());
+    expect(Object.keys(expected).sort()).toEqual(
+      Object.keys(TREE)
+        .filter((rel) => rel.startsWith('skills/'))
+        .map((rel) => rel.slice('skills/'.length))
+        .sort(),
+    );
     expect(await diskTree(checkout.root.dir)).toEqual(expected);
     expect((await diskTree(checkout.root.dir))['pdf/assets/logo.bin']).toEqual(BINARY);
     expect(((await diskTree(checkout.root.dir))['pdf/ident.md'] as Buffer).toString()).toBe('$Id$\n');
-    expect(((await diskTree(checkout.root.dir))['pdf/references/guide.md'] as Buffer).toString()).toBe('# Guide\nA checkout would convert these line endings.\n');
-    expect(checkout.materialized).toEqual({ files: 9, bytes: Object.values(expected).reduce((sum, item) => sum + (Buffer.isBuffer(item) ? item.length : 0), 0), skipped: [] });
+    expect(((await diskTree(checkout.root.dir))['pdf/references/guide.md'] as Buffer).toString()).toBe(
+      '# Guide\nA checkout would convert these line endings.\n',
+    );
+    expect(checkout.materialized).toEqual({
+      files: 9,
+      bytes: Object.values(expected).reduce((sum, item) => sum + (Buffer.isBuffer(item) ? item.length : 0), 0),
+      skipped: [],
+    });
     // Nothing is executable.
     expect((await fsp.stat(path.join(checkout.root.dir, 'pdf', 'run.sh'))).mode & 0o111).toBe(0);
 
@@ -70,7 +81,10 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     const snapshot = await buildSnapshot([{ dir: checkout.root.dir, prefix: ['team'] }]);
     const skill = snapshot.skills.get('skill://team/pdf/SKILL.md');
     const resources = skill === undefined ? [] : entryOf(skill).resources;
-    expect(resources.find((resource) => resource.uri === 'skill://team/pdf/assets/logo.bin')).toMatchObject({ digest: sha256(BINARY), size: BINARY.length });
+    expect(resources.find((resource) => resource.uri === 'skill://team/pdf/assets/logo.bin')).toMatchObject({
+      digest: sha256(BINARY),
+      size: BINARY.length,
+    });
     expect(findFile(snapshot, 'skill://team/pdf/link-inside.md')).toBeDefined();
     expect(findFile(snapshot, 'skill://team/pdf/link-outside')).toBeUndefined();
     expect(snapshot.diagnostics.map((diagnostic) => diagnostic.rule)).toContain('symlink-outside-root');
@@ -122,7 +136,9 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     expect(await diskTree(initial.root.dir)).toEqual(committedTree(remote.bare, first));
     await root.release(initial);
     await expect(fsp.stat(initial.root.dir)).rejects.toMatchObject({ code: 'ENOENT' });
-    await expect(root.release(initial)).rejects.toThrow(new RangeError(`the tree of commit ${first} holds no reference`));
+    await expect(root.release(initial)).rejects.toThrow(
+      new RangeError(`the tree of commit ${first} holds no reference`),
+    );
     // The current tree is never deleted, even with no reference left.
     await root.release(next);
     expect((await fsp.stat(next.root.dir)).isDirectory()).toBe(true);
@@ -147,10 +163,19 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     const offline = await makeGitRoot(gitSpec(url, 'main'), { cacheDir, pollMs: 1000, logger });
     offline.on('warning', (message) => warnings.push(message));
     const cached = await offline.start();
-    expect(cached).toMatchObject({ stale: true, kind: 'branch', provenance: { commit: first, ref: 'main', source: url } });
+    expect(cached).toMatchObject({
+      stale: true,
+      kind: 'branch',
+      provenance: { commit: first, ref: 'main', source: url },
+    });
     expect(cached.root.dir).toBe(checkout.root.dir);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`^cannot fetch ${escape(url)} \\(ref main\\): .+; serving commit ${first} fetched \\S+ from the cache$`, 'u'));
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^cannot fetch ${escape(url)} \\(ref main\\): .+; serving commit ${first} fetched \\S+ from the cache$`,
+        'u',
+      ),
+    );
     expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message)).toEqual(warnings);
     // Polls during the outage do not repeat the warning.
     await offline.pollNow();
@@ -160,7 +185,12 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     const failure = await fresh.start().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(GitSourceError);
     expect(failure).toMatchObject({ reason: 'unreachable', code: 'ROOT_UNUSABLE' });
-    expect((failure as Error).message).toMatch(new RegExp(`^cannot fetch ${escape(url)} \\(ref main\\): .+; no earlier fetch of ${escape(url)}#main is cached in `, 'u'));
+    expect((failure as Error).message).toMatch(
+      new RegExp(
+        `^cannot fetch ${escape(url)} \\(ref main\\): .+; no earlier fetch of ${escape(url)}#main is cached in `,
+        'u',
+      ),
+    );
     expect((failure as Error).message).not.toContain('\n');
   });
 
@@ -179,9 +209,16 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     });
     await expect((await makeGitRoot(gitSpec(url, 'main:nope/skills'))).start()).rejects.toMatchObject({
       reason: 'unknown-subdir',
-      message: expect.stringMatching(new RegExp(`^${escape(url)}#main:nope/skills: there is no directory "nope/skills" at commit [0-9a-f]{40}$`, 'u')),
+      message: expect.stringMatching(
+        new RegExp(
+          `^${escape(url)}#main:nope/skills: there is no directory "nope/skills" at commit [0-9a-f]{40}$`,
+          'u',
+        ),
+      ),
     });
-    await expect((await makeGitRoot(gitSpec(url, 'main:alpha/SKILL.md'))).start()).rejects.toMatchObject({ reason: 'unknown-subdir' });
+    await expect((await makeGitRoot(gitSpec(url, 'main:alpha/SKILL.md'))).start()).rejects.toMatchObject({
+      reason: 'unknown-subdir',
+    });
   });
 
   it('follows the default branch when no ref is given', async () => {

@@ -18,15 +18,45 @@ import { makeTempDir, skillMd } from '../helpers/tree.js';
 
 /** Every hook git knows of (githooks(5)); each trap writes a sentinel file named after itself. */
 const HOOKS = [
-  'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg',
-  'post-commit', 'pre-rebase', 'post-checkout', 'post-merge', 'pre-push', 'pre-receive', 'update', 'proc-receive',
-  'post-receive', 'post-update', 'reference-transaction', 'push-to-checkout', 'pre-auto-gc', 'post-rewrite',
-  'sendemail-validate', 'fsmonitor-watchman', 'p4-changelist', 'p4-prepare-changelist', 'p4-post-changelist',
-  'p4-pre-submit', 'post-index-change', 'pre-upload-pack', 'post-upload-pack',
+  'applypatch-msg',
+  'pre-applypatch',
+  'post-applypatch',
+  'pre-commit',
+  'pre-merge-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'pre-rebase',
+  'post-checkout',
+  'post-merge',
+  'pre-push',
+  'pre-receive',
+  'update',
+  'proc-receive',
+  'post-receive',
+  'post-update',
+  'reference-transaction',
+  'push-to-checkout',
+  'pre-auto-gc',
+  'post-rewrite',
+  'sendemail-validate',
+  'fsmonitor-watchman',
+  'p4-changelist',
+  'p4-prepare-changelist',
+  'p4-post-changelist',
+  'p4-pre-submit',
+  'post-index-change',
+  'pre-upload-pack',
+  'post-upload-pack',
 ];
 
 /** A user git configuration that runs a trap for everything a repository could trigger on a normal clone. */
-async function armTraps(): Promise<{ env: Record<string, string>; sentinels: string; fired(): Promise<string[]>; hooksDir: string }> {
+async function armTraps(): Promise<{
+  env: Record<string, string>;
+  sentinels: string;
+  fired(): Promise<string[]>;
+  hooksDir: string;
+}> {
   const base = await makeTempDir();
   const sentinels = path.join(base, 'sentinels');
   const hooksDir = path.join(base, 'hooks');
@@ -91,7 +121,8 @@ describe.each(TRANSPORTS)('nothing from the repository runs (%s)', (transport) =
     const traps = await armTraps();
     const remote = await trappedRemote();
     // Hooks in the remote repository too.
-    for (const hook of HOOKS) await fsp.copyFile(path.join(traps.hooksDir, hook), path.join(remote.bare, 'hooks', hook));
+    for (const hook of HOOKS)
+      await fsp.copyFile(path.join(traps.hooksDir, hook), path.join(remote.bare, 'hooks', hook));
     await fsp.chmod(path.join(remote.bare, 'hooks'), 0o755);
     const { url } = await remoteUrl(remote, transport);
 
@@ -104,7 +135,14 @@ describe.each(TRANSPORTS)('nothing from the repository runs (%s)', (transport) =
     // The traps are armed: an ordinary clone with the same configuration fires them.
     const clone = path.join(await makeTempDir(), 'clone');
     execFileSync('git', ['clone', '--quiet', remote.fileUrl, clone], { env: traps.env, stdio: 'pipe' });
-    expect(await traps.fired()).toEqual(expect.arrayContaining(['filter-smudge', 'filter-lfs-smudge', 'hook-post-checkout', 'hook-reference-transaction']));
+    expect(await traps.fired()).toEqual(
+      expect.arrayContaining([
+        'filter-smudge',
+        'filter-lfs-smudge',
+        'hook-post-checkout',
+        'hook-reference-transaction',
+      ]),
+    );
     expect(await fsp.readFile(path.join(clone, 'alpha', 'SKILL.md'), 'utf8')).toBe('SMUDGED\n');
   });
 });
@@ -116,7 +154,9 @@ describe('transports', () => {
     const failure = (await root.start().catch((error: unknown) => error)) as GitSourceError;
     expect(failure).toBeInstanceOf(GitSourceError);
     expect(failure.reason).toBe('unreachable');
-    expect(failure.message).toMatch(/^cannot fetch file:\/\/\/rewrite-me\/skills\.git \(ref main\): .*transport 'ext' not allowed/u);
+    expect(failure.message).toMatch(
+      /^cannot fetch file:\/\/\/rewrite-me\/skills\.git \(ref main\): .*transport 'ext' not allowed/u,
+    );
     expect(await traps.fired()).toEqual([]);
     spawnSync('git', ['ls-remote', 'file:///rewrite-me/skills.git'], { env: traps.env, stdio: 'pipe' });
     expect(await traps.fired()).toEqual(['ext-transport']);
@@ -129,10 +169,19 @@ describe('transports', () => {
     const ssh = path.join(dir, 'fake-ssh');
     const log = path.join(dir, 'ssh-calls');
     // Runs the remote command here instead of on the host: the last argument is `git-upload-pack '<path>'`.
-    await fsp.writeFile(ssh, `#!/bin/sh\necho "$@" >> '${log}'\nfor last; do :; done\nexec sh -c "$last"\n`, { mode: 0o755 });
+    await fsp.writeFile(ssh, `#!/bin/sh\necho "$@" >> '${log}'\nfor last; do :; done\nexec sh -c "$last"\n`, {
+      mode: 0o755,
+    });
     const env = isolatedGitEnv({ GIT_SSH_COMMAND: ssh, GIT_SSH_VARIANT: 'simple' });
-    const checkout = await (await makeGitRoot(gitSpec(`ssh://git@skills.example.invalid${remote.bare}`, 'main'), { env })).start();
-    expect(checkout.provenance).toEqual({ source: `ssh://git@skills.example.invalid${remote.bare}`, ref: 'main', commit, subdir: '' });
+    const checkout = await (
+      await makeGitRoot(gitSpec(`ssh://git@skills.example.invalid${remote.bare}`, 'main'), { env })
+    ).start();
+    expect(checkout.provenance).toEqual({
+      source: `ssh://git@skills.example.invalid${remote.bare}`,
+      ref: 'main',
+      commit,
+      subdir: '',
+    });
     expect(await diskTree(checkout.root.dir)).toEqual(committedTree(remote.bare, commit));
     expect(await fsp.readFile(log, 'utf8')).toContain(`git@skills.example.invalid git-upload-pack '${remote.bare}'`);
   });
@@ -142,29 +191,38 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
   /** The cache holds no tree and no partial tree. */
   async function expectNothingMaterialized(cacheDir: string): Promise<void> {
     const [remoteDir] = await fsp.readdir(path.join(cacheDir, 'git'));
-    const entries = async (name: string): Promise<string[]> => fsp.readdir(path.join(cacheDir, 'git', remoteDir as string, name)).catch(() => []);
+    const entries = async (name: string): Promise<string[]> =>
+      fsp.readdir(path.join(cacheDir, 'git', remoteDir as string, name)).catch(() => []);
     expect(await entries('trees')).toEqual([]);
     expect(await entries('tmp')).toEqual([]);
   }
 
   it('refuses a tree with more files or bytes than allowed, before writing anything', async () => {
     const remote = await createRemote();
-    const commit = await remote.commit(Object.fromEntries(Array.from({ length: 5 }, (_, index) => [`s/f${index}.txt`, 'x'.repeat(1000)])));
+    const commit = await remote.commit(
+      Object.fromEntries(Array.from({ length: 5 }, (_, index) => [`s/f${index}.txt`, 'x'.repeat(1000)])),
+    );
     const { url } = await remoteUrl(remote, transport);
     const byFiles = await makeTempDir();
-    await expect((await makeGitRoot(gitSpec(url, 'main'), { cacheDir: byFiles, limits: { maxFiles: 4 } })).start()).rejects.toMatchObject({
+    await expect(
+      (await makeGitRoot(gitSpec(url, 'main'), { cacheDir: byFiles, limits: { maxFiles: 4 } })).start(),
+    ).rejects.toMatchObject({
       reason: 'over-limits',
       message: `${url}#main at commit ${commit} is not served: its tree holds 5 files, over the limit of 4 (--git-max-files)`,
     });
     await expectNothingMaterialized(byFiles);
     const byBytes = await makeTempDir();
-    await expect((await makeGitRoot(gitSpec(url, 'main'), { cacheDir: byBytes, limits: { maxBytes: 4999 } })).start()).rejects.toMatchObject({
+    await expect(
+      (await makeGitRoot(gitSpec(url, 'main'), { cacheDir: byBytes, limits: { maxBytes: 4999 } })).start(),
+    ).rejects.toMatchObject({
       reason: 'over-limits',
       message: `${url}#main at commit ${commit} is not served: its tree holds 5000 bytes, over the limit of 4999 (--git-max-bytes)`,
     });
     await expectNothingMaterialized(byBytes);
     // At the limit exactly, it is served.
-    const checkout = await (await makeGitRoot(gitSpec(url, 'main'), { limits: { maxFiles: 5, maxBytes: 5000 } })).start();
+    const checkout = await (
+      await makeGitRoot(gitSpec(url, 'main'), { limits: { maxFiles: 5, maxBytes: 5000 } })
+    ).start();
     expect(checkout.materialized).toEqual({ files: 5, bytes: 5000, skipped: [] });
   });
 
@@ -173,13 +231,24 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
     await remote.commit({ 'big/SKILL.md': skillMd('big', 'Large.'), 'big/blob.bin': randomBytes(3 * 1024 * 1024) });
     const { url } = await remoteUrl(remote, transport);
     const cacheDir = await makeTempDir();
-    const failure = (await (await makeGitRoot(gitSpec(url, 'main'), { cacheDir, limits: { maxFetchBytes: 1024 * 1024 } })).start().catch((error: unknown) => error)) as GitSourceError;
+    const failure = (await (
+      await makeGitRoot(gitSpec(url, 'main'), { cacheDir, limits: { maxFetchBytes: 1024 * 1024 } })
+    )
+      .start()
+      .catch((error: unknown) => error)) as GitSourceError;
     expect(failure).toBeInstanceOf(GitSourceError);
     expect(failure.reason).toBe('over-limits');
-    expect(failure.message).toMatch(new RegExp(`^fetching ${url.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')} \\(ref main\\) was stopped at \\d+ bytes: over the download limit of 1048576 bytes \\(--git-max-fetch-bytes\\)$`, 'u'));
+    expect(failure.message).toMatch(
+      new RegExp(
+        `^fetching ${url.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')} \\(ref main\\) was stopped at \\d+ bytes: over the download limit of 1048576 bytes \\(--git-max-fetch-bytes\\)$`,
+        'u',
+      ),
+    );
     await expectNothingMaterialized(cacheDir);
     const [remoteDir] = await fsp.readdir(path.join(cacheDir, 'git'));
-    expect(await fsp.readdir(path.join(cacheDir, 'git', remoteDir as string, 'repo.git', 'objects', 'pack'))).toEqual([]);
+    expect(await fsp.readdir(path.join(cacheDir, 'git', remoteDir as string, 'repo.git', 'objects', 'pack'))).toEqual(
+      [],
+    );
   });
 
   it('keeps serving the current commit when a pushed commit is over the limits, and follows the next one', async () => {
@@ -193,10 +262,14 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
     const commits: string[] = [];
     root.on('commit', (next) => commits.push(next.provenance.commit));
     await root.start();
-    const tooBig = await remote.commit(Object.fromEntries(Array.from({ length: 4 }, (_, index) => [`alpha/f${index}.txt`, 'x'])));
+    const tooBig = await remote.commit(
+      Object.fromEntries(Array.from({ length: 4 }, (_, index) => [`alpha/f${index}.txt`, 'x'])),
+    );
     expect(await root.pollNow()).toBe(false);
     expect(await root.pollNow()).toBe(false);
-    expect(warnings).toEqual([`${url}#main at commit ${tooBig} is not served: its tree holds 5 files, over the limit of 3 (--git-max-files); still serving commit ${first}`]);
+    expect(warnings).toEqual([
+      `${url}#main at commit ${tooBig} is not served: its tree holds 5 files, over the limit of 3 (--git-max-files); still serving commit ${first}`,
+    ]);
     expect(commits).toEqual([]);
     const fixed = await remote.commit({}, 'trim', { remove: ['alpha/f0.txt', 'alpha/f1.txt', 'alpha/f2.txt'] });
     expect(await root.pollNow()).toBe(true);
@@ -209,16 +282,26 @@ describe('allowlist', () => {
     const remote = await createRemote();
     await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'First.') });
     const { url, server } = await remoteUrl(remote, 'http');
-    const refused = await makeGitRoot(gitSpec(url, 'main'), { allow: [parseGitAllow('github.com/acme'), parseGitAllow('127.0.0.1/other')] });
+    const refused = await makeGitRoot(gitSpec(url, 'main'), {
+      allow: [parseGitAllow('github.com/acme'), parseGitAllow('127.0.0.1/other')],
+    });
     await expect(refused.start()).rejects.toMatchObject({
       reason: 'not-allowed',
       code: 'CONFIG_INVALID',
       message: `git root ${url} is not allowed by --git-allow (allowed: github.com/acme, 127.0.0.1/other)`,
     });
     expect(server?.requests).toEqual([]);
-    await expect((await makeGitRoot(gitSpec(url, 'main'), { allow: [parseGitAllow('127.0.0.1/skills')] })).start()).resolves.toMatchObject({ kind: 'branch' });
-    await expect((await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { allow: [parseGitAllow('127.0.0.1')] })).start()).rejects.toMatchObject({ reason: 'not-allowed' });
-    await expect((await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { allow: [parseGitAllow(`file://${remote.projectRoot}`)] })).start()).resolves.toMatchObject({ kind: 'branch' });
+    await expect(
+      (await makeGitRoot(gitSpec(url, 'main'), { allow: [parseGitAllow('127.0.0.1/skills')] })).start(),
+    ).resolves.toMatchObject({ kind: 'branch' });
+    await expect(
+      (await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { allow: [parseGitAllow('127.0.0.1')] })).start(),
+    ).rejects.toMatchObject({ reason: 'not-allowed' });
+    await expect(
+      (
+        await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { allow: [parseGitAllow(`file://${remote.projectRoot}`)] })
+      ).start(),
+    ).resolves.toMatchObject({ kind: 'branch' });
   });
 });
 
@@ -246,20 +329,37 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
   it('is sent as HTTP Basic auth and appears in no error, log line, provenance or cache file, even with git tracing on', async () => {
     const remote = await createRemote();
     const commit = await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'Private.') });
-    const { url, server } = await remoteUrl(remote, 'http', { basicAuth: { username: 'x-access-token', password: TOKEN } });
-    const tracing = isolatedGitEnv({ GIT_TRACE: '1', GIT_TRACE_CURL: '1', GIT_CURL_VERBOSE: '1', GIT_TRACE_PACKET: '1' });
+    const { url, server } = await remoteUrl(remote, 'http', {
+      basicAuth: { username: 'x-access-token', password: TOKEN },
+    });
+    const tracing = isolatedGitEnv({
+      GIT_TRACE: '1',
+      GIT_TRACE_CURL: '1',
+      GIT_CURL_VERBOSE: '1',
+      GIT_TRACE_PACKET: '1',
+    });
 
     // Without a token the private repository is refused (and git does not wait for a password prompt).
     const anonymous = await makeGitRoot(gitSpec(url, 'main'), { env: tracing });
-    await expect(anonymous.start()).rejects.toMatchObject({ reason: 'unreachable', message: expect.stringContaining(`cannot fetch ${url} (ref main): `) });
+    await expect(anonymous.start()).rejects.toMatchObject({
+      reason: 'unreachable',
+      message: expect.stringContaining(`cannot fetch ${url} (ref main): `),
+    });
 
     // A wrong token: sent, refused, and absent from the error and the logs.
     const wrongLogger = recordingLogger();
     const wrongCache = await makeTempDir();
-    const wrong = await makeGitRoot(gitSpec(url, 'main'), { env: tracing, token: WRONG, logger: wrongLogger, cacheDir: wrongCache });
+    const wrong = await makeGitRoot(gitSpec(url, 'main'), {
+      env: tracing,
+      token: WRONG,
+      logger: wrongLogger,
+      cacheDir: wrongCache,
+    });
     const failure = (await wrong.start().catch((error: unknown) => error)) as GitSourceError;
     expect(failure).toBeInstanceOf(GitSourceError);
-    expect(failure.message).toMatch(new RegExp(`^cannot fetch ${url.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')} \\(ref main\\): `, 'u'));
+    expect(failure.message).toMatch(
+      new RegExp(`^cannot fetch ${url.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')} \\(ref main\\): `, 'u'),
+    );
     expect(server?.requests.some((request) => request.authorization === basic(WRONG))).toBe(true);
     for (const form of forms(WRONG)) {
       expect(`${failure.message}\n${String(failure.stack)}\n${wrongLogger.text()}`).not.toContain(form);
@@ -270,12 +370,22 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
     const logger = recordingLogger();
     const cacheDir = await makeTempDir();
     server?.requests.splice(0);
-    const root = await makeGitRoot(gitSpec(url, 'main'), { env: tracing, token: TOKEN, logger, cacheDir, pollMs: 1000 });
+    const root = await makeGitRoot(gitSpec(url, 'main'), {
+      env: tracing,
+      token: TOKEN,
+      logger,
+      cacheDir,
+      pollMs: 1000,
+    });
     const checkout = await root.start();
     expect(checkout.provenance).toEqual({ source: url, ref: 'main', commit, subdir: '' });
     expect(await diskTree(checkout.root.dir)).toEqual(committedTree(remote.bare, commit));
     expect(server?.requests.length).toBeGreaterThan(0);
-    expect(server?.requests.filter((request) => request.status === 200).every((request) => request.authorization === basic(TOKEN))).toBe(true);
+    expect(
+      server?.requests
+        .filter((request) => request.status === 200)
+        .every((request) => request.authorization === basic(TOKEN)),
+    ).toBe(true);
     // An outage while polling: the warning carries git's reason, never the token.
     const warnings: string[] = [];
     root.on('warning', (message) => warnings.push(message));
@@ -292,7 +402,10 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
 describe('submodules', () => {
   it('skips a submodule (gitlink) and reports it, in the checkout and in one warning; nothing is fetched for it', async () => {
     const remote = await createRemote();
-    await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'Has a submodule.'), '.gitmodules': '[submodule "vendor"]\n\tpath = vendor\n\turl = https://example.invalid/vendor.git\n' });
+    await remote.commit({
+      'alpha/SKILL.md': skillMd('alpha', 'Has a submodule.'),
+      '.gitmodules': '[submodule "vendor"]\n\tpath = vendor\n\turl = https://example.invalid/vendor.git\n',
+    });
     git(remote.work, ['update-index', '--add', '--cacheinfo', `160000,${'b'.repeat(40)},vendor`]);
     git(remote.work, ['commit', '--quiet', '-m', 'submodule']);
     git(remote.work, ['push', '--quiet', 'origin', 'main']);

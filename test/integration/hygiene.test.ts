@@ -16,7 +16,13 @@ it('warns about hidden characters in SKILL.md and secret-looking files, and stil
   });
   const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
   expect(snapshot.ordered.map((skill) => skill.uri)).toEqual(['skill://s/SKILL.md']);
-  const found = snapshot.diagnostics.map(({ severity, rule, file, line, column }) => ({ severity, rule, file: path.relative(root, file), line, column }));
+  const found = snapshot.diagnostics.map(({ severity, rule, file, line, column }) => ({
+    severity,
+    rule,
+    file: path.relative(root, file),
+    line,
+    column,
+  }));
   expect(found.sort((a, b) => (a.file < b.file ? -1 : 1))).toEqual([
     { severity: 'warning', rule: 'hidden-characters', file: 's/SKILL.md', line: 5, column: 13 },
     { severity: 'warning', rule: 'secret-file', file: 's/deploy.txt', line: undefined, column: undefined },

@@ -38,11 +38,16 @@ describe('encoding fixture', () => {
     ]);
     expect(snapshot.diagnostics).toEqual([]);
     for (const name of ['block-scalars', 'bom-skill', 'crlf-skill', 'folded']) {
-      expect(resourcesOf(findSkill(snapshot, `skill://${name}/SKILL.md`))).toEqual(await resourcesOnDisk(path.join(root, name), `skill://${name}`));
+      expect(resourcesOf(findSkill(snapshot, `skill://${name}/SKILL.md`))).toEqual(
+        await resourcesOnDisk(path.join(root, name), `skill://${name}`),
+      );
     }
     await expectSnapshotMatchesDisk(snapshot);
     const empty = findFile(snapshot, 'skill://bom-skill/data/empty.txt');
-    expect(empty === undefined ? undefined : { digest: digestOf(empty.node), size: empty.node.size }).toEqual({ digest: sha256(new Uint8Array()), size: 0 });
+    expect(empty === undefined ? undefined : { digest: digestOf(empty.node), size: empty.node.size }).toEqual({
+      digest: sha256(new Uint8Array()),
+      size: 0,
+    });
     const bom = await fsp.readFile(path.join(root, 'bom-skill/SKILL.md'));
     expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(findSkill(snapshot, 'skill://bom-skill/SKILL.md')?.manifestSize).toBe(bom.length);
@@ -105,10 +110,26 @@ describe('names fixture', () => {
     expect(findFile(snapshot, 'skill://odd-names/what?.md')).toBeUndefined();
     const sub = await rowOnDisk('', path.join(dir, 'sub dir', 'inner #1.md'));
     expect(childrenOf(snapshot, 'skill://odd-names/sub%20dir')).toEqual([
-      { uri: 'skill://odd-names/sub%20dir/inner%20%231.md', name: 'inner #1.md', mimeType: 'text/markdown', size: sub.size },
+      {
+        uri: 'skill://odd-names/sub%20dir/inner%20%231.md',
+        name: 'inner #1.md',
+        mimeType: 'text/markdown',
+        size: sub.size,
+      },
     ]);
     const names = childrenOf(snapshot, 'skill://odd-names')?.map((child) => child.name);
-    expect(names).toEqual(['日本語.md', '100%.md', 'SKILL.md', 'a+b.md', 'café.md', 'emoji-😀.md', 'file with spaces.md', 'hash#tag.md', 'sub dir', 'what?.md']);
+    expect(names).toEqual([
+      '日本語.md',
+      '100%.md',
+      'SKILL.md',
+      'a+b.md',
+      'café.md',
+      'emoji-😀.md',
+      'file with spaces.md',
+      'hash#tag.md',
+      'sub dir',
+      'what?.md',
+    ]);
   });
 });
 
@@ -117,7 +138,11 @@ describe('nested fixture', () => {
     const root = fixture('nested');
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
-    expect(skillUris(snapshot)).toEqual(['skill://outer/SKILL.md', 'skill://outer/inner/SKILL.md', 'skill://outer/inner/deepest/SKILL.md']);
+    expect(skillUris(snapshot)).toEqual([
+      'skill://outer/SKILL.md',
+      'skill://outer/inner/SKILL.md',
+      'skill://outer/inner/deepest/SKILL.md',
+    ]);
     const outer = resourcesOf(findSkill(snapshot, 'skill://outer/SKILL.md'));
     expect(outer.map((row) => row.uri)).toEqual([
       'skill://outer/SKILL.md',
@@ -127,7 +152,9 @@ describe('nested fixture', () => {
       'skill://outer/inner/ref.md',
     ]);
     expect(outer).toEqual(await resourcesOnDisk(path.join(root, 'outer'), 'skill://outer'));
-    expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'));
+    expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(
+      await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'),
+    );
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/deepest/SKILL.md'))).toEqual([
       await rowOnDisk('skill://outer/inner/deepest/SKILL.md', path.join(root, 'outer/inner/deepest/SKILL.md')),
     ]);
@@ -170,7 +197,10 @@ describe('ignored fixture (temporary copy with .git/)', () => {
 
   it('serves only SKILL.md and notes.md from visible/, silently', async () => {
     root = await copyFixture('ignored');
-    await addToTree(root, { 'visible/.git/config': '[core]\n\trepositoryformatversion = 0\n', 'visible/.git/HEAD': 'ref: refs/heads/main\n' });
+    await addToTree(root, {
+      'visible/.git/config': '[core]\n\trepositoryformatversion = 0\n',
+      'visible/.git/HEAD': 'ref: refs/heads/main\n',
+    });
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://visible/SKILL.md']);
@@ -182,7 +212,12 @@ describe('ignored fixture (temporary copy with .git/)', () => {
     expect(namespaceFileUris(snapshot)).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://visible', 'skill://visible/sub']);
     expect(childrenOf(snapshot, 'skill://visible/sub')).toEqual([]);
-    for (const hidden of ['skill://visible/.git/config', 'skill://visible/.hidden.md', 'skill://visible/node_modules/pkg/index.js', 'skill://visible/sub/.env.local']) {
+    for (const hidden of [
+      'skill://visible/.git/config',
+      'skill://visible/.hidden.md',
+      'skill://visible/node_modules/pkg/index.js',
+      'skill://visible/sub/.env.local',
+    ]) {
       expect(findFile(snapshot, hidden)).toBeUndefined();
     }
     expect(findDirectory(snapshot, 'skill://visible/node_modules')).toBeUndefined();

@@ -14,7 +14,8 @@ import { childrenOf, resourcesOf } from './expect-disk.js';
 const temps = tempTrees();
 afterEach(() => temps.removeAll());
 const { tree } = temps;
-const uris = (snapshot: Snapshot, skill: string): string[] => resourcesOf(findSkill(snapshot, skill)).map((row) => row.uri);
+const uris = (snapshot: Snapshot, skill: string): string[] =>
+  resourcesOf(findSkill(snapshot, skill)).map((row) => row.uri);
 
 describe('.skillsignore', () => {
   it('honours a .skillsignore file in a skill (gitignore syntax: names, dir/, globs, !negation)', async () => {
@@ -28,10 +29,18 @@ describe('.skillsignore', () => {
       'visible/guide.md': 'Guide.\n',
     });
     const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
-    expect(uris(snapshot, 'skill://visible/SKILL.md')).toEqual(['skill://visible/SKILL.md', 'skill://visible/guide.md', 'skill://visible/keep.tmp']);
+    expect(uris(snapshot, 'skill://visible/SKILL.md')).toEqual([
+      'skill://visible/SKILL.md',
+      'skill://visible/guide.md',
+      'skill://visible/keep.tmp',
+    ]);
     expect(findFile(snapshot, 'skill://visible/notes.md')).toBeUndefined();
     expect(findDirectory(snapshot, 'skill://visible/drafts')).toBeUndefined();
-    expect(childrenOf(snapshot, 'skill://visible')?.map((child) => child.name)).toEqual(['SKILL.md', 'guide.md', 'keep.tmp']);
+    expect(childrenOf(snapshot, 'skill://visible')?.map((child) => child.name)).toEqual([
+      'SKILL.md',
+      'guide.md',
+      'keep.tmp',
+    ]);
     expect(snapshot.diagnostics).toEqual([]);
   });
 
@@ -46,7 +55,10 @@ describe('.skillsignore', () => {
     });
     const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
     expect(snapshot.ordered.map((skill) => skill.uri)).toEqual(['skill://stable/SKILL.md']);
-    expect(uris(snapshot, 'skill://stable/SKILL.md')).toEqual(['skill://stable/SKILL.md', 'skill://stable/sub/b.secret']);
+    expect(uris(snapshot, 'skill://stable/SKILL.md')).toEqual([
+      'skill://stable/SKILL.md',
+      'skill://stable/sub/b.secret',
+    ]);
   });
 
   it('a partial rebuild of one region applies the .skillsignore files above it exactly as a full build does', async () => {

@@ -48,7 +48,9 @@ describe('invalid fixture', () => {
 
   it('serves only `good`, with its files and nothing of the invalid skills', async () => {
     expect(skillUris(snapshot)).toEqual(['skill://good/SKILL.md']);
-    expect(resourcesOf(findSkill(snapshot, 'skill://good/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(ROOT, 'good'), 'skill://good'));
+    expect(resourcesOf(findSkill(snapshot, 'skill://good/SKILL.md'))).toEqual(
+      await resourcesOnDisk(path.join(ROOT, 'good'), 'skill://good'),
+    );
     expect(servedFileUris(snapshot)).toEqual(['skill://good/SKILL.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://good']);
     await expectSnapshotMatchesDisk(snapshot);
@@ -59,7 +61,9 @@ describe('invalid fixture', () => {
   it('reports exactly one error per invalid skill, on its SKILL.md, and nothing else', () => {
     expect(snapshot.diagnostics).toHaveLength(EXPECTED.length);
     expect(snapshot.diagnostics.every((diagnostic) => diagnostic.severity === 'error')).toBe(true);
-    expect(snapshot.diagnostics.map((diagnostic) => diagnostic.file).sort()).toEqual(EXPECTED.map(([skill]) => manifest(skill)).sort());
+    expect(snapshot.diagnostics.map((diagnostic) => diagnostic.file).sort()).toEqual(
+      EXPECTED.map(([skill]) => manifest(skill)).sort(),
+    );
     for (const diagnostic of snapshot.diagnostics) {
       expect(diagnostic.message.length).toBeGreaterThan(0);
       expect(diagnostic.hint.length).toBeGreaterThan(0);
@@ -86,7 +90,10 @@ describe('invalid fixture', () => {
 
   it('gives no line for problems that have none (missing field, bad encoding)', () => {
     for (const skill of ['missing-description', 'not-utf8']) {
-      expect(snapshot.diagnostics.find((diagnostic) => diagnostic.file === manifest(skill))?.line, skill).toBeUndefined();
+      expect(
+        snapshot.diagnostics.find((diagnostic) => diagnostic.file === manifest(skill))?.line,
+        skill,
+      ).toBeUndefined();
     }
   });
 });
@@ -132,14 +139,20 @@ describe('invalid skills nested in valid ones, and back', () => {
     });
     const snapshot = await buildOne(root);
     expect(skillUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md']);
-    expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'));
-    expect(childrenOf(snapshot, 'skill://outer')).toEqual([{ uri: 'skill://outer/inner', name: 'inner', mimeType: 'inode/directory' }]);
+    expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(
+      await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'),
+    );
+    expect(childrenOf(snapshot, 'skill://outer')).toEqual([
+      { uri: 'skill://outer/inner', name: 'inner', mimeType: 'inode/directory' },
+    ]);
     expect(findFile(snapshot, 'skill://outer/SKILL.md')).toBeUndefined();
     expect(findFile(snapshot, 'skill://outer/guide.md')).toBeUndefined();
     expect(servedFileUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md', 'skill://outer/inner/ref.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://outer', 'skill://outer/inner']);
     await expectSnapshotMatchesDisk(snapshot);
-    expect(snapshot.diagnostics.map(diagKey)).toEqual([{ severity: 'error', rule: 'required-fields', file: path.join(root, 'outer/SKILL.md') }]);
+    expect(snapshot.diagnostics.map(diagKey)).toEqual([
+      { severity: 'error', rule: 'required-fields', file: path.join(root, 'outer/SKILL.md') },
+    ]);
   });
 
   it('keeps serving valid siblings when one skill is invalid', async () => {

@@ -10,7 +10,16 @@ import { entryOf } from '../../src/index/entry.js';
 import { findSkill } from '../../src/index/snapshot.js';
 import type { TreeEntry } from '../helpers/tree.js';
 import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
-import { buildOne, diagKeys, directoryUris, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, servedFileUris, skillUris } from './expect-disk.js';
+import {
+  buildOne,
+  diagKeys,
+  directoryUris,
+  expectSnapshotMatchesDisk,
+  resourcesOf,
+  resourcesOnDisk,
+  servedFileUris,
+  skillUris,
+} from './expect-disk.js';
 
 const MAX_FILES = 512;
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -18,7 +27,8 @@ const MAX_BYTES = 16 * 1024 * 1024;
 /** `count` small files `<dir>/files/f0000.txt`, … */
 function smallFiles(dir: string, count: number): Record<string, TreeEntry> {
   const spec: Record<string, TreeEntry> = {};
-  for (let index = 0; index < count; index++) spec[`${dir}/files/f${String(index).padStart(4, '0')}.txt`] = `file ${index}\n`;
+  for (let index = 0; index < count; index++)
+    spec[`${dir}/files/f${String(index).padStart(4, '0')}.txt`] = `file ${index}\n`;
   return spec;
 }
 
@@ -29,7 +39,10 @@ describe('per-skill limits', () => {
   });
 
   it(`serves a skill of exactly ${MAX_FILES} files`, async () => {
-    root = await makeTree({ 's/SKILL.md': skillMd('s', 'Skill at the file limit.'), ...smallFiles('s', MAX_FILES - 1) });
+    root = await makeTree({
+      's/SKILL.md': skillMd('s', 'Skill at the file limit.'),
+      ...smallFiles('s', MAX_FILES - 1),
+    });
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://s/SKILL.md']);
@@ -45,14 +58,16 @@ describe('per-skill limits', () => {
       'ok/SKILL.md': skillMd('ok', 'A small sibling.'),
     });
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-too-many-files', file: path.join(root, 's/SKILL.md') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'error', rule: 'skill-too-many-files', file: path.join(root, 's/SKILL.md') },
+    ]);
     expect(skillUris(snapshot)).toEqual(['skill://ok/SKILL.md']);
     expect(servedFileUris(snapshot)).toEqual(['skill://ok/SKILL.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://ok']);
     await expectSnapshotMatchesDisk(snapshot);
   });
 
-  it('counts a nested skill\'s files toward the enclosing skill only', async () => {
+  it("counts a nested skill's files toward the enclosing skill only", async () => {
     root = await makeTree({
       'outer/SKILL.md': skillMd('outer', 'Outer skill, over the limit with its nested skill.'),
       ...smallFiles('outer', 300),
@@ -60,7 +75,9 @@ describe('per-skill limits', () => {
       ...smallFiles('outer/inner', 300),
     });
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-too-many-files', file: path.join(root, 'outer/SKILL.md') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'error', rule: 'skill-too-many-files', file: path.join(root, 'outer/SKILL.md') },
+    ]);
     expect(skillUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toHaveLength(301);
   });
@@ -78,9 +95,14 @@ describe('per-skill limits', () => {
   });
 
   it('leaves out a skill holding a 16 MiB + 1 byte file with skill-too-large', async () => {
-    root = await makeTree({ 's/SKILL.md': skillMd('s', 'Skill over the byte limit.'), 's/big.bin': new Uint8Array(MAX_BYTES + 1) });
+    root = await makeTree({
+      's/SKILL.md': skillMd('s', 'Skill over the byte limit.'),
+      's/big.bin': new Uint8Array(MAX_BYTES + 1),
+    });
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-too-large', file: path.join(root, 's/SKILL.md') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'error', rule: 'skill-too-large', file: path.join(root, 's/SKILL.md') },
+    ]);
     expect(skillUris(snapshot)).toEqual([]);
     expect(servedFileUris(snapshot)).toEqual([]);
     expect(directoryUris(snapshot)).toEqual([]);
@@ -108,24 +130,41 @@ describe('digests around the chunked-read boundary', () => {
 
   it('matches sha256 of the bytes on disk for sizes around SYNC_HASH_MAX_BYTES (read at once below, in chunks above)', async () => {
     expect(SYNC_HASH_MAX_BYTES).toBe(1024 * 1024);
-    const sizes = [0, 1, SYNC_HASH_MAX_BYTES - 1, SYNC_HASH_MAX_BYTES, SYNC_HASH_MAX_BYTES + 1, 2 * SYNC_HASH_MAX_BYTES, 3 * SYNC_HASH_MAX_BYTES + 7];
+    const sizes = [
+      0,
+      1,
+      SYNC_HASH_MAX_BYTES - 1,
+      SYNC_HASH_MAX_BYTES,
+      SYNC_HASH_MAX_BYTES + 1,
+      2 * SYNC_HASH_MAX_BYTES,
+      3 * SYNC_HASH_MAX_BYTES + 7,
+    ];
     const spec: Record<string, TreeEntry> = { 's/SKILL.md': skillMd('s', 'Skill with files of many sizes.') };
     for (const size of sizes) spec[`s/data/${size}.bin`] = randomBytes(size);
     root = await makeTree(spec);
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual(await resourcesOnDisk(path.join(root, 's'), 'skill://s'));
+    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual(
+      await resourcesOnDisk(path.join(root, 's'), 'skill://s'),
+    );
     await expectSnapshotMatchesDisk(snapshot);
   });
 
   it('parses and digests a SKILL.md larger than SYNC_HASH_MAX_BYTES', async () => {
-    const manifest = skillMd('s', 'Skill with a long body.') + 'Long body line.\n'.repeat(Math.ceil((2 * SYNC_HASH_MAX_BYTES + 5) / 16));
+    const manifest =
+      skillMd('s', 'Skill with a long body.') +
+      'Long body line.\n'.repeat(Math.ceil((2 * SYNC_HASH_MAX_BYTES + 5) / 16));
     root = await makeTree({ 's/SKILL.md': manifest });
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     const skill = findSkill(snapshot, 'skill://s/SKILL.md');
-    expect(skill === undefined ? undefined : entryOf(skill).frontmatter).toEqual({ name: 's', description: 'Skill with a long body.' });
-    expect(resourcesOf(skill)).toEqual([{ uri: 'skill://s/SKILL.md', digest: sha256(manifest), size: Buffer.byteLength(manifest) }]);
+    expect(skill === undefined ? undefined : entryOf(skill).frontmatter).toEqual({
+      name: 's',
+      description: 'Skill with a long body.',
+    });
+    expect(resourcesOf(skill)).toEqual([
+      { uri: 'skill://s/SKILL.md', digest: sha256(manifest), size: Buffer.byteLength(manifest) },
+    ]);
     expect(skill?.manifestSize).toBe(Buffer.byteLength(manifest));
   });
 });

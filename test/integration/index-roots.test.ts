@@ -8,34 +8,55 @@ import { buildSnapshot } from '../../src/index/build.js';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { makeTree, removeTree, SAMPLE_SKILLS_DIR, skillMd, tempTrees } from '../helpers/tree.js';
-import { childrenOf, diagKeys, directoryUris, expectSnapshotMatchesDisk, resourcesOf, resourcesOnDisk, rowOnDisk, servedFileUris, skillUris } from './expect-disk.js';
+import {
+  childrenOf,
+  diagKeys,
+  directoryUris,
+  expectSnapshotMatchesDisk,
+  resourcesOf,
+  resourcesOnDisk,
+  rowOnDisk,
+  servedFileUris,
+  skillUris,
+} from './expect-disk.js';
 
 describe('multiple roots', () => {
   const temps = tempTrees();
   afterEach(() => temps.removeAll());
   const { tree } = temps;
 
-  it('serves the first root\'s `dup` and reports one skill-path-conflict naming both roots', async () => {
-    const first = await tree({ 'dup/SKILL.md': skillMd('dup', 'The first root\'s dup.'), 'dup/a.md': 'From the first root.\n' });
+  it("serves the first root's `dup` and reports one skill-path-conflict naming both roots", async () => {
+    const first = await tree({
+      'dup/SKILL.md': skillMd('dup', "The first root's dup."),
+      'dup/a.md': 'From the first root.\n',
+    });
     const second = await tree({
-      'dup/SKILL.md': skillMd('dup', 'The second root\'s dup.'),
+      'dup/SKILL.md': skillMd('dup', "The second root's dup."),
       'dup/b.md': 'From the second root.\n',
       'other/SKILL.md': skillMd('other', 'Only in the second root.'),
     });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }]);
+    const snapshot = await buildSnapshot([
+      { dir: first, prefix: [] },
+      { dir: second, prefix: [] },
+    ]);
     expect(skillUris(snapshot)).toEqual(['skill://dup/SKILL.md', 'skill://other/SKILL.md']);
     const dup = findSkill(snapshot, 'skill://dup/SKILL.md');
     expect(dup?.rootIndex).toBe(0);
     expect(dup?.dirReal).toBe(path.join(first, 'dup'));
-    expect(dup?.description).toBe('The first root\'s dup.');
+    expect(dup?.description).toBe("The first root's dup.");
     expect(resourcesOf(dup)).toEqual([
       await rowOnDisk('skill://dup/SKILL.md', path.join(first, 'dup/SKILL.md')),
       await rowOnDisk('skill://dup/a.md', path.join(first, 'dup/a.md')),
     ]);
     expect(findFile(snapshot, 'skill://dup/b.md')).toBeUndefined();
-    expect(childrenOf(snapshot, 'skill://dup')?.map((child) => child.uri)).toEqual(['skill://dup/SKILL.md', 'skill://dup/a.md']);
+    expect(childrenOf(snapshot, 'skill://dup')?.map((child) => child.uri)).toEqual([
+      'skill://dup/SKILL.md',
+      'skill://dup/a.md',
+    ]);
     expect(findSkill(snapshot, 'skill://other/SKILL.md')?.rootIndex).toBe(1);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-path-conflict', file: path.join(second, 'dup') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'error', rule: 'skill-path-conflict', file: path.join(second, 'dup') },
+    ]);
     const message = snapshot.diagnostics[0]?.message ?? '';
     expect(message).toContain(first);
     expect(message).toContain(second);
@@ -46,41 +67,68 @@ describe('multiple roots', () => {
     ['a later skill enclosing an earlier one', 'acme/refunds', 'acme', 'acme'],
     ['a later skill inside an earlier one', 'tools', 'tools/extra', 'tools/extra'],
   ])('drops %s', async (_case, firstPath, secondPath, droppedPath) => {
-    const first = await tree({ [`${firstPath}/SKILL.md`]: skillMd(firstPath.split('/').at(-1) ?? '', 'From the first root.') });
-    const second = await tree({ [`${secondPath}/SKILL.md`]: skillMd(secondPath.split('/').at(-1) ?? '', 'From the second root.') });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }]);
+    const first = await tree({
+      [`${firstPath}/SKILL.md`]: skillMd(firstPath.split('/').at(-1) ?? '', 'From the first root.'),
+    });
+    const second = await tree({
+      [`${secondPath}/SKILL.md`]: skillMd(secondPath.split('/').at(-1) ?? '', 'From the second root.'),
+    });
+    const snapshot = await buildSnapshot([
+      { dir: first, prefix: [] },
+      { dir: second, prefix: [] },
+    ]);
     expect(skillUris(snapshot)).toEqual([`skill://${firstPath}/SKILL.md`]);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'error', rule: 'skill-path-conflict', file: path.join(second, droppedPath) }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'error', rule: 'skill-path-conflict', file: path.join(second, droppedPath) },
+    ]);
   });
 
   it('keeps both when the second root is mounted under a prefix', async () => {
     const first = await tree({ 'dup/SKILL.md': skillMd('dup', 'First.') });
     const second = await tree({ 'dup/SKILL.md': skillMd('dup', 'Second.'), 'dup/b.md': 'B.\n' });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: ['team', 'x'] }]);
+    const snapshot = await buildSnapshot([
+      { dir: first, prefix: [] },
+      { dir: second, prefix: ['team', 'x'] },
+    ]);
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://dup/SKILL.md', 'skill://team/x/dup/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://team/x/dup/SKILL.md'))).toEqual([
       await rowOnDisk('skill://team/x/dup/SKILL.md', path.join(second, 'dup/SKILL.md')),
       await rowOnDisk('skill://team/x/dup/b.md', path.join(second, 'dup/b.md')),
     ]);
-    expect(childrenOf(snapshot, 'skill://team')).toEqual([{ uri: 'skill://team/x', name: 'x', mimeType: 'inode/directory' }]);
-    expect(childrenOf(snapshot, 'skill://team/x')).toEqual([{ uri: 'skill://team/x/dup', name: 'dup', mimeType: 'inode/directory' }]);
+    expect(childrenOf(snapshot, 'skill://team')).toEqual([
+      { uri: 'skill://team/x', name: 'x', mimeType: 'inode/directory' },
+    ]);
+    expect(childrenOf(snapshot, 'skill://team/x')).toEqual([
+      { uri: 'skill://team/x/dup', name: 'dup', mimeType: 'inode/directory' },
+    ]);
     expect(directoryUris(snapshot)).toEqual(['skill://dup', 'skill://team', 'skill://team/x', 'skill://team/x/dup']);
     await expectSnapshotMatchesDisk(snapshot);
   });
 
   it('follows a link from one root into another served root', async () => {
     const second = await tree({ 'shared/common.md': 'Shared between roots.\n' });
-    const first = await tree({ 's/SKILL.md': skillMd('s', 'Links into the other root.'), 's/common.md': { symlink: path.join(second, 'shared/common.md') } });
-    const snapshot = await buildSnapshot([{ dir: first, prefix: [] }, { dir: second, prefix: [] }]);
+    const first = await tree({
+      's/SKILL.md': skillMd('s', 'Links into the other root.'),
+      's/common.md': { symlink: path.join(second, 'shared/common.md') },
+    });
+    const snapshot = await buildSnapshot([
+      { dir: first, prefix: [] },
+      { dir: second, prefix: [] },
+    ]);
     expect(snapshot.diagnostics).toEqual([]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toContainEqual(await rowOnDisk('skill://s/common.md', path.join(second, 'shared/common.md')));
+    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toContainEqual(
+      await rowOnDisk('skill://s/common.md', path.join(second, 'shared/common.md')),
+    );
   });
 
   it('reports an unusable root once and serves the others, keeping their root index', async () => {
     const missing = path.join(await temps.tempDir(), 'does-not-exist');
     const good = await tree({ 's/SKILL.md': skillMd('s', 'In the usable root.') });
-    const snapshot = await buildSnapshot([{ dir: missing, prefix: [] }, { dir: good, prefix: [] }]);
+    const snapshot = await buildSnapshot([
+      { dir: missing, prefix: [] },
+      { dir: good, prefix: [] },
+    ]);
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'root-unusable', file: missing }]);
     expect(skillUris(snapshot)).toEqual(['skill://s/SKILL.md']);
     expect(findSkill(snapshot, 'skill://s/SKILL.md')?.rootIndex).toBe(1);
@@ -132,7 +180,10 @@ describe('snapshot shape', () => {
       's/SKILL.md': `${skillMd('s', 'Skill whose body must not be kept.')}\n${BODY_SENTENCE}\n`,
       's/ref.md': `${FILE_SENTENCE}\n`,
     });
-    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }, { dir: SAMPLE_SKILLS_DIR, prefix: ['sample'] }]);
+    const snapshot = await buildSnapshot([
+      { dir: root, prefix: [] },
+      { dir: SAMPLE_SKILLS_DIR, prefix: ['sample'] },
+    ]);
     expect(snapshot.diagnostics).toEqual([]);
     expect(snapshot.skills.size).toBe(7);
     const text = strings(snapshot);
@@ -153,7 +204,11 @@ describe('snapshot shape', () => {
   it('freezes the snapshot, its skill list and its diagnostics (later snapshots share them)', async () => {
     root = await makeTree({ 's/SKILL.md': skillMd('s', 'Frozen skill.'), 't/SKILL.md': skillMd('t', 'Another.') });
     const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
-    expect({ snapshot: Object.isFrozen(snapshot), diagnostics: Object.isFrozen(snapshot.diagnostics), ordered: Object.isFrozen(snapshot.ordered) }).toEqual({
+    expect({
+      snapshot: Object.isFrozen(snapshot),
+      diagnostics: Object.isFrozen(snapshot.diagnostics),
+      ordered: Object.isFrozen(snapshot.ordered),
+    }).toEqual({
       snapshot: true,
       diagnostics: true,
       ordered: true,

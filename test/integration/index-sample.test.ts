@@ -51,15 +51,18 @@ describe('buildSnapshot over sample-skills', () => {
     expect(snapshot.generation).toBe(1);
   });
 
-  it.each(Object.entries(SKILL_DIRS))('%s lists every file under its folder with the digest and size on disk', async (skillPath, rel) => {
-    const skill = findSkill(snapshot, `skill://${skillPath}/SKILL.md`);
-    expect(skill?.rootUri).toBe(`skill://${skillPath}`);
-    expect(skill?.segments).toEqual(skillPath.split('/'));
-    expect(skill?.dirReal).toBe(path.join(ROOT, rel));
-    expect(skill?.rootIndex).toBe(0);
-    expect(resourcesOf(skill)).toEqual(await resourcesOnDisk(path.join(ROOT, rel), `skill://${skillPath}`));
-    expect(skill?.manifestSize).toBe((await rowOnDisk('', path.join(ROOT, rel, 'SKILL.md'))).size);
-  });
+  it.each(Object.entries(SKILL_DIRS))(
+    '%s lists every file under its folder with the digest and size on disk',
+    async (skillPath, rel) => {
+      const skill = findSkill(snapshot, `skill://${skillPath}/SKILL.md`);
+      expect(skill?.rootUri).toBe(`skill://${skillPath}`);
+      expect(skill?.segments).toEqual(skillPath.split('/'));
+      expect(skill?.dirReal).toBe(path.join(ROOT, rel));
+      expect(skill?.rootIndex).toBe(0);
+      expect(resourcesOf(skill)).toEqual(await resourcesOnDisk(path.join(ROOT, rel), `skill://${skillPath}`));
+      expect(skill?.manifestSize).toBe((await rowOnDisk('', path.join(ROOT, rel, 'SKILL.md'))).size);
+    },
+  );
 
   it('lists the nested csv-cleaning files, its SKILL.md included, among data-pipeline resources', async () => {
     const uris = resourcesOf(findSkill(snapshot, 'skill://data-pipeline/SKILL.md')).map((row) => row.uri);
@@ -74,7 +77,9 @@ describe('buildSnapshot over sample-skills', () => {
       'skill://data-pipeline/csv-cleaning/SKILL.md',
       'skill://data-pipeline/csv-cleaning/references/encodings.md',
     ]);
-    expect(findFile(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md')?.top.uri).toBe('skill://data-pipeline/SKILL.md');
+    expect(findFile(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md')?.top.uri).toBe(
+      'skill://data-pipeline/SKILL.md',
+    );
     expect(skillsListing(snapshot, 'skill://data-pipeline/csv-cleaning/references/encodings.md')).toEqual([
       'skill://data-pipeline/SKILL.md',
       'skill://data-pipeline/csv-cleaning/SKILL.md',
@@ -91,7 +96,10 @@ describe('buildSnapshot over sample-skills', () => {
     expect(logo?.path).toBe(path.join(ROOT, 'report-writer/assets/logo.png'));
     expect(logo?.mimeType).toBe('image/png');
     expect(logo === undefined ? undefined : { digest: digestOf(logo.node), size: logo.node.size }).toEqual(
-      await rowOnDisk('', path.join(ROOT, 'report-writer/assets/logo.png')).then((row) => ({ digest: row.digest, size: row.size })),
+      await rowOnDisk('', path.join(ROOT, 'report-writer/assets/logo.png')).then((row) => ({
+        digest: row.digest,
+        size: row.size,
+      })),
     );
   });
 
@@ -125,12 +133,22 @@ describe('buildSnapshot over sample-skills', () => {
   it('lists skill://report-writer/templates: report.md with its size, and sections as a directory', async () => {
     const report = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/report.md'));
     expect(childrenOf(snapshot, 'skill://report-writer/templates')).toEqual([
-      { uri: 'skill://report-writer/templates/report.md', name: 'report.md', mimeType: 'text/markdown', size: report.size },
+      {
+        uri: 'skill://report-writer/templates/report.md',
+        name: 'report.md',
+        mimeType: 'text/markdown',
+        size: report.size,
+      },
       { uri: 'skill://report-writer/templates/sections', name: 'sections', mimeType: DIRECTORY },
     ]);
     const summary = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/sections/executive-summary.md'));
     expect(childrenOf(snapshot, 'skill://report-writer/templates/sections')).toEqual([
-      { uri: 'skill://report-writer/templates/sections/executive-summary.md', name: 'executive-summary.md', mimeType: 'text/markdown', size: summary.size },
+      {
+        uri: 'skill://report-writer/templates/sections/executive-summary.md',
+        name: 'executive-summary.md',
+        mimeType: 'text/markdown',
+        size: summary.size,
+      },
     ]);
   });
 
@@ -164,7 +182,9 @@ describe('buildSnapshot over sample-skills', () => {
     expect(findSkill(snapshot, 'skill://pdf-summaries/../report-writer/SKILL.md')).toBeUndefined();
     const script = findFile(snapshot, 'skill://data-pipeline/scripts/validate.py');
     expect(script === undefined ? undefined : digestOf(script.node)).toMatch(/^sha256:[0-9a-f]{64}$/u);
-    expect(findFile(snapshot, 'skill://data-pipeline/scripts/%76alidate.py')?.uri).toBe('skill://data-pipeline/scripts/validate.py');
+    expect(findFile(snapshot, 'skill://data-pipeline/scripts/%76alidate.py')?.uri).toBe(
+      'skill://data-pipeline/scripts/validate.py',
+    );
     expect(findFile(snapshot, 'skill://data-pipeline/scripts')).toBeUndefined();
   });
 });

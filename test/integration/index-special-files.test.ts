@@ -7,7 +7,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
-import { buildOne, diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, servedFileUris, skillUris } from './expect-disk.js';
+import {
+  buildOne,
+  diagKeys,
+  expectSnapshotMatchesDisk,
+  resourcesOf,
+  rowOnDisk,
+  servedFileUris,
+  skillUris,
+} from './expect-disk.js';
 
 /** A FIFO that is opened for reading without O_NONBLOCK hangs the build: bound each such test. */
 const FIFO_TIMEOUT_MS = 10_000;
@@ -18,48 +26,64 @@ describe('special files', () => {
   afterEach(() => temps.removeAll());
   const { tree } = temps;
 
-  it('skips a FIFO inside a skill with special-file, without hanging, and serves the rest', async () => {
-    const root = await tree({
-      's/SKILL.md': skillMd('s', 'Skill holding a FIFO.'),
-      's/notes.md': 'Notes.\n',
-      's/pipe': { fifo: true },
-    });
-    expect((await fsp.lstat(path.join(root, 's/pipe'))).isFIFO()).toBe(true);
-    const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipe') }]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
-      await rowOnDisk('skill://s/notes.md', path.join(root, 's/notes.md')),
-    ]);
-    expect(findFile(snapshot, 'skill://s/pipe')).toBeUndefined();
-  }, FIFO_TIMEOUT_MS);
+  it(
+    'skips a FIFO inside a skill with special-file, without hanging, and serves the rest',
+    async () => {
+      const root = await tree({
+        's/SKILL.md': skillMd('s', 'Skill holding a FIFO.'),
+        's/notes.md': 'Notes.\n',
+        's/pipe': { fifo: true },
+      });
+      expect((await fsp.lstat(path.join(root, 's/pipe'))).isFIFO()).toBe(true);
+      const snapshot = await buildOne(root);
+      expect(diagKeys(snapshot)).toEqual([
+        { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipe') },
+      ]);
+      expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
+        await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
+        await rowOnDisk('skill://s/notes.md', path.join(root, 's/notes.md')),
+      ]);
+      expect(findFile(snapshot, 'skill://s/pipe')).toBeUndefined();
+    },
+    FIFO_TIMEOUT_MS,
+  );
 
-  it('skips a symlink to a FIFO (and the FIFO) with special-file each', async () => {
-    const root = await tree({
-      's/SKILL.md': skillMd('s', 'Skill linking a FIFO.'),
-      's/pipes/pipe': { fifo: true },
-      's/pipe-link': { symlink: 'pipes/pipe' },
-    });
-    const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([
-      { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipe-link') },
-      { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipes/pipe') },
-    ]);
-    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
-    await expectSnapshotMatchesDisk(snapshot);
-  }, FIFO_TIMEOUT_MS);
+  it(
+    'skips a symlink to a FIFO (and the FIFO) with special-file each',
+    async () => {
+      const root = await tree({
+        's/SKILL.md': skillMd('s', 'Skill linking a FIFO.'),
+        's/pipes/pipe': { fifo: true },
+        's/pipe-link': { symlink: 'pipes/pipe' },
+      });
+      const snapshot = await buildOne(root);
+      expect(diagKeys(snapshot)).toEqual([
+        { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipe-link') },
+        { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipes/pipe') },
+      ]);
+      expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
+      await expectSnapshotMatchesDisk(snapshot);
+    },
+    FIFO_TIMEOUT_MS,
+  );
 
-  it('does not treat a FIFO named SKILL.md as a skill', async () => {
-    const root = await tree({
-      'fake/SKILL.md': { fifo: true },
-      'fake/notes.md': 'Notes.\n',
-      'real/SKILL.md': skillMd('real', 'A real skill.'),
-    });
-    const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'special-file', file: path.join(root, 'fake/SKILL.md') }]);
-    expect(skillUris(snapshot)).toEqual(['skill://real/SKILL.md']);
-    expect(findFile(snapshot, 'skill://fake/notes.md')).toBeUndefined();
-  }, FIFO_TIMEOUT_MS);
+  it(
+    'does not treat a FIFO named SKILL.md as a skill',
+    async () => {
+      const root = await tree({
+        'fake/SKILL.md': { fifo: true },
+        'fake/notes.md': 'Notes.\n',
+        'real/SKILL.md': skillMd('real', 'A real skill.'),
+      });
+      const snapshot = await buildOne(root);
+      expect(diagKeys(snapshot)).toEqual([
+        { severity: 'warning', rule: 'special-file', file: path.join(root, 'fake/SKILL.md') },
+      ]);
+      expect(skillUris(snapshot)).toEqual(['skill://real/SKILL.md']);
+      expect(findFile(snapshot, 'skill://fake/notes.md')).toBeUndefined();
+    },
+    FIFO_TIMEOUT_MS,
+  );
 
   it('does not treat a directory named SKILL.md, or a lowercase skill.md, as a skill', async () => {
     const root = await tree({
@@ -74,30 +98,56 @@ describe('special files', () => {
 
   it('skips a file whose name is not valid UTF-8 with unrepresentable-name', async () => {
     const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill with a Latin-1 file name.'), 's/ok.md': 'OK.\n' });
-    await fsp.writeFile(Buffer.concat([Buffer.from(`${root}/s/caf`), Buffer.from([0xe9]), Buffer.from('.md')]), 'Latin-1 name.\n');
+    await fsp.writeFile(
+      Buffer.concat([Buffer.from(`${root}/s/caf`), Buffer.from([0xe9]), Buffer.from('.md')]),
+      'Latin-1 name.\n',
+    );
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'unrepresentable-name', file: path.join(root, 's', 'caf\uFFFD.md') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'warning', rule: 'unrepresentable-name', file: path.join(root, 's', 'caf\uFFFD.md') },
+    ]);
     expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
     await expectSnapshotMatchesDisk(snapshot);
   });
 
   it.skipIf(RUNNING_AS_ROOT)('skips an unreadable file with unreadable-file and serves the rest', async () => {
-    const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill with a locked file.'), 's/locked.md': 'Locked.\n', 's/ok.md': 'OK.\n' });
+    const root = await tree({
+      's/SKILL.md': skillMd('s', 'Skill with a locked file.'),
+      's/locked.md': 'Locked.\n',
+      's/ok.md': 'OK.\n',
+    });
     await fsp.chmod(path.join(root, 's/locked.md'), 0o000);
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'unreadable-file', file: path.join(root, 's/locked.md') }]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'warning', rule: 'unreadable-file', file: path.join(root, 's/locked.md') },
+    ]);
+    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual([
+      'skill://s/SKILL.md',
+      'skill://s/ok.md',
+    ]);
   });
 
-  it.skipIf(RUNNING_AS_ROOT)('skips an unlistable directory with unreadable-directory and serves the rest', async () => {
-    const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill with a locked folder.'), 's/locked/a.md': 'A.\n', 's/ok.md': 'OK.\n' });
-    await fsp.chmod(path.join(root, 's/locked'), 0o000);
-    try {
-      const snapshot = await buildOne(root);
-      expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'unreadable-directory', file: path.join(root, 's/locked') }]);
-      expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
-    } finally {
-      await fsp.chmod(path.join(root, 's/locked'), 0o755);
-    }
-  });
+  it.skipIf(RUNNING_AS_ROOT)(
+    'skips an unlistable directory with unreadable-directory and serves the rest',
+    async () => {
+      const root = await tree({
+        's/SKILL.md': skillMd('s', 'Skill with a locked folder.'),
+        's/locked/a.md': 'A.\n',
+        's/ok.md': 'OK.\n',
+      });
+      await fsp.chmod(path.join(root, 's/locked'), 0o000);
+      try {
+        const snapshot = await buildOne(root);
+        expect(diagKeys(snapshot)).toEqual([
+          { severity: 'warning', rule: 'unreadable-directory', file: path.join(root, 's/locked') },
+        ]);
+        expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual([
+          'skill://s/SKILL.md',
+          'skill://s/ok.md',
+        ]);
+      } finally {
+        await fsp.chmod(path.join(root, 's/locked'), 0o755);
+      }
+    },
+  );
 });

@@ -7,7 +7,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
-import { buildOne, childrenOf, diagKeys, expectSnapshotMatchesDisk, resourcesOf, rowOnDisk, servedFileUris, skillUris } from './expect-disk.js';
+import {
+  buildOne,
+  childrenOf,
+  diagKeys,
+  expectSnapshotMatchesDisk,
+  resourcesOf,
+  rowOnDisk,
+  servedFileUris,
+  skillUris,
+} from './expect-disk.js';
 
 const LOOP_TIMEOUT_MS = 10_000;
 
@@ -71,16 +80,26 @@ describe('symlinks', () => {
       's/leak.md': { symlink: path.join(outside, 'secret.md') },
     });
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/leak.md') }]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual(['skill://s/SKILL.md', 'skill://s/notes.md']);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/leak.md') },
+    ]);
+    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual([
+      'skill://s/SKILL.md',
+      'skill://s/notes.md',
+    ]);
     expect(findFile(snapshot, 'skill://s/leak.md')).toBeUndefined();
   });
 
   it('skips a link to a directory outside the root with one warning', async () => {
     const outside = await tree({ 'a.md': 'A.\n', 'b/c.md': 'C.\n' });
-    const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill linking a folder out of the root.'), 's/ext': { symlink: outside } });
+    const root = await tree({
+      's/SKILL.md': skillMd('s', 'Skill linking a folder out of the root.'),
+      's/ext': { symlink: outside },
+    });
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/ext') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'warning', rule: 'symlink-outside-root', file: path.join(root, 's/ext') },
+    ]);
     expect(skillUris(snapshot)).toEqual(['skill://s/SKILL.md']);
     expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
     expect(findDirectory(snapshot, 'skill://s/ext')).toBeUndefined();
@@ -105,9 +124,15 @@ describe('symlinks', () => {
   });
 
   it('skips a dangling link with one warning', async () => {
-    const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill with a dangling link.'), 's/broken.md': { symlink: 'missing.md' }, 's/ok.md': 'OK.\n' });
+    const root = await tree({
+      's/SKILL.md': skillMd('s', 'Skill with a dangling link.'),
+      's/broken.md': { symlink: 'missing.md' },
+      's/ok.md': 'OK.\n',
+    });
     const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-dangling', file: path.join(root, 's/broken.md') }]);
+    expect(diagKeys(snapshot)).toEqual([
+      { severity: 'warning', rule: 'symlink-dangling', file: path.join(root, 's/broken.md') },
+    ]);
     expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
   });
 
@@ -115,46 +140,67 @@ describe('symlinks', () => {
     ['its own folder', 's/loop', '.'],
     ['the skill from a subfolder', 's/refs/up', '..'],
     ['the root itself', 's/to-root', '..'],
-  ])('skips a directory link to %s with symlink-loop, and terminates', async (_case, link, target) => {
-    const root = await tree({ 's/SKILL.md': skillMd('s', 'Skill with a looping link.'), 's/refs/r.md': 'R.\n', [link]: { symlink: target } });
-    const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-loop', file: path.join(root, link) }]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual(['skill://s/SKILL.md', 'skill://s/refs/r.md']);
-  }, LOOP_TIMEOUT_MS);
+  ])(
+    'skips a directory link to %s with symlink-loop, and terminates',
+    async (_case, link, target) => {
+      const root = await tree({
+        's/SKILL.md': skillMd('s', 'Skill with a looping link.'),
+        's/refs/r.md': 'R.\n',
+        [link]: { symlink: target },
+      });
+      const snapshot = await buildOne(root);
+      expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'symlink-loop', file: path.join(root, link) }]);
+      expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual([
+        'skill://s/SKILL.md',
+        'skill://s/refs/r.md',
+      ]);
+    },
+    LOOP_TIMEOUT_MS,
+  );
 
-  it('walks two folders linking to each other once each way, then reports the loop', async () => {
-    const root = await tree({
-      's/SKILL.md': skillMd('s', 'Skill with mutually linked folders.'),
-      's/a/x.md': 'X.\n',
-      's/b/y.md': 'Y.\n',
-      's/a/to-b': { symlink: '../b' },
-      's/b/to-a': { symlink: '../a' },
-    });
-    const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual([
-      { severity: 'warning', rule: 'symlink-loop', file: path.join(root, 's/a/to-b/to-a') },
-      { severity: 'warning', rule: 'symlink-loop', file: path.join(root, 's/b/to-a/to-b') },
-    ]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
-      await rowOnDisk('skill://s/a/to-b/y.md', path.join(root, 's/b/y.md')),
-      await rowOnDisk('skill://s/a/x.md', path.join(root, 's/a/x.md')),
-      await rowOnDisk('skill://s/b/to-a/x.md', path.join(root, 's/a/x.md')),
-      await rowOnDisk('skill://s/b/y.md', path.join(root, 's/b/y.md')),
-    ]);
-  }, LOOP_TIMEOUT_MS);
+  it(
+    'walks two folders linking to each other once each way, then reports the loop',
+    async () => {
+      const root = await tree({
+        's/SKILL.md': skillMd('s', 'Skill with mutually linked folders.'),
+        's/a/x.md': 'X.\n',
+        's/b/y.md': 'Y.\n',
+        's/a/to-b': { symlink: '../b' },
+        's/b/to-a': { symlink: '../a' },
+      });
+      const snapshot = await buildOne(root);
+      expect(diagKeys(snapshot)).toEqual([
+        { severity: 'warning', rule: 'symlink-loop', file: path.join(root, 's/a/to-b/to-a') },
+        { severity: 'warning', rule: 'symlink-loop', file: path.join(root, 's/b/to-a/to-b') },
+      ]);
+      expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
+        await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
+        await rowOnDisk('skill://s/a/to-b/y.md', path.join(root, 's/b/y.md')),
+        await rowOnDisk('skill://s/a/x.md', path.join(root, 's/a/x.md')),
+        await rowOnDisk('skill://s/b/to-a/x.md', path.join(root, 's/a/x.md')),
+        await rowOnDisk('skill://s/b/y.md', path.join(root, 's/b/y.md')),
+      ]);
+    },
+    LOOP_TIMEOUT_MS,
+  );
 
-  it('skips self-referencing and mutually referencing links (ELOOP) with one warning each', async () => {
-    const root = await tree({
-      's/SKILL.md': skillMd('s', 'Skill with self links.'),
-      's/a': { symlink: 'a' },
-      's/x': { symlink: 'y' },
-      's/y': { symlink: 'x' },
-    });
-    const snapshot = await buildOne(root);
-    expect(diagKeys(snapshot)).toEqual(['s/a', 's/x', 's/y'].map((rel) => ({ severity: 'warning', rule: 'symlink-loop', file: path.join(root, rel) })));
-    expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
-  }, LOOP_TIMEOUT_MS);
+  it(
+    'skips self-referencing and mutually referencing links (ELOOP) with one warning each',
+    async () => {
+      const root = await tree({
+        's/SKILL.md': skillMd('s', 'Skill with self links.'),
+        's/a': { symlink: 'a' },
+        's/x': { symlink: 'y' },
+        's/y': { symlink: 'x' },
+      });
+      const snapshot = await buildOne(root);
+      expect(diagKeys(snapshot)).toEqual(
+        ['s/a', 's/x', 's/y'].map((rel) => ({ severity: 'warning', rule: 'symlink-loop', file: path.join(root, rel) })),
+      );
+      expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
+    },
+    LOOP_TIMEOUT_MS,
+  );
 
   it('serves a root given through a symlink, following links inside it', async () => {
     const real = await tree({
@@ -165,7 +211,11 @@ describe('symlinks', () => {
     const holder = await tree({ 'root-link': { symlink: real } });
     const snapshot = await buildOne(path.join(holder, 'root-link'));
     expect(snapshot.diagnostics).toEqual([]);
-    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual(['skill://s/SKILL.md', 'skill://s/alias.md', 'skill://s/real.md']);
+    expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md')).map((row) => row.uri)).toEqual([
+      'skill://s/SKILL.md',
+      'skill://s/alias.md',
+      'skill://s/real.md',
+    ]);
     expect(findFile(snapshot, 'skill://s/alias.md')?.path).toBe(path.join(real, 's/real.md'));
   });
 });

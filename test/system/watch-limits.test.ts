@@ -21,47 +21,55 @@ afterAll(async () => {
   if (root !== undefined) await removeTree(root);
 });
 
-it.runIf(enabled)('falls back to polling on ENOSPC, names the limit and how to raise it, and keeps following edits', async () => {
-  root = await makeTree({ 's/SKILL.md': skillMd('s', 'Watched skill.'), 's/references/a.md': 'v1\n', 's/more/b.md': 'b\n' });
-  const original = readFileSync(LIMIT_FILE, 'utf8').trim();
-  const server = (() => {
-    writeFileSync(LIMIT_FILE, '1');
+it.runIf(enabled)(
+  'falls back to polling on ENOSPC, names the limit and how to raise it, and keeps following edits',
+  async () => {
+    root = await makeTree({
+      's/SKILL.md': skillMd('s', 'Watched skill.'),
+      's/references/a.md': 'v1\n',
+      's/more/b.md': 'b\n',
+    });
+    const original = readFileSync(LIMIT_FILE, 'utf8').trim();
+    const server = (() => {
+      writeFileSync(LIMIT_FILE, '1');
+      try {
+        return spawnRaw([root]);
+      } catch (error) {
+        writeFileSync(LIMIT_FILE, original);
+        throw error;
+      }
+    })();
+    let fallback: LogLine;
     try {
-      return spawnRaw([root]);
-    } catch (error) {
+      fallback = await waitForEvent(server.stderr, 'watch-fallback');
+    } finally {
       writeFileSync(LIMIT_FILE, original);
-      throw error;
     }
-  })();
-  let fallback: LogLine;
-  try {
-    fallback = await waitForEvent(server.stderr, 'watch-fallback');
-  } finally {
-    writeFileSync(LIMIT_FILE, original);
-  }
-  // Which limit was hit, how to raise it, and that this root is polled from now on.
-  expect(fallback).toMatchObject({
-    level: 40,
-    root,
-    code: 'ENOSPC',
-    pollMs: 1000,
-    hint: 'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
-  });
-  await handshake(server);
-  writeFileSync(path.join(root, 's/references/a.md'), 'v2, longer\n');
-  let digest: string | undefined;
-  let id = 100;
-  await waitFor(
-    async () => {
-      const requestId = ++id;
-      server.send({ jsonrpc: '2.0', id: requestId, method: 'skills/get', params: { uri: 'skill://s/SKILL.md' } });
-      const answer = await server.waitFor((message) => message['id'] === requestId);
-      const skill = (answer['result'] as { skill: { resources: { uri: string; digest: string }[] } }).skill;
-      digest = skill.resources.find((resource) => resource.uri === 'skill://s/references/a.md')?.digest;
-      return digest === sha256('v2, longer\n');
-    },
-    { intervalMs: 100, describe: () => `skill://s/references/a.md still has digest ${digest} while polling` },
-  );
-  server.child.stdin?.end();
-  expect(await server.exited()).toBe(0);
-}, 60_000);
+    // Which limit was hit, how to raise it, and that this root is polled from now on.
+    expect(fallback).toMatchObject({
+      level: 40,
+      root,
+      code: 'ENOSPC',
+      pollMs: 1000,
+      hint: 'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
+    });
+    await handshake(server);
+    writeFileSync(path.join(root, 's/references/a.md'), 'v2, longer\n');
+    let digest: string | undefined;
+    let id = 100;
+    await waitFor(
+      async () => {
+        const requestId = ++id;
+        server.send({ jsonrpc: '2.0', id: requestId, method: 'skills/get', params: { uri: 'skill://s/SKILL.md' } });
+        const answer = await server.waitFor((message) => message['id'] === requestId);
+        const skill = (answer['result'] as { skill: { resources: { uri: string; digest: string }[] } }).skill;
+        digest = skill.resources.find((resource) => resource.uri === 'skill://s/references/a.md')?.digest;
+        return digest === sha256('v2, longer\n');
+      },
+      { intervalMs: 100, describe: () => `skill://s/references/a.md still has digest ${digest} while polling` },
+    );
+    server.child.stdin?.end();
+    expect(await server.exited()).toBe(0);
+  },
+  60_000,
+);

@@ -46,9 +46,12 @@ describe('regionOf: the root itself', () => {
     },
   );
 
-  it.each(KINDS.flatMap((kind) => [NONE, NESTED, DEEP].map((dirs) => [kind, dirs] as const)))('root .skillsignore, %s, candidates %j → ""', (kind, dirs) => {
-    expect(region(kind, '.skillsignore', dirs)).toBe('');
-  });
+  it.each(KINDS.flatMap((kind) => [NONE, NESTED, DEEP].map((dirs) => [kind, dirs] as const)))(
+    'root .skillsignore, %s, candidates %j → ""',
+    (kind, dirs) => {
+      expect(region(kind, '.skillsignore', dirs)).toBe('');
+    },
+  );
 
   it.each([
     ['skill.md', NONE],
@@ -58,10 +61,13 @@ describe('regionOf: the root itself', () => {
     ['SKILL.md~', NONE],
     ['SKILL', NONE],
     [' SKILL.md', NONE],
-  ])('root file %j is not the manifest: its content changing → undefined; it appearing → itself (walking a file finds nothing)', (rel, dirs) => {
-    expect(region('change', rel, dirs)).toBeUndefined();
-    expect(region('rename', rel, dirs)).toBe(rel);
-  });
+  ])(
+    'root file %j is not the manifest: its content changing → undefined; it appearing → itself (walking a file finds nothing)',
+    (rel, dirs) => {
+      expect(region('change', rel, dirs)).toBeUndefined();
+      expect(region('rename', rel, dirs)).toBe(rel);
+    },
+  );
 });
 
 describe('regionOf: rescan', () => {
@@ -199,13 +205,14 @@ describe('regionOf: inside a skill → the outermost enclosing skill', () => {
     expect(region('change', rel, dirs)).toBe(expected);
   });
 
-  it.each(ENTRY_KINDS.flatMap((kind) => ['f.md', 'x', 'x/f.md', 'x/SKILL.md', 'y/SKILL.md', 'deep/er/x', 'a', 'a/b/c'].map((rel) => [rel, kind] as const)))(
-    'root is a skill: %j (%s) → ""',
-    (rel, kind) => {
-      expect(region(kind, rel, ROOT_SKILL)).toBe('');
-      expect(region(kind, rel, candidates(''))).toBe('');
-    },
-  );
+  it.each(
+    ENTRY_KINDS.flatMap((kind) =>
+      ['f.md', 'x', 'x/f.md', 'x/SKILL.md', 'y/SKILL.md', 'deep/er/x', 'a', 'a/b/c'].map((rel) => [rel, kind] as const),
+    ),
+  )('root is a skill: %j (%s) → ""', (rel, kind) => {
+    expect(region(kind, rel, ROOT_SKILL)).toBe('');
+    expect(region(kind, rel, candidates(''))).toBe('');
+  });
 });
 
 describe('regionOf: outside every skill', () => {
@@ -246,10 +253,13 @@ describe('regionOf: outside every skill', () => {
     ['x/SKILL.md.bak', NONE],
     ['x/SKILL.md/y', NONE],
     ['x/SKILL', NONE],
-  ] as const)('plain file %j with candidates %j: content change → undefined (never served); appearing → itself', (rel, dirs) => {
-    expect(region('change', rel, dirs)).toBeUndefined();
-    expect(region('rename', rel, dirs)).toBe(rel);
-  });
+  ] as const)(
+    'plain file %j with candidates %j: content change → undefined (never served); appearing → itself',
+    (rel, dirs) => {
+      expect(region('change', rel, dirs)).toBeUndefined();
+      expect(region('rename', rel, dirs)).toBe(rel);
+    },
+  );
 
   it.each([
     ['new', NONE],
@@ -266,10 +276,13 @@ describe('regionOf: outside every skill', () => {
     ['x/y', DEEP],
     ['x/y/zz', DEEP],
     ['x/y/z2', DEEP],
-  ] as const)('directory %j with candidates %j: renamed → the directory itself; attributes changed → undefined', (rel, dirs) => {
-    expect(region('rename', rel, dirs)).toBe(rel);
-    expect(region('change', rel, dirs)).toBeUndefined();
-  });
+  ] as const)(
+    'directory %j with candidates %j: renamed → the directory itself; attributes changed → undefined',
+    (rel, dirs) => {
+      expect(region('rename', rel, dirs)).toBe(rel);
+      expect(region('change', rel, dirs)).toBeUndefined();
+    },
+  );
 
   it('a directory named SKILL.md outside every skill → the directory holding it (which covers it)', () => {
     expect(region('rename', 'x/SKILL.md', NONE)).toBe('x');
@@ -294,37 +307,77 @@ describe('regionOf: outside every skill', () => {
 });
 
 describe('regionOf: invariants over every combination', () => {
-  const sets: readonly Dirs[] = [NONE, NESTED, DEEP, ROOT_SKILL, A_ONLY, candidates('a/b'), candidates('p/q/r', 'p/q/r/s')];
+  const sets: readonly Dirs[] = [
+    NONE,
+    NESTED,
+    DEEP,
+    ROOT_SKILL,
+    A_ONLY,
+    candidates('a/b'),
+    candidates('p/q/r', 'p/q/r/s'),
+  ];
   const rels = [
-    '', 'SKILL.md', '.skillsignore', 'a', 'a/x.md', 'a/SKILL.md', 'a/.skillsignore', 'a/b', 'a/b/x.md', 'a/b/SKILL.md', 'a/b/c', 'a/b/c/d/x.md', 'ab', 'ab/x',
-    'ab/SKILL.md', 'ab/.skillsignore', 'x', 'x/y', 'x/y/z', 'x/y/z/f', 'x/y/zz/SKILL.md', 'p/q/r/s/t.md', 'p/q/SKILL.md', '.git/x', 'a/.cache/b',
-    'a/node_modules/SKILL.md', 'node_modules/.skillsignore',
+    '',
+    'SKILL.md',
+    '.skillsignore',
+    'a',
+    'a/x.md',
+    'a/SKILL.md',
+    'a/.skillsignore',
+    'a/b',
+    'a/b/x.md',
+    'a/b/SKILL.md',
+    'a/b/c',
+    'a/b/c/d/x.md',
+    'ab',
+    'ab/x',
+    'ab/SKILL.md',
+    'ab/.skillsignore',
+    'x',
+    'x/y',
+    'x/y/z',
+    'x/y/z/f',
+    'x/y/zz/SKILL.md',
+    'p/q/r/s/t.md',
+    'p/q/SKILL.md',
+    '.git/x',
+    'a/.cache/b',
+    'a/node_modules/SKILL.md',
+    'node_modules/.skillsignore',
   ];
   const inside = (rel: string, dir: string): boolean => dir === '' || rel === dir || rel.startsWith(`${dir}/`);
 
-  it.each(sets.map((dirs) => [dirs] as const))('candidates %j: paths inside skills always rebuild a region that covers them and lies strictly inside no skill', (dirs) => {
-    const violations: string[] = [];
-    for (const rel of rels) {
-      for (const kind of KINDS) {
-        const got = region(kind, rel, dirs);
-        const ignored = rel.split('/').some((segment) => (segment.startsWith('.') && segment !== '.skillsignore') || segment === 'node_modules');
-        if (got === undefined) {
-          // A served path inside a skill is never dropped, nor is a rescan.
-          if (kind === 'rescan') violations.push(`rescan ${rel} → undefined`);
-          if (!ignored && dirs.some((dir) => inside(rel, dir))) violations.push(`${kind} ${rel} → undefined inside a skill`);
-          continue;
+  it.each(sets.map((dirs) => [dirs] as const))(
+    'candidates %j: paths inside skills always rebuild a region that covers them and lies strictly inside no skill',
+    (dirs) => {
+      const violations: string[] = [];
+      for (const rel of rels) {
+        for (const kind of KINDS) {
+          const got = region(kind, rel, dirs);
+          const ignored = rel
+            .split('/')
+            .some((segment) => (segment.startsWith('.') && segment !== '.skillsignore') || segment === 'node_modules');
+          if (got === undefined) {
+            // A served path inside a skill is never dropped, nor is a rescan.
+            if (kind === 'rescan') violations.push(`rescan ${rel} → undefined`);
+            if (!ignored && dirs.some((dir) => inside(rel, dir)))
+              violations.push(`${kind} ${rel} → undefined inside a skill`);
+            continue;
+          }
+          if (kind === 'rescan' && got !== '') violations.push(`rescan ${rel} → ${got}: not the whole root`);
+          if (ignored && kind !== 'rescan') violations.push(`${kind} ${rel} → ${got}: ignored name rebuilt`);
+          // The region contains the event's path (whole segments), or, for a .skillsignore, the directory it governs.
+          const governed = rel.endsWith('.skillsignore') ? rel.slice(0, Math.max(0, rel.lastIndexOf('/'))) : rel;
+          if (!inside(governed, got)) violations.push(`${kind} ${rel} → ${got}: does not contain the path`);
+          // A region never lies strictly inside a skill (the builder's precondition).
+          for (const dir of dirs)
+            if (got !== dir && inside(got, dir))
+              violations.push(`${kind} ${rel} → ${got}: strictly inside skill ${dir}`);
         }
-        if (kind === 'rescan' && got !== '') violations.push(`rescan ${rel} → ${got}: not the whole root`);
-        if (ignored && kind !== 'rescan') violations.push(`${kind} ${rel} → ${got}: ignored name rebuilt`);
-        // The region contains the event's path (whole segments), or, for a .skillsignore, the directory it governs.
-        const governed = rel.endsWith('.skillsignore') ? rel.slice(0, Math.max(0, rel.lastIndexOf('/'))) : rel;
-        if (!inside(governed, got)) violations.push(`${kind} ${rel} → ${got}: does not contain the path`);
-        // A region never lies strictly inside a skill (the builder's precondition).
-        for (const dir of dirs) if (got !== dir && inside(got, dir)) violations.push(`${kind} ${rel} → ${got}: strictly inside skill ${dir}`);
       }
-    }
-    expect(violations).toEqual([]);
-  });
+      expect(violations).toEqual([]);
+    },
+  );
 
   it('is pure: does not mutate the candidate set and gives the same answer twice', () => {
     const dirs = new Set(['a', 'a/b']);
@@ -339,28 +392,102 @@ describe('regionOf: invariants over every combination', () => {
 describe('regionsOf', () => {
   it.each([
     ['no events', [], () => new Set(NESTED)],
-    ['only ignored names', [event('rename', '.git/x'), event('change', 'a/.cache/b'), event('rename', 'node_modules'), event('change', 'a/.SKILL.md.swp')], () => new Set(NESTED)],
-    ['only content changes outside skills', [event('change', 'notes.md'), event('change', 'ab/x'), event('change', 'b/x.md')], () => new Set(NESTED)],
-    ['irrelevant events on several roots', [event('change', 'x.md', 0), event('change', '.git/HEAD', 1), event('change', 'q/r.md', 7)], () => new Set(NONE)],
+    [
+      'only ignored names',
+      [
+        event('rename', '.git/x'),
+        event('change', 'a/.cache/b'),
+        event('rename', 'node_modules'),
+        event('change', 'a/.SKILL.md.swp'),
+      ],
+      () => new Set(NESTED),
+    ],
+    [
+      'only content changes outside skills',
+      [event('change', 'notes.md'), event('change', 'ab/x'), event('change', 'b/x.md')],
+      () => new Set(NESTED),
+    ],
+    [
+      'irrelevant events on several roots',
+      [event('change', 'x.md', 0), event('change', '.git/HEAD', 1), event('change', 'q/r.md', 7)],
+      () => new Set(NONE),
+    ],
   ] as const)('%s → no regions', (_label, events, candidatesOf) => {
     expect(regionsOf(events, candidatesOf)).toEqual([]);
   });
 
   it.each([
-    ['several events in one skill', [event('change', 'a/x.md'), event('rename', 'a/b/y.md'), event('rename', 'a/b/c/z.md')], NESTED, r0('a')],
+    [
+      'several events in one skill',
+      [event('change', 'a/x.md'), event('rename', 'a/b/y.md'), event('rename', 'a/b/c/z.md')],
+      NESTED,
+      r0('a'),
+    ],
     ['the same event twice', [event('change', 'a/x.md'), event('change', 'a/x.md')], NESTED, r0('a')],
     ['a region inside another is dropped', [event('change', 'x/y/z/f.md'), event('rename', 'x')], DEEP, r0('x')],
-    ['inner region arriving after the outer one', [event('rename', 'p'), event('rename', 'p/q'), event('rename', 'p/q/SKILL.md')], NONE, r0('p')],
-    ['"" swallows everything', [event('change', 'a/x.md'), event('rename', 'new'), event('change', 'SKILL.md'), event('rename', 'q/SKILL.md')], NESTED, r0('')],
-    ['"" from the root vanishing', [event('rename', 'a/x.md'), event('rename', 'a'), event('rename', '')], NESTED, r0('')],
+    [
+      'inner region arriving after the outer one',
+      [event('rename', 'p'), event('rename', 'p/q'), event('rename', 'p/q/SKILL.md')],
+      NONE,
+      r0('p'),
+    ],
+    [
+      '"" swallows everything',
+      [event('change', 'a/x.md'), event('rename', 'new'), event('change', 'SKILL.md'), event('rename', 'q/SKILL.md')],
+      NESTED,
+      r0(''),
+    ],
+    [
+      '"" from the root vanishing',
+      [event('rename', 'a/x.md'), event('rename', 'a'), event('rename', '')],
+      NESTED,
+      r0(''),
+    ],
     ['"" from a rescan', [event('change', 'a/x.md'), event('rescan', ''), event('rename', 'new')], NESTED, r0('')],
     ['"" when the root is a skill', [event('change', 'f.md'), event('change', 'x/g.md')], ROOT_SKILL, r0('')],
-    ['a .skillsignore below the root', [event('change', 'p/q/.skillsignore'), event('rename', 'p/q/r/SKILL.md')], NONE, r0('p/q')],
-    ['prefix-sharing siblings are kept, sorted', [event('rename', 'b'), event('rename', 'ab'), event('rename', 'a-b'), event('change', 'a/x.md'), event('rename', 'a.b'), event('rename', 'aa')], A_ONLY, r0('a', 'a-b', 'a.b', 'aa', 'ab', 'b')],
-    ['a sibling sorting between a region and its child', [event('rename', 'a/b'), event('rename', 'a-b'), event('rename', 'a')], NONE, r0('a', 'a-b')],
-    ['deep siblings', [event('rename', 'x/y/SKILL.md'), event('rename', 'x/yy'), event('rename', 'x/y/new')], DEEP, r0('x/y', 'x/yy')],
-    ['irrelevant events mixed in', [event('rename', '.git/x'), event('change', 'a/x.md'), event('change', 'notes.md')], A_ONLY, r0('a')],
-    ['a file appearing outside skills is walked (and finds nothing)', [event('rename', 'notes.md'), event('change', 'a/x.md')], A_ONLY, r0('a', 'notes.md')],
+    [
+      'a .skillsignore below the root',
+      [event('change', 'p/q/.skillsignore'), event('rename', 'p/q/r/SKILL.md')],
+      NONE,
+      r0('p/q'),
+    ],
+    [
+      'prefix-sharing siblings are kept, sorted',
+      [
+        event('rename', 'b'),
+        event('rename', 'ab'),
+        event('rename', 'a-b'),
+        event('change', 'a/x.md'),
+        event('rename', 'a.b'),
+        event('rename', 'aa'),
+      ],
+      A_ONLY,
+      r0('a', 'a-b', 'a.b', 'aa', 'ab', 'b'),
+    ],
+    [
+      'a sibling sorting between a region and its child',
+      [event('rename', 'a/b'), event('rename', 'a-b'), event('rename', 'a')],
+      NONE,
+      r0('a', 'a-b'),
+    ],
+    [
+      'deep siblings',
+      [event('rename', 'x/y/SKILL.md'), event('rename', 'x/yy'), event('rename', 'x/y/new')],
+      DEEP,
+      r0('x/y', 'x/yy'),
+    ],
+    [
+      'irrelevant events mixed in',
+      [event('rename', '.git/x'), event('change', 'a/x.md'), event('change', 'notes.md')],
+      A_ONLY,
+      r0('a'),
+    ],
+    [
+      'a file appearing outside skills is walked (and finds nothing)',
+      [event('rename', 'notes.md'), event('change', 'a/x.md')],
+      A_ONLY,
+      r0('a', 'notes.md'),
+    ],
   ] as const)('%s', (_label, events, dirs, expected) => {
     expect(regionsOf(events, () => new Set(dirs))).toEqual(expected);
   });
@@ -388,7 +515,10 @@ describe('regionsOf', () => {
   });
 
   it('does not let root 0\'s "" swallow root 1\'s regions', () => {
-    const result = regionsOf([event('change', 'SKILL.md', 0), event('change', 'a/x.md', 1), event('rename', 'b', 1)], () => new Set(A_ONLY));
+    const result = regionsOf(
+      [event('change', 'SKILL.md', 0), event('change', 'a/x.md', 1), event('rename', 'b', 1)],
+      () => new Set(A_ONLY),
+    );
     expect(result).toEqual([
       { rootIndex: 0, rel: '' },
       { rootIndex: 1, rel: 'a' },
@@ -397,7 +527,10 @@ describe('regionsOf', () => {
   });
 
   it('a rescan of one root rebuilds only that root', () => {
-    const result = regionsOf([event('rescan', '', 1), event('change', 'a/x.md', 0), event('change', 'a/x.md', 1)], () => new Set(A_ONLY));
+    const result = regionsOf(
+      [event('rescan', '', 1), event('change', 'a/x.md', 0), event('change', 'a/x.md', 1)],
+      () => new Set(A_ONLY),
+    );
     expect(result).toEqual([
       { rootIndex: 0, rel: 'a' },
       { rootIndex: 1, rel: '' },

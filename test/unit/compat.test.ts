@@ -25,7 +25,13 @@ import {
   skillFilesText,
   type NamedSkill,
 } from '../../src/server/compat-catalog.js';
-import { binaryContent, callCompatTool, COMPAT_TOOLS, stringArgs, type ToolDeps } from '../../src/server/compat-tools.js';
+import {
+  binaryContent,
+  callCompatTool,
+  COMPAT_TOOLS,
+  stringArgs,
+  type ToolDeps,
+} from '../../src/server/compat-tools.js';
 import { CompatSurfaces } from '../../src/server/compat.js';
 import { SkillSearch } from '../../src/server/search.js';
 import { SnapshotStore } from '../../src/index/store.js';
@@ -45,8 +51,17 @@ const BILLING = 'skill://acme/billing/refunds/SKILL.md';
 const SUPPORT = 'skill://acme/support/refunds/SKILL.md';
 
 /** A skill with just what the catalog and prompt names read. */
-function fakeSkill(skillPath: string, name = skillPath.split('/').at(-1) as string, description = `Does ${name}.`): SkillRecord {
-  return { name, description, segments: skillPath.split('/'), uri: `skill://${skillPath}/SKILL.md` } as unknown as SkillRecord;
+function fakeSkill(
+  skillPath: string,
+  name = skillPath.split('/').at(-1) as string,
+  description = `Does ${name}.`,
+): SkillRecord {
+  return {
+    name,
+    description,
+    segments: skillPath.split('/'),
+    uri: `skill://${skillPath}/SKILL.md`,
+  } as unknown as SkillRecord;
 }
 
 const INTRO =
@@ -55,7 +70,14 @@ const INTRO =
 describe('buildInstructions', () => {
   it('lists every sample skill on one line, in URI order, under a pointer saying all are listed', () => {
     expect(buildInstructions(sample.ordered, DEFAULT_INSTRUCTIONS_MAX)).toBe(
-      [INTRO, '', 'All 6 skills are listed below; the list_skills tool returns the same catalog.', '', INSTRUCTIONS_HEADING, ...SAMPLE_CATALOG_LINES].join('\n'),
+      [
+        INTRO,
+        '',
+        'All 6 skills are listed below; the list_skills tool returns the same catalog.',
+        '',
+        INSTRUCTIONS_HEADING,
+        ...SAMPLE_CATALOG_LINES,
+      ].join('\n'),
     );
   });
 
@@ -65,11 +87,19 @@ describe('buildInstructions', () => {
     );
     expect(INSTRUCTIONS_PENDING).toBe(buildInstructions(undefined, DEFAULT_INSTRUCTIONS_MAX).split('\n\n')[1]);
     expect(buildInstructions([], DEFAULT_INSTRUCTIONS_MAX)).toBe(`${INTRO}\n\n${INSTRUCTIONS_EMPTY}`);
-    expect(instructionsPointer(1, 1)).toBe('All 1 skill is listed below; the list_skills tool returns the same catalog.');
+    expect(instructionsPointer(1, 1)).toBe(
+      'All 1 skill is listed below; the list_skills tool returns the same catalog.',
+    );
   });
 
   /** 300 skills whose catalog lines are exactly 100 characters long (`- skill-000 (skill://skill-000/SKILL.md): ` is 42). */
-  const many = Array.from({ length: 300 }, (_, index) => fakeSkill(`skill-${String(index).padStart(3, '0')}`, undefined, `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.')));
+  const many = Array.from({ length: 300 }, (_, index) =>
+    fakeSkill(
+      `skill-${String(index).padStart(3, '0')}`,
+      undefined,
+      `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.'),
+    ),
+  );
   const pointerOf = (listed: number, total = 300) =>
     `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog.`;
 
@@ -80,27 +110,48 @@ describe('buildInstructions', () => {
     [1024, 4],
     [702, 1],
     [701, 0],
-  ])('cuts a long catalog to whole lines under %i characters: %i listed, and the pointer says so', (maxChars, listed) => {
-    expect(many.every((skill) => instructionsLine(skill).length === 100)).toBe(true);
-    const text = buildInstructions(many, maxChars);
-    expect(text.length).toBeLessThanOrEqual(maxChars);
-    const expected = listed === 0 ? [INTRO, '', pointerOf(0)] : [INTRO, '', pointerOf(listed), '', INSTRUCTIONS_HEADING, ...many.slice(0, listed).map(instructionsLine)];
-    expect(text).toBe(expected.join('\n'));
-  });
+  ])(
+    'cuts a long catalog to whole lines under %i characters: %i listed, and the pointer says so',
+    (maxChars, listed) => {
+      expect(many.every((skill) => instructionsLine(skill).length === 100)).toBe(true);
+      const text = buildInstructions(many, maxChars);
+      expect(text.length).toBeLessThanOrEqual(maxChars);
+      const expected =
+        listed === 0
+          ? [INTRO, '', pointerOf(0)]
+          : [INTRO, '', pointerOf(listed), '', INSTRUCTIONS_HEADING, ...many.slice(0, listed).map(instructionsLine)];
+      expect(text).toBe(expected.join('\n'));
+    },
+  );
 
   it('keeps a catalog that fits exactly; one character below, the longer pointer leaves room for 3 of its 5 lines', () => {
     const skills = many.slice(0, 5);
     const whole = buildInstructions(skills, Number.MAX_SAFE_INTEGER);
-    expect(whole).toBe([INTRO, '', 'All 5 skills are listed below; the list_skills tool returns the same catalog.', '', INSTRUCTIONS_HEADING, ...skills.map(instructionsLine)].join('\n'));
+    expect(whole).toBe(
+      [
+        INTRO,
+        '',
+        'All 5 skills are listed below; the list_skills tool returns the same catalog.',
+        '',
+        INSTRUCTIONS_HEADING,
+        ...skills.map(instructionsLine),
+      ].join('\n'),
+    );
     expect(buildInstructions(skills, whole.length)).toBe(whole);
     expect(whole.length).toBe(345 + 2 + 77 + 2 + 52 + 5 * 101);
     // 982 - (345 + 2 + 198 + 2 + 52) = 383 characters of room: three 101-character lines.
-    expect(buildInstructions(skills, whole.length - 1)).toBe([INTRO, '', pointerOf(3, 5), '', INSTRUCTIONS_HEADING, ...skills.slice(0, 3).map(instructionsLine)].join('\n'));
+    expect(buildInstructions(skills, whole.length - 1)).toBe(
+      [INTRO, '', pointerOf(3, 5), '', INSTRUCTIONS_HEADING, ...skills.slice(0, 3).map(instructionsLine)].join('\n'),
+    );
   });
 
   it('fits a 400-skill catalog like awesome-copilot into 4,096 characters with the pointer right after the introduction', () => {
     const catalog = Array.from({ length: 400 }, (_, index) =>
-      fakeSkill(`skill-${String(index).padStart(3, '0')}`, undefined, `Helps with task number ${index}:\n  review, write and fix code following the house conventions.\n  Use when the user asks.\n`),
+      fakeSkill(
+        `skill-${String(index).padStart(3, '0')}`,
+        undefined,
+        `Helps with task number ${index}:\n  review, write and fix code following the house conventions.\n  Use when the user asks.\n`,
+      ),
     );
     const text = buildInstructions(catalog, 4096);
     expect(text.length).toBeLessThanOrEqual(4096);
@@ -108,7 +159,9 @@ describe('buildInstructions', () => {
     expect(intro).toBe(INTRO);
     expect(pointer).toBe(pointerOf(22, 400));
     expect(list?.split('\n')).toEqual([INSTRUCTIONS_HEADING, ...catalog.slice(0, 22).map(instructionsLine)]);
-    expect(instructionsLine(catalog[0]!)).toBe('- skill-000 (skill://skill-000/SKILL.md): Helps with task number 0: review, write and fix code following the house conventions. Use when the user asks.');
+    expect(instructionsLine(catalog[0]!)).toBe(
+      '- skill-000 (skill://skill-000/SKILL.md): Helps with task number 0: review, write and fix code following the house conventions. Use when the user asks.',
+    );
   });
 
   it.each([
@@ -117,14 +170,20 @@ describe('buildInstructions', () => {
     ['', ''],
   ])('collapses whitespace in %j', (input, expected) => {
     expect(collapseWhitespace(input)).toBe(expected);
-    expect(instructionsLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill)).toBe(`- n (skill://n/SKILL.md): ${expected}`);
+    expect(instructionsLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill)).toBe(
+      `- n (skill://n/SKILL.md): ${expected}`,
+    );
   });
 });
 
 describe('assignPromptNames', () => {
   it.each([
     ['unique names stay as they are', ['a', 'b/c'], ['a', 'c']],
-    ['shared names become the skill path', ['acme/billing/refunds', 'acme/support/refunds'], ['acme-billing-refunds', 'acme-support-refunds']],
+    [
+      'shared names become the skill path',
+      ['acme/billing/refunds', 'acme/support/refunds'],
+      ['acme-billing-refunds', 'acme-support-refunds'],
+    ],
     ['a top-level duplicate becomes its own path', ['refunds', 'acme/refunds'], ['refunds', 'acme-refunds']],
     ['a derived name taken by a unique name gets -2', ['a-x', 'a/x', 'b/x'], ['a-x', 'a-x-2', 'b-x']],
     ['two derived names that collide: the later one gets -2', ['a-b/c/x', 'a/b-c/x'], ['a-b-c-x', 'a-b-c-x-2']],
@@ -186,13 +245,28 @@ describe('resolveSkill', () => {
   });
 
   it.each([
-    [{ name: 'refunds' }, `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`],
+    [
+      { name: 'refunds' },
+      `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`,
+    ],
     [{ name: 'nope' }, 'No served skill is named "nope". Call the list_skills tool to see the available skills.'],
     [{ name: '' }, 'No served skill is named "". Call the list_skills tool to see the available skills.'],
-    [{ uri: 'skill://acme' }, 'No served skill has the URI skill://acme. Call the list_skills tool to see the available skills.'],
-    [{ uri: 'skill://report-writer/templates/report.md' }, 'No served skill has the URI skill://report-writer/templates/report.md. Call the list_skills tool to see the available skills.'],
-    [{ uri: 'file:///etc/passwd' }, 'No served skill has the URI file:///etc/passwd. Call the list_skills tool to see the available skills.'],
-    [{ uri: 'skill://report-writer/../pdf-summaries/SKILL.md' }, 'No served skill has the URI skill://report-writer/../pdf-summaries/SKILL.md. Call the list_skills tool to see the available skills.'],
+    [
+      { uri: 'skill://acme' },
+      'No served skill has the URI skill://acme. Call the list_skills tool to see the available skills.',
+    ],
+    [
+      { uri: 'skill://report-writer/templates/report.md' },
+      'No served skill has the URI skill://report-writer/templates/report.md. Call the list_skills tool to see the available skills.',
+    ],
+    [
+      { uri: 'file:///etc/passwd' },
+      'No served skill has the URI file:///etc/passwd. Call the list_skills tool to see the available skills.',
+    ],
+    [
+      { uri: 'skill://report-writer/../pdf-summaries/SKILL.md' },
+      'No served skill has the URI skill://report-writer/../pdf-summaries/SKILL.md. Call the list_skills tool to see the available skills.',
+    ],
     [{}, "Give the skill's name, or its uri when several skills share a name."],
   ])('%j is refused', (ref, message) => {
     expect(resolveSkill(sample, ref)).toEqual({ kind: 'error', message });
@@ -209,7 +283,10 @@ describe('resolveFile', () => {
   it.each([
     [{ uri: 'skill://acme/billing/refunds/references/policy.md' }, 'skill://acme/billing/refunds/references/policy.md'],
     [{ uri: 'skill://report-writer/templates' }, 'dir skill://report-writer/templates'],
-    [{ skill: 'report-writer', path: 'templates/sections/executive-summary.md' }, 'skill://report-writer/templates/sections/executive-summary.md'],
+    [
+      { skill: 'report-writer', path: 'templates/sections/executive-summary.md' },
+      'skill://report-writer/templates/sections/executive-summary.md',
+    ],
     [{ skill: 'report-writer', path: './templates//report.md' }, 'skill://report-writer/templates/report.md'],
     [{ skill: 'report-writer', path: '/assets/logo.png' }, 'skill://report-writer/assets/logo.png'],
     [{ skill: 'report-writer', path: '' }, 'dir skill://report-writer'],
@@ -233,17 +310,38 @@ describe('resolveFile', () => {
   });
 
   it.each([
-    [{ skill: 'refunds', path: 'references/policy.md' }, `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`],
-    [{ skill: 'report-writer', path: '../pdf-summaries/SKILL.md' }, 'path "../pdf-summaries/SKILL.md" must stay inside the skill: ".." is not allowed.'],
+    [
+      { skill: 'refunds', path: 'references/policy.md' },
+      `2 skills are named "refunds"; call again with the uri of the one you mean:\n- ${BILLING}\n- ${SUPPORT}`,
+    ],
+    [
+      { skill: 'report-writer', path: '../pdf-summaries/SKILL.md' },
+      'path "../pdf-summaries/SKILL.md" must stay inside the skill: ".." is not allowed.',
+    ],
     [
       { skill: 'report-writer', path: 'nope.md' },
       'The skill at skill://report-writer/SKILL.md has no file "nope.md". Its files: assets/logo.png, references/citation-formats.md, references/style-guide.md, templates/report.md, templates/sections/executive-summary.md.',
     ],
-    [{ skill: 'pdf-summaries', path: 'x.md' }, 'The skill at skill://pdf-summaries/SKILL.md has no file "x.md". It has no files besides SKILL.md.'],
-    [{ uri: 'skill://report-writer/nope.md' }, 'No served file has the URI skill://report-writer/nope.md. Call read_skill to see a skill\'s files.'],
-    [{ uri: 'https://example.com/x' }, 'No served file has the URI https://example.com/x. Call read_skill to see a skill\'s files.'],
-    [{ skill: 'report-writer' }, "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory)."],
-    [{ path: 'SKILL.md' }, "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory)."],
+    [
+      { skill: 'pdf-summaries', path: 'x.md' },
+      'The skill at skill://pdf-summaries/SKILL.md has no file "x.md". It has no files besides SKILL.md.',
+    ],
+    [
+      { uri: 'skill://report-writer/nope.md' },
+      "No served file has the URI skill://report-writer/nope.md. Call read_skill to see a skill's files.",
+    ],
+    [
+      { uri: 'https://example.com/x' },
+      "No served file has the URI https://example.com/x. Call read_skill to see a skill's files.",
+    ],
+    [
+      { skill: 'report-writer' },
+      "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory).",
+    ],
+    [
+      { path: 'SKILL.md' },
+      "Give the file's uri, or skill (its name or uri) and path (relative to the skill's directory).",
+    ],
   ])('%j is refused', (ref, message) => {
     expect(resolveFile(sample, ref)).toEqual({ kind: 'error', message });
   });
@@ -252,13 +350,19 @@ describe('resolveFile', () => {
 describe('file listings', () => {
   const skill = (uri: string) => sample.skills.get(uri) as SkillRecord;
 
-  it('lists a skill\'s other files relative to it, nested skills\' files included', () => {
-    expect(relativeFilePaths(skill('skill://data-pipeline/SKILL.md'))).toEqual(['csv-cleaning/SKILL.md', 'csv-cleaning/references/encodings.md', 'scripts/validate.py']);
+  it("lists a skill's other files relative to it, nested skills' files included", () => {
+    expect(relativeFilePaths(skill('skill://data-pipeline/SKILL.md'))).toEqual([
+      'csv-cleaning/SKILL.md',
+      'csv-cleaning/references/encodings.md',
+      'scripts/validate.py',
+    ]);
     expect(relativeFilePaths(skill('skill://pdf-summaries/SKILL.md'))).toEqual([]);
     expect(skillFilesText(skill(BILLING))).toBe(
       `Skill "refunds" at ${BILLING}. Its other files, relative to skill://acme/billing/refunds/ (read one with read_skill_file: uri, or skill and path):\n- references/policy.md`,
     );
-    expect(skillFilesText(skill('skill://pdf-summaries/SKILL.md'))).toBe('Skill "pdf-summaries" at skill://pdf-summaries/SKILL.md. It has no other files.');
+    expect(skillFilesText(skill('skill://pdf-summaries/SKILL.md'))).toBe(
+      'Skill "pdf-summaries" at skill://pdf-summaries/SKILL.md. It has no other files.',
+    );
   });
 
   it('lists a directory with a trailing / on subdirectories', () => {
@@ -294,19 +398,37 @@ describe('tool arguments and results', () => {
       { type: 'image', data: 'AAEC/w==', mimeType: 'image/png' },
     ]);
     expect(binaryContent('skill://a/x.bin', bytes.subarray(1), 'application/octet-stream')).toEqual([
-      { type: 'text', text: 'skill://a/x.bin is a binary file (application/octet-stream, 3 bytes); its bytes follow as a base64 blob.' },
+      {
+        type: 'text',
+        text: 'skill://a/x.bin is a binary file (application/octet-stream, 3 bytes); its bytes follow as a base64 blob.',
+      },
       { type: 'resource', resource: { uri: 'skill://a/x.bin', mimeType: 'application/octet-stream', blob: 'AQL/' } },
     ]);
   });
 
-  const deps = (read: ToolDeps['read'] = async (uri) => ({ text: `text of ${uri}`, mimeType: 'text/markdown' })): ToolDeps & { unexpected: unknown[] } => {
+  const deps = (
+    read: ToolDeps['read'] = async (uri) => ({ text: `text of ${uri}`, mimeType: 'text/markdown' }),
+  ): ToolDeps & { unexpected: unknown[] } => {
     const unexpected: unknown[] = [];
-    return { snapshot: async () => sample, read, pageSize: 4, search: sampleSearch, onUnexpected: (error) => unexpected.push(error), unexpected };
+    return {
+      snapshot: async () => sample,
+      read,
+      pageSize: 4,
+      search: sampleSearch,
+      onUnexpected: (error) => unexpected.push(error),
+      unexpected,
+    };
   };
 
   it('offers four read-only tools and nothing else', async () => {
-    expect(COMPAT_TOOLS.map((tool) => tool.name)).toEqual(['list_skills', 'search_skills', 'read_skill', 'read_skill_file']);
-    for (const tool of COMPAT_TOOLS) expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(COMPAT_TOOLS.map((tool) => tool.name)).toEqual([
+      'list_skills',
+      'search_skills',
+      'read_skill',
+      'read_skill_file',
+    ]);
+    for (const tool of COMPAT_TOOLS)
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
     expect(await callCompatTool('write_skill', {}, deps())).toBeUndefined();
   });
 
@@ -319,29 +441,57 @@ describe('tool arguments and results', () => {
     expect((second?.structuredContent as { skills: unknown[]; nextCursor?: string }).skills).toHaveLength(2);
     expect((second?.structuredContent as { nextCursor?: string }).nextCursor).toBeUndefined();
     expect(await callCompatTool('list_skills', { cursor: 'bogus' }, deps())).toEqual({
-      content: [{ type: 'text', text: 'Invalid cursor: it was not issued by this server; call list_skills without a cursor to start over.' }],
+      content: [
+        {
+          type: 'text',
+          text: 'Invalid cursor: it was not issued by this server; call list_skills without a cursor to start over.',
+        },
+      ],
       isError: true,
     });
   });
 
   it('turns read failures into tool errors without host paths', async () => {
-    const gone = await callCompatTool('read_skill', { name: 'pdf-summaries' }, deps(async () => undefined));
-    expect(gone).toEqual({ content: [{ type: 'text', text: 'skill://pdf-summaries/SKILL.md is no longer served. Call list_skills to see the available skills.' }], isError: true });
+    const gone = await callCompatTool(
+      'read_skill',
+      { name: 'pdf-summaries' },
+      deps(async () => undefined),
+    );
+    expect(gone).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: 'skill://pdf-summaries/SKILL.md is no longer served. Call list_skills to see the available skills.',
+        },
+      ],
+      isError: true,
+    });
     const failing = deps(async () => {
       throw new Error('EIO at /secret/host/path');
     });
-    expect(await callCompatTool('read_skill_file', { skill: 'report-writer', path: 'templates/report.md' }, failing)).toEqual({
+    expect(
+      await callCompatTool('read_skill_file', { skill: 'report-writer', path: 'templates/report.md' }, failing),
+    ).toEqual({
       content: [{ type: 'text', text: 'skill://report-writer/templates/report.md could not be read' }],
       isError: true,
     });
     expect(failing.unexpected).toHaveLength(1);
-    expect(await callCompatTool('read_skill', { uri: 7 }, deps())).toEqual({ content: [{ type: 'text', text: 'argument "uri" must be a string' }], isError: true });
+    expect(await callCompatTool('read_skill', { uri: 7 }, deps())).toEqual({
+      content: [{ type: 'text', text: 'argument "uri" must be a string' }],
+      isError: true,
+    });
   });
 });
 
 describe('CompatSurfaces.promptsChanged', () => {
   const surfaces = (mode: 'auto' | 'on' | 'off') =>
-    new CompatSurfaces({ mode, store: new SnapshotStore(), source: {} as never, pageSize: 100, logger: createLogger('silent') });
+    new CompatSurfaces({
+      mode,
+      store: new SnapshotStore(),
+      source: {} as never,
+      pageSize: 100,
+      logger: createLogger('silent'),
+    });
   const snapshotOf = (...skills: SkillRecord[]) => ({ ordered: skills }) as unknown as Snapshot;
   const a = fakeSkill('a');
 
@@ -350,7 +500,12 @@ describe('CompatSurfaces.promptsChanged', () => {
     ['a skill added', [a], [a, fakeSkill('b')], true],
     ['a skill removed', [a, fakeSkill('b')], [a], true],
     ['a description changed', [a], [fakeSkill('a', 'a', 'Does more.')], true],
-    ['a prompt renamed by a new namesake', [fakeSkill('x/a', 'a')], [fakeSkill('x/a', 'a'), fakeSkill('y/a', 'a')], true],
+    [
+      'a prompt renamed by a new namesake',
+      [fakeSkill('x/a', 'a')],
+      [fakeSkill('x/a', 'a'), fakeSkill('y/a', 'a')],
+      true,
+    ],
     ['a skill moved', [fakeSkill('x/a', 'a')], [fakeSkill('y/a', 'a')], true],
   ])('%s → %s', (_label, before, after, expected) => {
     expect(surfaces('auto').promptsChanged(snapshotOf(...before), snapshotOf(...after))).toBe(expected);

@@ -43,7 +43,11 @@ interface Mutation {
  * watches inside it yet), `change` for a rewritten file, `rename` for every entry removed.
  */
 async function eventsFor(root: string, mutation: Mutation): Promise<WatchEvent[]> {
-  const exists = async (rel: string): Promise<boolean> => fsp.lstat(path.join(root, rel)).then(() => true, () => false);
+  const exists = async (rel: string): Promise<boolean> =>
+    fsp.lstat(path.join(root, rel)).then(
+      () => true,
+      () => false,
+    );
   const events: WatchEvent[] = [];
   const newDirs = new Set<string>();
   for (const rel of Object.keys(mutation.write ?? {})) {
@@ -63,7 +67,8 @@ async function eventsFor(root: string, mutation: Mutation): Promise<WatchEvent[]
   for (const rel of mutation.remove ?? []) {
     const walk = async (current: string): Promise<void> => {
       const stat = await fsp.lstat(path.join(root, current));
-      if (stat.isDirectory()) for (const name of await fsp.readdir(path.join(root, current))) await walk(`${current}/${name}`);
+      if (stat.isDirectory())
+        for (const name of await fsp.readdir(path.join(root, current))) await walk(`${current}/${name}`);
       events.push({ rootIndex: 0, kind: 'rename', rel: current });
     };
     await walk(rel);
@@ -80,7 +85,9 @@ async function applyMutation(root: string, mutation: Mutation): Promise<void> {
 function served(snapshot: Snapshot): { entries: string[]; diagnostics: string[] } {
   return {
     entries: snapshot.ordered.map((skill) => skill.json),
-    diagnostics: snapshot.diagnostics.map((diagnostic) => `${diagnostic.severity} ${diagnostic.rule} ${diagnostic.file}`),
+    diagnostics: snapshot.diagnostics.map(
+      (diagnostic) => `${diagnostic.severity} ${diagnostic.rule} ${diagnostic.file}`,
+    ),
   };
 }
 
@@ -92,7 +99,10 @@ describe('diffSnapshots on snapshots built from real trees', () => {
    * Builds `spec`, applies `mutation`, and returns the snapshot before, the one after rebuilt from scratch, and the
    * one after rebuilt incrementally from the regions the mutation's events call for (as the live index does).
    */
-  async function snapshots(spec: Record<string, TreeEntry>, mutation: Mutation): Promise<{ before: Snapshot; full: Snapshot; incremental: Snapshot }> {
+  async function snapshots(
+    spec: Record<string, TreeEntry>,
+    mutation: Mutation,
+  ): Promise<{ before: Snapshot; full: Snapshot; incremental: Snapshot }> {
     const root = await temps.tree(spec);
     const roots = [{ dir: root, prefix: [] }];
     const builder = new IndexBuilder(roots);
@@ -110,8 +120,18 @@ describe('diffSnapshots on snapshots built from real trees', () => {
   it.each<[string, Record<string, TreeEntry>, Mutation, SnapshotDiff]>([
     ['nothing changed on disk', BASE, {}, NO_CHANGE],
     ['a file rewritten with the same bytes', BASE, { write: { 'z/notes.md': 'Notes.\n' } }, NO_CHANGE],
-    ['SKILL.md rewritten with the same bytes', BASE, { write: { 'a/b/SKILL.md': skillMd('b', 'Inner skill.') } }, NO_CHANGE],
-    ['an ignored file added inside a skill', BASE, { write: { 'z/.hidden.md': 'x', 'a/node_modules/m.js': 'x' } }, NO_CHANGE],
+    [
+      'SKILL.md rewritten with the same bytes',
+      BASE,
+      { write: { 'a/b/SKILL.md': skillMd('b', 'Inner skill.') } },
+      NO_CHANGE,
+    ],
+    [
+      'an ignored file added inside a skill',
+      BASE,
+      { write: { 'z/.hidden.md': 'x', 'a/node_modules/m.js': 'x' } },
+      NO_CHANGE,
+    ],
     ['a file added outside every skill', BASE, { write: { 'loose.md': 'x', 'group/loose.md': 'x' } }, NO_CHANGE],
     [
       'file content changed, same size',
@@ -147,26 +167,20 @@ describe('diffSnapshots on snapshots built from real trees', () => {
       'files changed in several skills',
       BASE,
       { write: { 'z/notes.md': 'Notes v2.\n', 'a/b/ref.md': 'Ref v2.\n', 'a/guide.md': 'Guide v2.\n' } },
-      { listChanged: false, updated: ['skill://a/b/ref.md', 'skill://a/guide.md', 'skill://z/notes.md'], skillsChanged: [A, B, Z] },
+      {
+        listChanged: false,
+        updated: ['skill://a/b/ref.md', 'skill://a/guide.md', 'skill://z/notes.md'],
+        skillsChanged: [A, B, Z],
+      },
     ],
-    [
-      'file added',
-      BASE,
-      { write: { 'z/new.md': 'New.\n' } },
-      { listChanged: true, updated: [], skillsChanged: [Z] },
-    ],
+    ['file added', BASE, { write: { 'z/new.md': 'New.\n' } }, { listChanged: true, updated: [], skillsChanged: [Z] }],
     [
       'file added in a new subdirectory of a nested skill',
       BASE,
       { write: { 'a/b/assets/logo.svg': '<svg/>' } },
       { listChanged: true, updated: [], skillsChanged: [A, B] },
     ],
-    [
-      'file removed',
-      BASE,
-      { remove: ['z/notes.md'] },
-      { listChanged: true, updated: [], skillsChanged: [Z] },
-    ],
+    ['file removed', BASE, { remove: ['z/notes.md'] }, { listChanged: true, updated: [], skillsChanged: [Z] }],
     [
       'nested skill file removed',
       BASE,
@@ -245,12 +259,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
       { write: { 'g/h/k/SKILL.md': skillMd('k', 'Grouped skill.') } },
       { listChanged: true, updated: [], skillsChanged: ['skill://g/h/k/SKILL.md'] },
     ],
-    [
-      'skill removed',
-      BASE,
-      { remove: ['z'] },
-      { listChanged: true, updated: [], skillsChanged: [Z] },
-    ],
+    ['skill removed', BASE, { remove: ['z'] }, { listChanged: true, updated: [], skillsChanged: [Z] }],
     [
       'skill with a nested skill removed',
       BASE,
@@ -296,7 +305,9 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     [
       'nested skills swap validity: same files, same skill count, different skill URIs',
       { ...BASE, 'a/b/c/SKILL.md': skillMd('wrong', 'Innermost skill.') },
-      { write: { 'a/b/c/SKILL.md': skillMd('c', 'Innermost skill.'), 'a/b/SKILL.md': skillMd('wrong', 'Inner skill.') } },
+      {
+        write: { 'a/b/c/SKILL.md': skillMd('c', 'Innermost skill.'), 'a/b/SKILL.md': skillMd('wrong', 'Inner skill.') },
+      },
       { listChanged: true, updated: [B, 'skill://a/b/c/SKILL.md'], skillsChanged: [A, B, 'skill://a/b/c/SKILL.md'] },
     ],
     [
@@ -308,8 +319,19 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     [
       'a skill removed, another changed, one added: every list sorted',
       BASE,
-      { write: { 'z/notes.md': 'Notes v2.\n', 'm/SKILL.md': skillMd('m', 'Middle skill.'), 'a/guide.md': 'Guide v2.\n' }, remove: ['a/b'] },
-      { listChanged: true, updated: ['skill://a/guide.md', 'skill://z/notes.md'], skillsChanged: [A, B, 'skill://m/SKILL.md', Z] },
+      {
+        write: {
+          'z/notes.md': 'Notes v2.\n',
+          'm/SKILL.md': skillMd('m', 'Middle skill.'),
+          'a/guide.md': 'Guide v2.\n',
+        },
+        remove: ['a/b'],
+      },
+      {
+        listChanged: true,
+        updated: ['skill://a/guide.md', 'skill://z/notes.md'],
+        skillsChanged: [A, B, 'skill://m/SKILL.md', Z],
+      },
     ],
   ])('%s', async (_label, spec, mutation, expected) => {
     const { before, full, incremental } = await snapshots(spec, mutation);
@@ -347,9 +369,20 @@ describe('diffSnapshots on snapshots built from real trees', () => {
 
   it('the winner of a conflict between roots changing hands is an entry change at the same URIs', async () => {
     const shared = { 'dup/SKILL.md': skillMd('dup', 'Shared description.'), 'dup/same.md': 'Same bytes.\n' };
-    const first = await temps.tree({ ...shared, 'dup/first.md': 'Only in the first root.\n', 'dup/differs.md': 'First.\n' });
-    const second = await temps.tree({ ...shared, 'dup/second.md': 'Only in the second root.\n', 'dup/differs.md': 'Second!\n' });
-    const roots = [{ dir: first, prefix: [] }, { dir: second, prefix: [] }];
+    const first = await temps.tree({
+      ...shared,
+      'dup/first.md': 'Only in the first root.\n',
+      'dup/differs.md': 'First.\n',
+    });
+    const second = await temps.tree({
+      ...shared,
+      'dup/second.md': 'Only in the second root.\n',
+      'dup/differs.md': 'Second!\n',
+    });
+    const roots = [
+      { dir: first, prefix: [] },
+      { dir: second, prefix: [] },
+    ];
     const before = await buildSnapshot(roots);
     await removeTree(path.join(first, 'dup'));
     const after = await buildSnapshot(roots);
@@ -381,7 +414,14 @@ describe('diffSnapshots output order', () => {
 
   // File names whose tree order (names sorted, depth first) and localeCompare order both differ from URI order.
   const NAMES = ['~x.md', 'a/b.md', 'a.md', 'a-b.md', 'B.md', 'é.md'];
-  const SORTED = ['skill://s/%C3%A9.md', 'skill://s/B.md', 'skill://s/a-b.md', 'skill://s/a.md', 'skill://s/a/b.md', 'skill://s/~x.md'];
+  const SORTED = [
+    'skill://s/%C3%A9.md',
+    'skill://s/B.md',
+    'skill://s/a-b.md',
+    'skill://s/a.md',
+    'skill://s/a/b.md',
+    'skill://s/~x.md',
+  ];
 
   /** `a`, `a-b` (whose directory sorts after `a` though its URIs sort before), `b`, `s` (with NAMES) and `z`. */
   function spec(version: 1 | 2): Record<string, TreeEntry> {
@@ -402,19 +442,34 @@ describe('diffSnapshots output order', () => {
   const EXPECTED: SnapshotDiff = {
     listChanged: true,
     updated: ['skill://a-b/x.md', 'skill://b/SKILL.md', ...SORTED, 'skill://z/z.md'],
-    skillsChanged: ['skill://a-b/SKILL.md', 'skill://a/SKILL.md', 'skill://b/SKILL.md', 'skill://s/SKILL.md', 'skill://z/SKILL.md'],
+    skillsChanged: [
+      'skill://a-b/SKILL.md',
+      'skill://a/SKILL.md',
+      'skill://b/SKILL.md',
+      'skill://s/SKILL.md',
+      'skill://z/SKILL.md',
+    ],
   };
 
   it('the names really are in different orders (so the sort is under test)', () => {
     const treeOrder = (names: readonly string[]): string[] => {
       const sortedNames = [...new Set(names.map((name) => name.split('/')[0] as string))].sort();
-      return sortedNames.flatMap((head) => (names.includes(head) ? [head] : treeOrder(names.filter((name) => name.startsWith(`${head}/`)).map((name) => name.slice(head.length + 1))).map((rest) => `${head}/${rest}`)));
+      return sortedNames.flatMap((head) =>
+        names.includes(head)
+          ? [head]
+          : treeOrder(
+              names.filter((name) => name.startsWith(`${head}/`)).map((name) => name.slice(head.length + 1)),
+            ).map((rest) => `${head}/${rest}`),
+      );
     };
     const uri = (name: string): string => `skill://s/${name.split('/').map(encodeURIComponent).join('/')}`;
     expect(NAMES.map(uri).sort()).toEqual(SORTED);
     expect(treeOrder(NAMES).map(uri)).not.toEqual(SORTED);
     expect(NAMES.map(uri).toSorted((x, y) => x.localeCompare(y))).not.toEqual(SORTED);
-    expect(['a', 'a-b'].map((name) => `skill://${name}/SKILL.md`).sort()).toEqual(['skill://a-b/SKILL.md', 'skill://a/SKILL.md']);
+    expect(['a', 'a-b'].map((name) => `skill://${name}/SKILL.md`).sort()).toEqual([
+      'skill://a-b/SKILL.md',
+      'skill://a/SKILL.md',
+    ]);
   });
 
   it('sorts updated and skillsChanged by code unit, for full builds and for incremental rebuilds alike', async () => {
@@ -461,7 +516,9 @@ describe('incremental rebuilds reuse what they did not change', () => {
   it('a region outside every skill: every record, node and the namespace are the same objects; nothing to notify', async () => {
     const { root, builder, before } = await built();
     await fsp.mkdir(path.join(root, 'new-group'));
-    const after = await builder.rebuild(regionsOf([{ rootIndex: 0, kind: 'rename', rel: 'new-group' }], (index) => builder.candidates(index)));
+    const after = await builder.rebuild(
+      regionsOf([{ rootIndex: 0, kind: 'rename', rel: 'new-group' }], (index) => builder.candidates(index)),
+    );
     expect(after.generation).toBe(before.generation + 1);
     expect(after.skills.get('skill://k/SKILL.md')).toBe(before.skills.get('skill://k/SKILL.md'));
     expect(after.skills.get('skill://r/SKILL.md')).toBe(before.skills.get('skill://r/SKILL.md'));
@@ -472,7 +529,9 @@ describe('incremental rebuilds reuse what they did not change', () => {
   it('a file changed in one skill: the other skill is reused; in the rebuilt one, unchanged files and directories keep their nodes', async () => {
     const { root, builder, before } = await built();
     await fsp.writeFile(path.join(root, 'r/r.md'), 'r, rewritten\n');
-    const after = await builder.rebuild(regionsOf([{ rootIndex: 0, kind: 'change', rel: 'r/r.md' }], (index) => builder.candidates(index)));
+    const after = await builder.rebuild(
+      regionsOf([{ rootIndex: 0, kind: 'change', rel: 'r/r.md' }], (index) => builder.candidates(index)),
+    );
     expect(after.skills.get('skill://k/SKILL.md')).toBe(before.skills.get('skill://k/SKILL.md'));
     expect(after.skills.get('skill://r/SKILL.md')).not.toBe(before.skills.get('skill://r/SKILL.md'));
     expect(findFile(after, 'skill://k/k.md')?.node).toBe(findFile(before, 'skill://k/k.md')?.node);
@@ -482,8 +541,16 @@ describe('incremental rebuilds reuse what they did not change', () => {
     expect(findFile(after, 'skill://r/r.md')?.node).not.toBe(findFile(before, 'skill://r/r.md')?.node);
     expect(findFile(after, 'skill://r/r.md')?.node.size).toBe(Buffer.byteLength('r, rewritten\n'));
     const rebuilt = after.skills.get('skill://r/SKILL.md');
-    expect((JSON.parse(rebuilt?.json ?? 'null') as { resources: unknown }).resources).toContainEqual({ uri: 'skill://r/r.md', digest: sha256('r, rewritten\n'), size: Buffer.byteLength('r, rewritten\n') });
-    expect(diffSnapshots(before, after)).toStrictEqual({ listChanged: false, updated: ['skill://r/r.md'], skillsChanged: ['skill://r/SKILL.md'] });
+    expect((JSON.parse(rebuilt?.json ?? 'null') as { resources: unknown }).resources).toContainEqual({
+      uri: 'skill://r/r.md',
+      digest: sha256('r, rewritten\n'),
+      size: Buffer.byteLength('r, rewritten\n'),
+    });
+    expect(diffSnapshots(before, after)).toStrictEqual({
+      listChanged: false,
+      updated: ['skill://r/r.md'],
+      skillsChanged: ['skill://r/SKILL.md'],
+    });
     expect(served(after)).toEqual(served(await buildSnapshot([{ dir: root, prefix: [] }])));
   });
 
@@ -498,7 +565,9 @@ describe('incremental rebuilds reuse what they did not change', () => {
   it('a file appearing outside every skill is walked and finds nothing: no skill, no diagnostic', async () => {
     const { root, builder, before } = await built();
     await fsp.writeFile(path.join(root, 'loose.md'), 'Not in a skill.\n');
-    const regions = regionsOf([{ rootIndex: 0, kind: 'rename', rel: 'loose.md' }], (index) => builder.candidates(index));
+    const regions = regionsOf([{ rootIndex: 0, kind: 'rename', rel: 'loose.md' }], (index) =>
+      builder.candidates(index),
+    );
     expect(regions).toEqual([{ rootIndex: 0, rel: 'loose.md' }]);
     const after = await builder.rebuild(regions);
     expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
@@ -511,7 +580,10 @@ describe('incremental rebuilds reuse what they did not change', () => {
     const uris = before.ordered.map((skill) => skill.uri);
     await fsp.writeFile(path.join(root, 'r/r.md'), 'changed\n');
     await fsp.rm(path.join(root, 'k'), { recursive: true });
-    const after = await builder.rebuild([{ rootIndex: 0, rel: 'r' }, { rootIndex: 0, rel: 'k' }]);
+    const after = await builder.rebuild([
+      { rootIndex: 0, rel: 'r' },
+      { rootIndex: 0, rel: 'k' },
+    ]);
     expect(after.ordered.map((skill) => skill.uri)).toEqual(['skill://r/SKILL.md']);
     expect(before.ordered.map((skill) => skill.json)).toEqual(json);
     expect(before.ordered.map((skill) => skill.uri)).toEqual(uris);

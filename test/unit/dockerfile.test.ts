@@ -41,7 +41,8 @@ function parseDockerfile(text: string): Instruction[] {
     pending += `${continued ? trimmed.slice(0, -1) : trimmed} `;
     if (continued) return;
     const match = /^(\S+)\s*(.*)$/su.exec(pending.trim());
-    if (match !== null) instructions.push({ keyword: match[1]!.toUpperCase(), args: match[2]!.trim(), line: startLine });
+    if (match !== null)
+      instructions.push({ keyword: match[1]!.toUpperCase(), args: match[2]!.trim(), line: startLine });
     pending = '';
   });
   return instructions;
@@ -53,7 +54,11 @@ function stagesOf(instructions: readonly Instruction[]): Stage[] {
   for (const instruction of instructions) {
     if (instruction.keyword === 'FROM') {
       const words = instruction.args.split(/\s+/u).filter((word) => !word.startsWith('--'));
-      stages.push({ image: words[0]!, name: words[1]?.toUpperCase() === 'AS' ? words[2] : undefined, instructions: [] });
+      stages.push({
+        image: words[0]!,
+        name: words[1]?.toUpperCase() === 'AS' ? words[2] : undefined,
+        instructions: [],
+      });
     } else {
       stages.at(-1)?.instructions.push(instruction);
     }
@@ -87,18 +92,23 @@ function workdirOf(stage: Stage): string {
 }
 
 /** `node:<major>[-variant]` from Docker Hub's official library, optionally pinned by digest. */
-const OFFICIAL_NODE = /^(?:docker\.io\/)?(?:library\/)?node:(\d+)(?:\.\d+){0,2}(?:-[a-z0-9.]+)*(?:@sha256:[0-9a-f]{64})?$/u;
+const OFFICIAL_NODE =
+  /^(?:docker\.io\/)?(?:library\/)?node:(\d+)(?:\.\d+){0,2}(?:-[a-z0-9.]+)*(?:@sha256:[0-9a-f]{64})?$/u;
 
 const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');
 const stages = stagesOf(parseDockerfile(dockerfile));
 const final = stages.at(-1)!;
-const engines = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+const engines = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } })
+  .engines.node;
 
 describe('Dockerfile', () => {
   it('is multi-stage, every stage on an official Node image with the same pinned major, inside engines', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const majors = stages.map((stage) => OFFICIAL_NODE.exec(stage.image)?.[1]);
-    expect(majors.every((major) => major !== undefined), `bases: ${stages.map((stage) => stage.image).join(', ')}`).toBe(true);
+    expect(
+      majors.every((major) => major !== undefined),
+      `bases: ${stages.map((stage) => stage.image).join(', ')}`,
+    ).toBe(true);
     expect(new Set(majors).size).toBe(1);
     expect(Number(majors[0])).toBeGreaterThanOrEqual(Number(/^>=(\d+)/u.exec(engines)![1]));
   });
@@ -113,11 +123,15 @@ describe('Dockerfile', () => {
     expect(execForm(last(final, 'ENTRYPOINT')?.args ?? '')).toEqual(['node', '/app/bin/skills-serve.js']);
     expect(execForm(last(final, 'CMD')?.args ?? '')).toEqual(['/skills']);
     // A VOLUME would turn a forgotten `-v …:/skills:ro` into an empty anonymous volume served without complaint.
-    expect(stages.flatMap((stage) => stage.instructions).filter((instruction) => instruction.keyword === 'VOLUME')).toEqual([]);
+    expect(
+      stages.flatMap((stage) => stage.instructions).filter((instruction) => instruction.keyword === 'VOLUME'),
+    ).toEqual([]);
   });
 
   it('installs git (for git roots) from Debian in the final stage, without recommends, and leaves no apt lists', () => {
-    const runs = final.instructions.filter((instruction) => instruction.keyword === 'RUN').map((instruction) => instruction.args);
+    const runs = final.instructions
+      .filter((instruction) => instruction.keyword === 'RUN')
+      .map((instruction) => instruction.args);
     const install = runs.find((args) => /\bapt-get install\b/u.test(args));
     expect(install).toBeDefined();
     expect(install).toMatch(/apt-get install -y --no-install-recommends git ca-certificates\b/u);
@@ -141,11 +155,15 @@ describe('Dockerfile', () => {
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'));
     expect(patterns[0]).toBe('*');
-    const included = new Set(patterns.filter((line) => line.startsWith('!')).map((line) => line.slice(1).replace(/\/$/u, '')));
+    const included = new Set(
+      patterns.filter((line) => line.startsWith('!')).map((line) => line.slice(1).replace(/\/$/u, '')),
+    );
     const fromContext = stages
       .flatMap((stage) => stage.instructions)
       .filter((instruction) => instruction.keyword === 'COPY' && copyOf(instruction).from === undefined)
-      .flatMap((instruction) => copyOf(instruction).sources.map((source) => source.replace(/^\.\//u, '').split('/')[0]!));
+      .flatMap((instruction) =>
+        copyOf(instruction).sources.map((source) => source.replace(/^\.\//u, '').split('/')[0]!),
+      );
     expect(fromContext.length).toBeGreaterThan(0);
     for (const source of fromContext) expect(included, source).toContain(source);
     for (const excluded of ['node_modules', 'dist', '.git']) expect(included).not.toContain(excluded);
@@ -190,7 +208,9 @@ describe('the image entrypoint, run on the files of the final stage alone', () =
     }
     const command = [...execForm(last(final, 'ENTRYPOINT')!.args)!, ...execForm(last(final, 'CMD')!.args)!];
     expect(command[0]).toBe('node');
-    argv = command.slice(1).map((arg) => (arg === '/skills' ? SAMPLE_SKILLS : arg.startsWith('/app/') ? mapImagePath(arg) : arg));
+    argv = command
+      .slice(1)
+      .map((arg) => (arg === '/skills' ? SAMPLE_SKILLS : arg.startsWith('/app/') ? mapImagePath(arg) : arg));
   });
 
   afterAll(() => {
@@ -200,7 +220,11 @@ describe('the image entrypoint, run on the files of the final stage alone', () =
   /** Starts the entrypoint like `docker run -i` does: stdin open, no TTY, in the final stage's WORKDIR. */
   function startContainer(): ReturnType<typeof spawnRaw> {
     // Info level, as `docker run -e SKILLS_SERVE_LOG_LEVEL=info` would give: the shutdown line shows the handler ran.
-    return spawnRaw(argv, { SKILLS_SERVE_LOG_LEVEL: 'info' }, { command: process.execPath, cwd: mapImagePath(workdirOf(final)) });
+    return spawnRaw(
+      argv,
+      { SKILLS_SERVE_LOG_LEVEL: 'info' },
+      { command: process.execPath, cwd: mapImagePath(workdirOf(final)) },
+    );
   }
 
   /** An absolute path in the final image (under /app) → its place in the assembled directory. */

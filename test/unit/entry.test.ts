@@ -36,7 +36,12 @@ function fileNode(name: string, spec: FileSpec): FileNode {
   const bytes = spec instanceof Uint8Array ? spec : new Uint8Array();
   const size = spec instanceof Uint8Array ? spec.byteLength : spec.size;
   const digest = createHash('sha256').update(bytes).digest();
-  return new FileNode(name, size, makeKey(digest, size, { size, mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_000_000, ino: 1, dev: 1 }, false), undefined);
+  return new FileNode(
+    name,
+    size,
+    makeKey(digest, size, { size, mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_000_000, ino: 1, dev: 1 }, false),
+    undefined,
+  );
 }
 
 /** A directory node from `/`-separated relative paths, children sorted by name as the walk sorts them. */
@@ -66,7 +71,11 @@ async function frontmatterOf(segments: readonly string[], manifest: Uint8Array):
 }
 
 /** Builds the record of a skill holding `SKILL.md` (`manifest`) and `files`. */
-async function recordOf(manifest: string | Uint8Array, files: Readonly<Record<string, FileSpec>> = {}, segments: readonly string[] = ['my-skill']): Promise<SkillRecord | Diagnostic> {
+async function recordOf(
+  manifest: string | Uint8Array,
+  files: Readonly<Record<string, FileSpec>> = {},
+  segments: readonly string[] = ['my-skill'],
+): Promise<SkillRecord | Diagnostic> {
   const bytes = typeof manifest === 'string' ? encode(manifest) : manifest;
   return buildRecord({
     segments,
@@ -104,9 +113,21 @@ describe('buildRecord: valid skills', () => {
     };
     const node = dirNode('my-skill', { 'SKILL.md': encode(VALID), ...files });
     const record = expectRecord(
-      buildRecord({ segments, node, dirReal: SKILL_DIR, rootIndex: 2, rel: 'acme/my-skill', manifestPath: MANIFEST_PATH, frontmatter: await frontmatterOf(segments, encode(VALID)) }),
+      buildRecord({
+        segments,
+        node,
+        dirReal: SKILL_DIR,
+        rootIndex: 2,
+        rel: 'acme/my-skill',
+        manifestPath: MANIFEST_PATH,
+        frontmatter: await frontmatterOf(segments, encode(VALID)),
+      }),
     );
-    const row = (uri: string, bytes: Uint8Array | string): { uri: string; digest: string; size: number } => ({ uri, digest: sha256(bytes), size: typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength });
+    const row = (uri: string, bytes: Uint8Array | string): { uri: string; digest: string; size: number } => ({
+      uri,
+      digest: sha256(bytes),
+      size: typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength,
+    });
     const expected = {
       uri: 'skill://acme/my-skill/SKILL.md',
       frontmatter: { name: 'my-skill', description: 'Does things.' },
@@ -114,7 +135,11 @@ describe('buildRecord: valid skills', () => {
         row('skill://acme/my-skill/Assets/logo.png', files['Assets/logo.png'] as Uint8Array),
         row('skill://acme/my-skill/SKILL.md', VALID),
         row('skill://acme/my-skill/a%20b.md', 'x'),
-        { uri: 'skill://acme/my-skill/caf%C3%A9.md', digest: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', size: 0 },
+        {
+          uri: 'skill://acme/my-skill/caf%C3%A9.md',
+          digest: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+          size: 0,
+        },
         row('skill://acme/my-skill/nested/SKILL.md', files['nested/SKILL.md'] as Uint8Array),
         row('skill://acme/my-skill/references/GUIDE.md', '# Guide\n'),
         row('skill://acme/my-skill/~tilde.txt', new Uint8Array([1])),
@@ -159,28 +184,56 @@ describe('buildRecord: valid skills', () => {
   });
 
   it('keeps nested frontmatter values (maps, lists) in the entry JSON', async () => {
-    const record = expectRecord(await recordOf(md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: v', 'tags: [a]', '---')));
-    expect(entryOf(record).frontmatter).toStrictEqual({ name: 'my-skill', description: 'd', metadata: { k: 'v' }, tags: ['a'] });
+    const record = expectRecord(
+      await recordOf(md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: v', 'tags: [a]', '---')),
+    );
+    expect(entryOf(record).frontmatter).toStrictEqual({
+      name: 'my-skill',
+      description: 'd',
+      metadata: { k: 'v' },
+      tags: ['a'],
+    });
   });
 
   it.each([
-    ['"|" keeps the final newline', ['description: |', '  Line one.', '  Line two.'], { description: 'Line one.\nLine two.\n' }],
+    [
+      '"|" keeps the final newline',
+      ['description: |', '  Line one.', '  Line two.'],
+      { description: 'Line one.\nLine two.\n' },
+    ],
     ['"|-" strips it', ['description: |-', '  x'], { description: 'x' }],
     ['">" folds lines', ['description: >', '  a', '  b'], { description: 'a b\n' }],
     ['decimal int', ['description: d', 'version: 012'], { description: 'd', version: 12 }],
     ['octal and hex ints', ['description: d', 'o: 0o14', 'h: 0x1F'], { description: 'd', o: 12, h: 31 }],
     ['floats', ['description: d', 'f: 1.5', 'e: 1e3'], { description: 'd', f: 1.5, e: 1000 }],
-    ['quoted number stays a string', ['description: d', 'version: "1.0"', "v: '012'"], { description: 'd', version: '1.0', v: '012' }],
+    [
+      'quoted number stays a string',
+      ['description: d', 'version: "1.0"', "v: '012'"],
+      { description: 'd', version: '1.0', v: '012' },
+    ],
     ['no YAML 1.1 sexagesimal', ['description: d', 'time: 1:30'], { description: 'd', time: '1:30' }],
-    ['no YAML 1.1 booleans', ['description: d', 'a: yes', 'b: on', 'c: True'], { description: 'd', a: 'yes', b: 'on', c: true }],
+    [
+      'no YAML 1.1 booleans',
+      ['description: d', 'a: yes', 'b: on', 'c: True'],
+      { description: 'd', a: 'yes', b: 'on', c: true },
+    ],
     ['dates stay strings', ['description: d', 'date: 2024-01-01'], { description: 'd', date: '2024-01-01' }],
     ['nulls', ['description: d', 'a: ~', 'b:', 'c: null'], { description: 'd', a: null, b: null, c: null }],
     [
       'unknown fields pass through',
       ['description: d', 'argument-hint: <file>', 'user-invocable: false', 'allowed-tools: [Read, "Bash(git:*)"]'],
-      { description: 'd', 'argument-hint': '<file>', 'user-invocable': false, 'allowed-tools': ['Read', 'Bash(git:*)'] },
+      {
+        description: 'd',
+        'argument-hint': '<file>',
+        'user-invocable': false,
+        'allowed-tools': ['Read', 'Bash(git:*)'],
+      },
     ],
-    ['metadata of strings', ['description: d', 'metadata:', '  author: acme', '  version: "2"'], { description: 'd', metadata: { author: 'acme', version: '2' } }],
+    [
+      'metadata of strings',
+      ['description: d', 'metadata:', '  author: acme', '  version: "2"'],
+      { description: 'd', metadata: { author: 'acme', version: '2' } },
+    ],
   ])('frontmatter: %s', async (_label, lines, expected) => {
     const record = expectRecord(await recordOf(md('---', 'name: my-skill', ...lines, '---', 'body')));
     expect(entryOf(record).frontmatter).toStrictEqual({ name: 'my-skill', ...expected });
@@ -194,7 +247,9 @@ describe('buildRecord: valid skills', () => {
   ])('accepts %s', async (_label, manifest) => {
     const record = expectRecord(await recordOf(manifest));
     expect(entryOf(record).frontmatter).toStrictEqual({ name: 'my-skill', description: 'Does things.' });
-    expect(entryOf(record).resources).toStrictEqual([{ uri: 'skill://my-skill/SKILL.md', digest: sha256(manifest), size: Buffer.byteLength(manifest) }]);
+    expect(entryOf(record).resources).toStrictEqual([
+      { uri: 'skill://my-skill/SKILL.md', digest: sha256(manifest), size: Buffer.byteLength(manifest) },
+    ]);
   });
 
   it(`accepts exactly ${MAX_FILES} files and exactly 16 MiB`, async () => {
@@ -203,7 +258,11 @@ describe('buildRecord: valid skills', () => {
     for (let index = 1; index < MAX_FILES - 1; index++) files[`f${index}`] = new Uint8Array([]);
     files['big.bin'] = { size: MAX_BYTES - Buffer.byteLength(VALID) };
     const record = expectRecord(await recordOf(VALID, files));
-    expect({ resources: entryOf(record).resources.length, fileCount: record.fileCount, totalBytes: record.totalBytes }).toEqual({
+    expect({
+      resources: entryOf(record).resources.length,
+      fileCount: record.fileCount,
+      totalBytes: record.totalBytes,
+    }).toEqual({
       resources: MAX_FILES,
       fileCount: MAX_FILES,
       totalBytes: MAX_BYTES,
@@ -223,7 +282,11 @@ describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactl
     ['frontmatter-unclosed', md('---', 'name: my-skill', 'description: d'), undefined],
     ['required-fields', md('---', 'name: my-skill', '---'), undefined],
     ['metadata-values', md('---', 'name: my-skill', 'description: d', 'metadata:', '  n: 1', '---'), 4],
-    ['compatibility-length', md('---', 'name: my-skill', 'description: d', `compatibility: ${'c'.repeat(501)}`, '---'), 4],
+    [
+      'compatibility-length',
+      md('---', 'name: my-skill', 'description: d', `compatibility: ${'c'.repeat(501)}`, '---'),
+      4,
+    ],
   ])('%s (line %s)', async (rule, manifest, line) => {
     const diagnostic = await frontmatterDiagnostic(manifest);
     expect(diagnostic.severity).toBe('error');
@@ -250,7 +313,9 @@ describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactl
   });
 
   it('several frontmatter problems make ONE diagnostic joining rule ids, messages and hints, at the first known line', async () => {
-    const diagnostic = await frontmatterDiagnostic(md('---', 'name: other', 'description: ""', 'metadata:', '  k: [1]', '---'));
+    const diagnostic = await frontmatterDiagnostic(
+      md('---', 'name: other', 'description: ""', 'metadata:', '  k: [1]', '---'),
+    );
     expect(diagnostic).toEqual({
       severity: 'error',
       rule: 'name-mismatch,description-length,metadata-values',
@@ -284,10 +349,15 @@ describe('buildRecord: limits give exactly one diagnostic', () => {
     });
   });
 
-  it('a nested skill\'s files count toward the enclosing skill', async () => {
-    const files: Record<string, FileSpec> = { 'inner/SKILL.md': encode(md('---', 'name: inner', 'description: i', '---')) };
+  it("a nested skill's files count toward the enclosing skill", async () => {
+    const files: Record<string, FileSpec> = {
+      'inner/SKILL.md': encode(md('---', 'name: inner', 'description: i', '---')),
+    };
     for (let index = 0; index < MAX_FILES - 1; index++) files[`inner/f${index}`] = new Uint8Array([]);
-    expect((await recordOf(VALID, files)) as Diagnostic).toMatchObject({ rule: 'skill-too-many-files', message: 'the skill has 513 files; the limit is 512' });
+    expect((await recordOf(VALID, files)) as Diagnostic).toMatchObject({
+      rule: 'skill-too-many-files',
+      message: 'the skill has 513 files; the limit is 512',
+    });
   });
 
   it('16 MiB + 1 bytes in total → skill-too-large', async () => {
@@ -329,11 +399,19 @@ describe('a real skill breaking a frontmatter rule and a limit', () => {
   });
 
   it('a valid real skill gives the entry the SDK builds from the same files', async () => {
-    const root = await temps.tree({ 'acme/s/SKILL.md': skillMdOf('s', 'Real skill.', 'metadata:\n  team: core'), 'acme/s/ref.md': 'Ref.\n', 'acme/s/sub/x.bin': new Uint8Array([0, 255]) });
+    const root = await temps.tree({
+      'acme/s/SKILL.md': skillMdOf('s', 'Real skill.', 'metadata:\n  team: core'),
+      'acme/s/ref.md': 'Ref.\n',
+      'acme/s/sub/x.bin': new Uint8Array([0, 255]),
+    });
     const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
     const record = snapshot.skills.get('skill://acme/s/SKILL.md');
     expect(record).toBeDefined();
-    const sdk = await skillEntry('acme/s', { 'SKILL.md': skillMdOf('s', 'Real skill.', 'metadata:\n  team: core'), 'ref.md': 'Ref.\n', 'sub/x.bin': new Uint8Array([0, 255]) });
+    const sdk = await skillEntry('acme/s', {
+      'SKILL.md': skillMdOf('s', 'Real skill.', 'metadata:\n  team: core'),
+      'ref.md': 'Ref.\n',
+      'sub/x.bin': new Uint8Array([0, 255]),
+    });
     expect(JSON.parse(record?.json ?? 'null')).toStrictEqual(JSON.parse(JSON.stringify(sdk)));
   });
 });

@@ -20,7 +20,11 @@ describe('gitArguments', () => {
     expect(pairs).toContain('protocol.allow=never');
     expect(pairs).toContain('protocol.ext.allow=never');
     expect(pairs.filter((pair) => pair.endsWith('.allow=always'))).toEqual(['protocol.https.allow=always']);
-    expect(gitArguments(['cat-file', '--batch']).filter((arg) => arg.startsWith('protocol.') && arg.endsWith('.allow=always'))).toEqual([]);
+    expect(
+      gitArguments(['cat-file', '--batch']).filter(
+        (arg) => arg.startsWith('protocol.') && arg.endsWith('.allow=always'),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -55,11 +59,16 @@ describe('gitEnvironment', () => {
       GIT_TERMINAL_PROMPT: '0',
       GIT_ALLOW_PROTOCOL: 'none',
     });
-    expect(gitEnvironment({ env: { GIT_ALLOW_PROTOCOL: 'ext:file' }, protocol: 'https' })).toEqual({ GIT_TERMINAL_PROMPT: '0', GIT_ALLOW_PROTOCOL: 'https' });
+    expect(gitEnvironment({ env: { GIT_ALLOW_PROTOCOL: 'ext:file' }, protocol: 'https' })).toEqual({
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_ALLOW_PROTOCOL: 'https',
+    });
   });
 
   it('passes secret configuration as GIT_CONFIG_COUNT variables', () => {
-    expect(gitEnvironment({ env: {}, secretConfig: [['http.https://h/.extraHeader', 'Authorization: Basic eA==']] })).toEqual({
+    expect(
+      gitEnvironment({ env: {}, secretConfig: [['http.https://h/.extraHeader', 'Authorization: Basic eA==']] }),
+    ).toEqual({
       GIT_TERMINAL_PROMPT: '0',
       GIT_ALLOW_PROTOCOL: 'none',
       GIT_CONFIG_COUNT: '1',
@@ -75,7 +84,10 @@ describe('tokenAuth', () => {
 
   it.each([
     ['https://github.com/acme/skills.git', [['http.https://github.com/.extraHeader', header], NO_REDIRECTS]],
-    ['https://git.example:8443/acme/skills.git', [['http.https://git.example:8443/.extraHeader', header], NO_REDIRECTS]],
+    [
+      'https://git.example:8443/acme/skills.git',
+      [['http.https://git.example:8443/.extraHeader', header], NO_REDIRECTS],
+    ],
     ['http://127.0.0.1:8080/skills.git', [['http.http://127.0.0.1:8080/.extraHeader', header], NO_REDIRECTS]],
     ['http://localhost/skills.git', [['http.http://localhost/.extraHeader', header], NO_REDIRECTS]],
     ['ssh://git@github.com/acme/skills.git', []],
@@ -90,7 +102,9 @@ describe('tokenAuth', () => {
   it('withholds a token from plain http off the machine, with a warning that does not contain it', () => {
     const auth = tokenAuth(parseGitUrl('http://git.example/acme/skills.git'), 'tok-secret');
     expect(auth.secretConfig).toEqual([]);
-    expect(auth.warning).toBe('SKILLS_SERVE_GIT_TOKEN is not sent to http://git.example/acme/skills.git: plain http would expose it (use https)');
+    expect(auth.warning).toBe(
+      'SKILLS_SERVE_GIT_TOKEN is not sent to http://git.example/acme/skills.git: plain http would expose it (use https)',
+    );
   });
 
   it('is nothing without a token', () => {

@@ -18,7 +18,10 @@ describe('resolveCacheDir', () => {
     [{ ...base, env: { SKILLS_SERVE_CACHE_DIR: '  ', XDG_CACHE_HOME: '/xdg' } }, path.join('/xdg', 'skills-serve')],
     [{ ...base, env: { XDG_CACHE_HOME: 'relative' } }, path.join('/home/u', '.cache', 'skills-serve')],
     [{ ...base }, path.join('/home/u', '.cache', 'skills-serve')],
-    [{ ...base, platform: 'win32' as const, env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' } }, path.join('C:\\Users\\u\\AppData\\Local', 'skills-serve', 'Cache')],
+    [
+      { ...base, platform: 'win32' as const, env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' } },
+      path.join('C:\\Users\\u\\AppData\\Local', 'skills-serve', 'Cache'),
+    ],
   ])('%j → %s', (inputs, expected) => {
     expect(resolveCacheDir(inputs)).toBe(expected);
   });
@@ -30,7 +33,9 @@ describe('flag parsers', () => {
     expect(parseGitPollMs('1000')).toBe(1000);
     expect(parseGitPollMs('86400000')).toBe(86_400_000);
     for (const text of ['999', '0', '-5', '1e4', '86400001', 'often']) {
-      expect(() => parseGitPollMs(text)).toThrow(new RangeError(`--git-poll must be an integer from 1000 to 86400000 (got "${text}")`));
+      expect(() => parseGitPollMs(text)).toThrow(
+        new RangeError(`--git-poll must be an integer from 1000 to 86400000 (got "${text}")`),
+      );
     }
   });
 
@@ -50,7 +55,9 @@ describe('flag parsers', () => {
   });
 
   it.each(['0', '', '1.5G', '-1', '10TB', 'lots'])('refuses the size %j', (text) => {
-    expect(() => parseByteSize(text, '--git-max-bytes')).toThrow(new RangeError(`--git-max-bytes must be a size in bytes, optionally with K, M or G (got "${text}")`));
+    expect(() => parseByteSize(text, '--git-max-bytes')).toThrow(
+      new RangeError(`--git-max-bytes must be a size in bytes, optionally with K, M or G (got "${text}")`),
+    );
   });
 });
 
@@ -71,7 +78,12 @@ describe('cache layout', () => {
 
 describe('provenanceMeta', () => {
   it('puts the provenance under the project key, not a key MCP reserves', () => {
-    const provenance = { source: 'https://github.com/acme/skills.git', ref: 'v1', commit: 'c'.repeat(40), subdir: 'skills' };
+    const provenance = {
+      source: 'https://github.com/acme/skills.git',
+      ref: 'v1',
+      commit: 'c'.repeat(40),
+      subdir: 'skills',
+    };
     expect(provenanceMeta(provenance)).toEqual({ 'dev.skills-serve/source': provenance });
     expect(PROVENANCE_META_KEY.split('/')[0]?.split('.')).not.toContain('modelcontextprotocol');
     expect(PROVENANCE_META_KEY.split('/')[0]?.split('.')[1]).not.toBe('mcp');

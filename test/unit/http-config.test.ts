@@ -22,12 +22,18 @@ describe('parseHttpEndpoint', () => {
 });
 
 describe('isLoopbackHost', () => {
-  it.each([['127.0.0.1', true], ['127.1.2.3', true], ['localhost', true], ['::1', true], ['0.0.0.0', false], ['::', false], ['10.0.0.5', false], ['example.com', false]])(
-    '%s → %s',
-    (host, expected) => {
-      expect(isLoopbackHost(host)).toBe(expected);
-    },
-  );
+  it.each([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['localhost', true],
+    ['::1', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['10.0.0.5', false],
+    ['example.com', false],
+  ])('%s → %s', (host, expected) => {
+    expect(isLoopbackHost(host)).toBe(expected);
+  });
 });
 
 describe('hasBearerToken', () => {

@@ -18,15 +18,39 @@ describe('classifyLine', () => {
     ['\ufeff', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
     ['\u000b\u000c', { kind: 'reject', id: null, code: -32700, message: 'Parse error: the line is not JSON' }],
     [' \t ', { kind: 'pass' }],
-    ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' }],
+    [
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"}]',
+      { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported' },
+    ],
     ['42', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: a message must be a JSON object' }],
-    ['{"jsonrpc":"1.0","id":7,"method":"ping"}', { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' }],
-    ['{"id":7,"method":"ping"}', { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' }],
-    ['{"jsonrpc":"2.0","id":"x","method":42}', { kind: 'reject', id: 'x', code: -32600, message: 'Invalid Request: "method" must be a string' }],
-    ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: "id" must be a string or an integer' }],
-    ['{"jsonrpc":"2.0","id":2,"method":"skills/get","params":"skill://a/SKILL.md"}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params" must be an object' }],
-    ['{"jsonrpc":"2.0","id":2,"method":"skills/get","params":null}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params" must be an object' }],
-    ['{"jsonrpc":"2.0","id":2,"method":"x","params":{"_meta":"s"}}', { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params._meta" must be an object' }],
+    [
+      '{"jsonrpc":"1.0","id":7,"method":"ping"}',
+      { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' },
+    ],
+    [
+      '{"id":7,"method":"ping"}',
+      { kind: 'reject', id: 7, code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0"' },
+    ],
+    [
+      '{"jsonrpc":"2.0","id":"x","method":42}',
+      { kind: 'reject', id: 'x', code: -32600, message: 'Invalid Request: "method" must be a string' },
+    ],
+    [
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      { kind: 'reject', id: null, code: -32600, message: 'Invalid Request: "id" must be a string or an integer' },
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"skills/get","params":"skill://a/SKILL.md"}',
+      { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params" must be an object' },
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"skills/get","params":null}',
+      { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params" must be an object' },
+    ],
+    [
+      '{"jsonrpc":"2.0","id":2,"method":"x","params":{"_meta":"s"}}',
+      { kind: 'reject', id: 2, code: -32600, message: 'Invalid Request: "params._meta" must be an object' },
+    ],
   ])('%j', (line, verdict) => {
     expect(classifyLine(line)).toEqual(verdict);
   });

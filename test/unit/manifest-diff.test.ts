@@ -4,14 +4,23 @@
  * changed (digest or size), and combinations, all in code-unit URI order.
  */
 import { describe, expect, it } from 'vitest';
-import { diffManifests, formatManifestDiff, manifestsMatch, type ManifestDiff } from '../../src/commands/manifest-diff.js';
+import {
+  diffManifests,
+  formatManifestDiff,
+  manifestsMatch,
+  type ManifestDiff,
+} from '../../src/commands/manifest-diff.js';
 import { parseManifest } from '../../src/commands/manifest.js';
 import type { SkillEntry } from '../../src/index/types.js';
 
 const D = (char: string): string => `sha256:${char.repeat(64)}`;
 
 /** A skill entry under `skill://<path>/` with `SKILL.md` first and the given extra files (name → [digest char, size]). */
-function entry(skillPath: string, frontmatter: Record<string, unknown>, files: Record<string, [string, number]> = {}): SkillEntry {
+function entry(
+  skillPath: string,
+  frontmatter: Record<string, unknown>,
+  files: Record<string, [string, number]> = {},
+): SkillEntry {
   const base = `skill://${skillPath}`;
   return {
     uri: `${base}/SKILL.md`,
@@ -55,8 +64,18 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   });
 
   it('reports frontmatter keys changed, added and removed, sorted, including nested values', () => {
-    const before = entry('alpha', { description: 'Old.', license: 'MIT', metadata: { team: 'a' }, compatibility: 'any' });
-    const after = entry('alpha', { description: 'New.', license: 'MIT', metadata: { team: 'b' }, 'allowed-tools': 'Bash' });
+    const before = entry('alpha', {
+      description: 'Old.',
+      license: 'MIT',
+      metadata: { team: 'a' },
+      compatibility: 'any',
+    });
+    const after = entry('alpha', {
+      description: 'New.',
+      license: 'MIT',
+      metadata: { team: 'b' },
+      'allowed-tools': 'Bash',
+    });
     const diff = diffManifests([before], [after]);
     expect(diff).toEqual({
       added: [],
@@ -81,7 +100,14 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   it('reports a file added', () => {
     const diff = diffManifests([entry('alpha', {})], [entry('alpha', {}, { 'references/new.md': ['2', 5] })]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/references/new.md'], filesRemoved: [], filesChanged: [], meta: [] },
+      {
+        uri: 'skill://alpha/SKILL.md',
+        frontmatter: [],
+        filesAdded: ['skill://alpha/references/new.md'],
+        filesRemoved: [],
+        filesChanged: [],
+        meta: [],
+      },
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 1 file(s) added\n    + skill://alpha/references/new.md\n1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
@@ -91,7 +117,14 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   it('reports a file removed', () => {
     const diff = diffManifests([entry('alpha', {}, { 'old.md': ['3', 7] })], [entry('alpha', {})]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: [], filesRemoved: ['skill://alpha/old.md'], filesChanged: [], meta: [] },
+      {
+        uri: 'skill://alpha/SKILL.md',
+        frontmatter: [],
+        filesAdded: [],
+        filesRemoved: ['skill://alpha/old.md'],
+        filesChanged: [],
+        meta: [],
+      },
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 1 file(s) removed\n    - skill://alpha/old.md\n1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
@@ -103,7 +136,14 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     const after = entry('alpha', {}, { 'a.md': ['9', 10], 'b.md': ['2', 21], 'c.md': ['3', 30] });
     const diff = diffManifests([before], [after]);
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: [], filesRemoved: [], filesChanged: ['skill://alpha/a.md', 'skill://alpha/b.md'], meta: [] },
+      {
+        uri: 'skill://alpha/SKILL.md',
+        frontmatter: [],
+        filesAdded: [],
+        filesRemoved: [],
+        filesChanged: ['skill://alpha/a.md', 'skill://alpha/b.md'],
+        meta: [],
+      },
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 2 file(s) changed\n    ~ skill://alpha/a.md\n    ~ skill://alpha/b.md\n' +
@@ -112,9 +152,19 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   });
 
   it('treats a renamed file as one removed and one added', () => {
-    const diff = diffManifests([entry('alpha', {}, { 'old name.md': ['4', 4] })], [entry('alpha', {}, { 'new-name.md': ['4', 4] })]);
+    const diff = diffManifests(
+      [entry('alpha', {}, { 'old name.md': ['4', 4] })],
+      [entry('alpha', {}, { 'new-name.md': ['4', 4] })],
+    );
     expect(diff.changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/new-name.md'], filesRemoved: ['skill://alpha/old name.md'], filesChanged: [], meta: [] },
+      {
+        uri: 'skill://alpha/SKILL.md',
+        frontmatter: [],
+        filesAdded: ['skill://alpha/new-name.md'],
+        filesRemoved: ['skill://alpha/old name.md'],
+        filesChanged: [],
+        meta: [],
+      },
     ]);
   });
 
@@ -128,7 +178,11 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     const after = [
       entry('same', {}, { 'x.md': ['5', 5] }),
       entry('a-skill', { license: 'Apache-2.0' }),
-      entry('b-skill', { description: 'After.' }, { 'keep.md': ['1', 1], 'edit.md': ['4', 3], 'z-new.md': ['6', 6], 'a-new.md': ['7', 7] }),
+      entry(
+        'b-skill',
+        { description: 'After.' },
+        { 'keep.md': ['1', 1], 'edit.md': ['4', 3], 'z-new.md': ['6', 6], 'a-new.md': ['7', 7] },
+      ),
       entry('new', {}),
     ];
     const diff = diffManifests(before, after);
@@ -136,7 +190,14 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
       added: ['skill://new/SKILL.md'],
       removed: ['skill://gone/SKILL.md'],
       changed: [
-        { uri: 'skill://a-skill/SKILL.md', frontmatter: ['license'], filesAdded: [], filesRemoved: [], filesChanged: [], meta: [] },
+        {
+          uri: 'skill://a-skill/SKILL.md',
+          frontmatter: ['license'],
+          filesAdded: [],
+          filesRemoved: [],
+          filesChanged: [],
+          meta: [],
+        },
         {
           uri: 'skill://b-skill/SKILL.md',
           frontmatter: ['description'],
@@ -166,7 +227,12 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
 
   it('sorts in code-unit order (uppercase before lowercase, "-" before "/")', () => {
     const diff = diffManifests([], [entry('b', {}), entry('B', {}), entry('a/b', {}), entry('a-b', {})]);
-    expect(diff.added).toEqual(['skill://B/SKILL.md', 'skill://a-b/SKILL.md', 'skill://a/b/SKILL.md', 'skill://b/SKILL.md']);
+    expect(diff.added).toEqual([
+      'skill://B/SKILL.md',
+      'skill://a-b/SKILL.md',
+      'skill://a/b/SKILL.md',
+      'skill://b/SKILL.md',
+    ]);
   });
 
   it('a saved "dynamic" entry is parsed as no files: switching to a file list adds every file', () => {
@@ -176,7 +242,14 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     const dynamic = saved.skills[0] as SkillEntry;
     const listed = entry('alpha', {}, { 'a.md': ['1', 1] });
     expect(diffManifests([dynamic], [listed]).changed).toEqual([
-      { uri: 'skill://alpha/SKILL.md', frontmatter: [], filesAdded: ['skill://alpha/SKILL.md', 'skill://alpha/a.md'], filesRemoved: [], filesChanged: [], meta: [] },
+      {
+        uri: 'skill://alpha/SKILL.md',
+        frontmatter: [],
+        filesAdded: ['skill://alpha/SKILL.md', 'skill://alpha/a.md'],
+        filesRemoved: [],
+        filesChanged: [],
+        meta: [],
+      },
     ]);
     expect(manifestsMatch(diffManifests([dynamic], [dynamic]))).toBe(true);
   });

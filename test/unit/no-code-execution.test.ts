@@ -73,7 +73,11 @@ function findCodeExecution(fileName: string, text: string): Finding[] {
 
   const visit = (node: ts.Node): void => {
     // import … from 'x'; export … from 'x'; import x = require('x')
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      isStringLiteral(node.moduleSpecifier)
+    ) {
       if (isForbiddenModule(node.moduleSpecifier.text)) report(node, `imports ${node.moduleSpecifier.text}`);
     }
     if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
@@ -90,23 +94,37 @@ function findCodeExecution(fileName: string, text: string): Finding[] {
         else if (isForbiddenModule(first.text)) report(node, `dynamic import of ${first.text}`);
       }
       // require(…), also through `module.require` / `createRequire(…)(…)`
-      const calleeName = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+      const calleeName = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee)
+          ? callee.name.text
+          : undefined;
       if (calleeName === 'require') {
         if (!isStringLiteral(first)) report(node, 'require() with a non-literal argument');
         else if (isForbiddenModule(first.text)) report(node, `requires ${first.text}`);
       }
       if (calleeName === 'eval') report(node, 'calls eval()');
-      if (calleeName === 'createRequire') report(node, 'calls createRequire() (loads CommonJS modules by computed path)');
+      if (calleeName === 'createRequire')
+        report(node, 'calls createRequire() (loads CommonJS modules by computed path)');
       if (calleeName === 'Function') report(node, 'calls Function() (compiles a string as code)');
       // setTimeout('code') / setInterval('code') evaluate strings in browsers; Node throws, but never write it.
-      if ((calleeName === 'setTimeout' || calleeName === 'setInterval') && first !== undefined && (isStringLiteral(first) || ts.isTemplateExpression(first))) {
+      if (
+        (calleeName === 'setTimeout' || calleeName === 'setInterval') &&
+        first !== undefined &&
+        (isStringLiteral(first) || ts.isTemplateExpression(first))
+      ) {
         report(node, `${calleeName} with a string argument`);
       }
     }
     if (ts.isNewExpression(node)) {
       const callee = node.expression;
-      const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
-      if (name === 'Function' || name === 'AsyncFunction' || name === 'GeneratorFunction') report(node, `new ${name}()`);
+      const name = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee)
+          ? callee.name.text
+          : undefined;
+      if (name === 'Function' || name === 'AsyncFunction' || name === 'GeneratorFunction')
+        report(node, `new ${name}()`);
       if (name === 'Worker' || name === 'Script') report(node, `new ${name}()`);
     }
     // Indirect eval / Function through element access: globalThis['eval'], x['Function']
@@ -160,25 +178,47 @@ function checkProcessSite(fileName: string, text: string): string[] {
   const imported: string[] = [];
   const spawnCalls: ts.CallExpression[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && isForbiddenModule(node.moduleSpecifier.text)) {
+    if (
+      ts.isImportDeclaration(node) &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      isForbiddenModule(node.moduleSpecifier.text)
+    ) {
       const bindings = node.importClause?.namedBindings;
       if (node.moduleSpecifier.text !== 'node:child_process') problems.push(`imports ${node.moduleSpecifier.text}`);
-      else if (node.importClause?.name !== undefined || bindings === undefined || !ts.isNamedImports(bindings)) problems.push('imports child_process other than by name');
-      else imported.push(...bindings.elements.map((element) => `${element.propertyName?.text ?? element.name.text}→${element.name.text}`));
+      else if (node.importClause?.name !== undefined || bindings === undefined || !ts.isNamedImports(bindings))
+        problems.push('imports child_process other than by name');
+      else
+        imported.push(
+          ...bindings.elements.map(
+            (element) => `${element.propertyName?.text ?? element.name.text}→${element.name.text}`,
+          ),
+        );
     }
-    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'spawn') spawnCalls.push(node);
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'spawn')
+      spawnCalls.push(node);
     ts.forEachChild(node, visit);
   };
   visit(source);
-  if (imported.join(',') !== 'spawn→spawn') problems.push(`imports ${JSON.stringify(imported)} from node:child_process (only spawn is allowed)`);
-  if (spawnCalls.length !== 1) problems.push(`calls spawn ${spawnCalls.length} times (exactly one call site is allowed)`);
+  if (imported.join(',') !== 'spawn→spawn')
+    problems.push(`imports ${JSON.stringify(imported)} from node:child_process (only spawn is allowed)`);
+  if (spawnCalls.length !== 1)
+    problems.push(`calls spawn ${spawnCalls.length} times (exactly one call site is allowed)`);
   for (const call of spawnCalls) {
     const [program, args, options] = call.arguments;
-    if (program === undefined || !ts.isStringLiteral(program) || program.text !== 'git') problems.push('spawns a program other than the literal "git"');
-    if (args === undefined || (!ts.isCallExpression(args) && !ts.isArrayLiteralExpression(args))) problems.push('spawn arguments are not an argument vector');
-    if (options === undefined || !ts.isObjectLiteralExpression(options)) problems.push('spawn options are not an object literal');
-    else if (options.properties.some((property) => property.name !== undefined && ts.isIdentifier(property.name) && property.name.text === 'shell')) problems.push('spawn uses a shell');
-    else if (options.properties.some((property) => ts.isSpreadAssignment(property))) problems.push('spawn options are spread (a shell could hide in them)');
+    if (program === undefined || !ts.isStringLiteral(program) || program.text !== 'git')
+      problems.push('spawns a program other than the literal "git"');
+    if (args === undefined || (!ts.isCallExpression(args) && !ts.isArrayLiteralExpression(args)))
+      problems.push('spawn arguments are not an argument vector');
+    if (options === undefined || !ts.isObjectLiteralExpression(options))
+      problems.push('spawn options are not an object literal');
+    else if (
+      options.properties.some(
+        (property) => property.name !== undefined && ts.isIdentifier(property.name) && property.name.text === 'shell',
+      )
+    )
+      problems.push('spawn uses a shell');
+    else if (options.properties.some((property) => ts.isSpreadAssignment(property)))
+      problems.push('spawn options are spread (a shell could hide in them)');
   }
   return problems;
 }
@@ -189,21 +229,29 @@ describe('src/ never executes code it did not ship (static guard)', () => {
     expect(SOURCES.some((file) => file.endsWith(path.join('src', 'cli.ts')))).toBe(true);
   });
 
-  it.each(SOURCES.map((file) => [path.relative(REPO, file), file]))('%s: no child_process/vm/worker_threads, eval, new Function, or computed require/import', (_name, file) => {
-    const text = readFileSync(file, 'utf8');
-    const excused =
-      file === PROCESS_SITE ? PROCESS_SITE_EXCUSED : { findings: [], names: [] };
-    expect(findCodeExecution(file, text).filter((finding) => !(excused.findings as readonly string[]).includes(finding.what))).toEqual([]);
-    const stripped = stripComments(text);
-    const hits = NAME_PATTERNS.filter(([pattern]) => pattern.test(stripped)).map(([, what]) => what);
-    expect(hits.filter((what) => !(excused.names as readonly string[]).includes(what))).toEqual([]);
-  });
+  it.each(SOURCES.map((file) => [path.relative(REPO, file), file]))(
+    '%s: no child_process/vm/worker_threads, eval, new Function, or computed require/import',
+    (_name, file) => {
+      const text = readFileSync(file, 'utf8');
+      const excused = file === PROCESS_SITE ? PROCESS_SITE_EXCUSED : { findings: [], names: [] };
+      expect(
+        findCodeExecution(file, text).filter(
+          (finding) => !(excused.findings as readonly string[]).includes(finding.what),
+        ),
+      ).toEqual([]);
+      const stripped = stripComments(text);
+      const hits = NAME_PATTERNS.filter(([pattern]) => pattern.test(stripped)).map(([, what]) => what);
+      expect(hits.filter((what) => !(excused.names as readonly string[]).includes(what))).toEqual([]);
+    },
+  );
 
   it('src/sources/git-exec.ts, the one process site, spawns only "git", once, without a shell', () => {
     expect(SOURCES).toContain(PROCESS_SITE);
     const text = readFileSync(PROCESS_SITE, 'utf8');
     // The exemption is not stale: the file does use child_process.
-    expect(findCodeExecution(PROCESS_SITE, text).map((finding) => finding.what)).toEqual(['imports node:child_process']);
+    expect(findCodeExecution(PROCESS_SITE, text).map((finding) => finding.what)).toEqual([
+      'imports node:child_process',
+    ]);
     expect(checkProcessSite(PROCESS_SITE, text)).toEqual([]);
   });
 });
@@ -233,22 +281,51 @@ describe('the guard itself (self-test: every forbidden construct is caught, docs
 
   it.each([
     ["import { spawn } from 'node:child_process';\nspawn('git', ['--version'], { stdio: 'pipe' });", []],
-    ["import { spawn, execSync } from 'node:child_process';\nspawn('git', [], {});", ['imports ["spawn→spawn","execSync→execSync"] from node:child_process (only spawn is allowed)']],
-    ["import cp from 'node:child_process';\ncp.spawn('git', [], {});", ['imports child_process other than by name', 'imports [] from node:child_process (only spawn is allowed)', 'calls spawn 0 times (exactly one call site is allowed)']],
-    ["import { spawn } from 'node:child_process';\nspawn('sh', ['-c', x], {});", ['spawns a program other than the literal "git"']],
-    ["import { spawn } from 'node:child_process';\nspawn(program, [], {});", ['spawns a program other than the literal "git"']],
+    [
+      "import { spawn, execSync } from 'node:child_process';\nspawn('git', [], {});",
+      ['imports ["spawn→spawn","execSync→execSync"] from node:child_process (only spawn is allowed)'],
+    ],
+    [
+      "import cp from 'node:child_process';\ncp.spawn('git', [], {});",
+      [
+        'imports child_process other than by name',
+        'imports [] from node:child_process (only spawn is allowed)',
+        'calls spawn 0 times (exactly one call site is allowed)',
+      ],
+    ],
+    [
+      "import { spawn } from 'node:child_process';\nspawn('sh', ['-c', x], {});",
+      ['spawns a program other than the literal "git"'],
+    ],
+    [
+      "import { spawn } from 'node:child_process';\nspawn(program, [], {});",
+      ['spawns a program other than the literal "git"'],
+    ],
     ["import { spawn } from 'node:child_process';\nspawn('git', [], { shell: true });", ['spawn uses a shell']],
-    ["import { spawn } from 'node:child_process';\nspawn('git', [], { ...options });", ['spawn options are spread (a shell could hide in them)']],
-    ["import { spawn } from 'node:child_process';\nspawn('git', [], {});\nspawn('git', [], {});", ['calls spawn 2 times (exactly one call site is allowed)']],
-    ["import { spawn } from 'node:child_process';\nimport vm from 'node:vm';\nspawn('git', [], {});", ['imports node:vm']],
+    [
+      "import { spawn } from 'node:child_process';\nspawn('git', [], { ...options });",
+      ['spawn options are spread (a shell could hide in them)'],
+    ],
+    [
+      "import { spawn } from 'node:child_process';\nspawn('git', [], {});\nspawn('git', [], {});",
+      ['calls spawn 2 times (exactly one call site is allowed)'],
+    ],
+    [
+      "import { spawn } from 'node:child_process';\nimport vm from 'node:vm';\nspawn('git', [], {});",
+      ['imports node:vm'],
+    ],
   ])('process site check: %s → %j', (code, problems) => {
     expect(checkProcessSite('/virtual/git-exec.ts', code)).toEqual(problems);
   });
 
   it('exempts the process site only: the same code in any other file of src/ is caught', () => {
     const text = readFileSync(PROCESS_SITE, 'utf8');
-    expect(findCodeExecution(path.join(SRC, 'sources', 'git-command.ts'), text).map((finding) => finding.what)).toEqual(['imports node:child_process']);
-    expect(NAME_PATTERNS.filter(([pattern]) => pattern.test(stripComments(text))).map(([, what]) => what)).toEqual(['mentions child_process']);
+    expect(findCodeExecution(path.join(SRC, 'sources', 'git-command.ts'), text).map((finding) => finding.what)).toEqual(
+      ['imports node:child_process'],
+    );
+    expect(NAME_PATTERNS.filter(([pattern]) => pattern.test(stripComments(text))).map(([, what]) => what)).toEqual([
+      'mentions child_process',
+    ]);
   });
 
   it('ignores comments, docstrings and string contents', () => {
@@ -257,7 +334,7 @@ describe('the guard itself (self-test: every forbidden construct is caught, docs
       "// import cp from 'node:child_process';",
       "const scheme = 'skill://'; // require(x)",
       "const doc = 'call eval(code) or require(x) here';",
-      "const re = /require\\(x\\)/u;",
+      'const re = /require\\(x\\)/u;',
       "const ok = await import('./local.js');",
       "const data = JSON.parse('{}');",
     ].join('\n');
@@ -267,7 +344,11 @@ describe('the guard itself (self-test: every forbidden construct is caught, docs
     expect(stripped).not.toContain("import cp from 'node:child_process'");
     expect(stripped).toContain('"skill://"');
     expect(stripped).toContain('/require\\(x\\)/u');
-    expect(NAME_PATTERNS.filter(([pattern]) => pattern.test(stripped.replace(/"[^"\n]*"|\/require\\\(x\\\)\/u/gu, '""'))).map(([, what]) => what)).toEqual([]);
+    expect(
+      NAME_PATTERNS.filter(([pattern]) =>
+        pattern.test(stripped.replace(/"[^"\n]*"|\/require\\\(x\\\)\/u/gu, '""')),
+      ).map(([, what]) => what),
+    ).toEqual([]);
   });
 });
 
@@ -318,7 +399,9 @@ const BUNDLE_PATTERNS: Readonly<Record<keyof typeof REVIEWED, RegExp>> = {
 
 describe('dist/*.js (third-party code reviewed, our own sections clean)', () => {
   it('attributes every child_process / worker_threads / new Function site to a reviewed package, none to src/', () => {
-    const found: Record<string, Set<string>> = Object.fromEntries(Object.keys(BUNDLE_PATTERNS).map((name) => [name, new Set<string>()]));
+    const found: Record<string, Set<string>> = Object.fromEntries(
+      Object.keys(BUNDLE_PATTERNS).map((name) => [name, new Set<string>()]),
+    );
     let ownSections = 0;
     for (const file of bundleFiles()) {
       const bundle = readFileSync(file, 'utf8');
@@ -339,7 +422,10 @@ describe('dist/*.js (third-party code reviewed, our own sections clean)', () => 
       const exempt = (owner: string): boolean => name === 'child_process' && owner === 'src/sources/git-exec.ts';
       const ownSites = owners.filter((owner) => owner.startsWith('src/') && !exempt(owner));
       expect(ownSites, `${name} in our own code`).toEqual([]);
-      expect(owners.filter((owner) => !owner.startsWith('src/') && !(REVIEWED[name] ?? []).includes(owner)), `${name} from a package nobody reviewed`).toEqual([]);
+      expect(
+        owners.filter((owner) => !owner.startsWith('src/') && !(REVIEWED[name] ?? []).includes(owner)),
+        `${name} from a package nobody reviewed`,
+      ).toEqual([]);
     }
   });
 });

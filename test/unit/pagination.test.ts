@@ -40,7 +40,8 @@ describe('encodeCursor / decodeCursor', () => {
   const valid = encodeCursor('skill://a/b'); // 17 bytes → 23 chars, 2 spare bits in the last char
   const lastChar = valid.at(-1) ?? '';
   const lastIndex = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(lastChar);
-  const sameBytesOtherSpelling = valid.slice(0, -1) + 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[lastIndex | 1];
+  const sameBytesOtherSpelling =
+    valid.slice(0, -1) + 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[lastIndex | 1];
 
   it.each([
     ['empty', ''],
@@ -58,7 +59,10 @@ describe('encodeCursor / decodeCursor', () => {
     ['non-canonical spare bits', sameBytesOtherSpelling],
     ['one extra char (length % 4 == 1)', `${encodeCursor('skill://ab/c')}A`],
     ['a NUL-extended spelling plus junk', `${valid}AA`],
-    ['invalid UTF-8 after the prefix', Buffer.concat([Buffer.from('after:'), Buffer.from([0xe9])]).toString('base64url')],
+    [
+      'invalid UTF-8 after the prefix',
+      Buffer.concat([Buffer.from('after:'), Buffer.from([0xe9])]).toString('base64url'),
+    ],
     ['longer than the longest URI can make', encodeCursor(`skill://a/${'x'.repeat(MAX_URI_LENGTH)}`)],
     ['unicode letters', 'YWZ0ZXI6é'],
     ['newline', `${valid}\n`],

@@ -1,11 +1,6 @@
 import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
-import {
-  MANIFEST_NAME,
-  isIgnoredName,
-  isInsideRoot,
-  isRepresentableName,
-} from '../../src/index/policy.js';
+import { MANIFEST_NAME, isIgnoredName, isInsideRoot, isRepresentableName } from '../../src/index/policy.js';
 
 describe('constants', () => {
   it('match SEP-2640 limits and the Agent Skills manifest name', () => {

@@ -9,11 +9,26 @@ import { promises as fsp, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashFile, hashFileSync, NotHashableError, SYNC_HASH_MAX_BYTES } from '../../src/index/digest.js';
-import { digestOf, holdsPrivateKey, identityOf, KEY_LENGTH, makeKey, sameDigest, sameIdentity, type FileIdentity } from '../../src/index/record.js';
+import {
+  digestOf,
+  holdsPrivateKey,
+  identityOf,
+  KEY_LENGTH,
+  makeKey,
+  sameDigest,
+  sameIdentity,
+  type FileIdentity,
+} from '../../src/index/record.js';
 import { FileNode } from '../../src/index/types.js';
 import { tempTrees } from '../helpers/tree.js';
 
-const IDENTITY: FileIdentity = { size: 7, mtimeMs: 1_700_000_000_123.456, ctimeMs: 1_700_000_000_999.5, ino: 2 ** 53 - 1, dev: 66_306 };
+const IDENTITY: FileIdentity = {
+  size: 7,
+  mtimeMs: 1_700_000_000_123.456,
+  ctimeMs: 1_700_000_000_999.5,
+  ino: 2 ** 53 - 1,
+  dev: 66_306,
+};
 const raw = (text: string): Buffer => createHash('sha256').update(text).digest();
 const hex = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 const node = (key: string, size = IDENTITY.size): FileNode => new FileNode('f.md', size, key, undefined);
@@ -35,7 +50,9 @@ describe('record keys', () => {
     for (const field of ['size', 'mtimeMs', 'ctimeMs', 'ino', 'dev'] as const) {
       // Times are fractional milliseconds; sizes, inodes and devices are integers (as large as 2^53 - 1).
       for (const delta of field.endsWith('Ms') ? [1, -1, 0.001] : [1, -1]) {
-        expect(sameIdentity(cached, { ...IDENTITY, [field]: IDENTITY[field] + delta }), `${field} ${delta}`).toBe(false);
+        expect(sameIdentity(cached, { ...IDENTITY, [field]: IDENTITY[field] + delta }), `${field} ${delta}`).toBe(
+          false,
+        );
       }
     }
   });
@@ -69,14 +86,22 @@ describe('hashing real files', () => {
   afterEach(() => temps.removeAll());
 
   it('gives the raw 32 digest bytes, the size read and the identity at open; bytes when asked', async () => {
-    const root = await temps.tree({ 'a.md': 'Hello.\n', 'key.pem': '-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----\n' });
+    const root = await temps.tree({
+      'a.md': 'Hello.\n',
+      'key.pem': '-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----\n',
+    });
     const file = path.join(root, 'a.md');
     const stat = statSync(file);
     const hashed = hashFileSync(file);
     if (hashed === 'large') throw new Error('a 7-byte file is not large');
     expect(hashed.digest).toEqual(raw('Hello.\n'));
     expect(hashed.digest).toHaveLength(32);
-    expect({ size: hashed.size, identity: hashed.identity, privateKey: hashed.privateKey, bytes: hashed.bytes }).toEqual({
+    expect({
+      size: hashed.size,
+      identity: hashed.identity,
+      privateKey: hashed.privateKey,
+      bytes: hashed.bytes,
+    }).toEqual({
       size: 7,
       identity: { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev },
       privateKey: false,
@@ -87,7 +112,11 @@ describe('hashing real files', () => {
     const pem = hashFileSync(path.join(root, 'key.pem'));
     expect(pem !== 'large' && pem.privateKey).toBe(true);
     const later = await hashFile(file);
-    expect({ digest: later.digest, size: later.size, identity: later.identity }).toEqual({ digest: hashed.digest, size: hashed.size, identity: hashed.identity });
+    expect({ digest: later.digest, size: later.size, identity: later.identity }).toEqual({
+      digest: hashed.digest,
+      size: hashed.size,
+      identity: hashed.identity,
+    });
   });
 
   it(`reads files up to ${SYNC_HASH_MAX_BYTES} bytes at once and leaves larger ones to the chunked hasher`, async () => {
@@ -104,12 +133,19 @@ describe('hashing real files', () => {
       length: over.length,
     });
     const chunked = await hashFile(path.join(root, 'over.bin'));
-    expect({ digest: chunked.digest, size: chunked.size }).toEqual({ digest: createHash('sha256').update(over).digest(), size: over.length });
+    expect({ digest: chunked.digest, size: chunked.size }).toEqual({
+      digest: createHash('sha256').update(over).digest(),
+      size: over.length,
+    });
   });
 
   it('refuses special files and missing files with NotHashableError, without blocking on a FIFO', async () => {
     const root = await temps.tree({ pipe: { fifo: true }, dir: { dir: true } });
-    for (const [name, reason] of [['pipe', 'special'], ['dir', 'special'], ['missing', 'io']] as const) {
+    for (const [name, reason] of [
+      ['pipe', 'special'],
+      ['dir', 'special'],
+      ['missing', 'io'],
+    ] as const) {
       const file = path.join(root, name);
       expect(() => hashFileSync(file), name).toThrow(NotHashableError);
       try {

@@ -29,8 +29,16 @@ describe('outermostRegions', () => {
     ['duplicates collapse', regions(0, 'a', 'a', 'a'), regions(0, 'a')],
     ['an inner region is dropped, in either order', [...regions(0, 'a/b/c'), ...regions(0, 'a')], regions(0, 'a')],
     ['"" takes the whole root', regions(0, 'x', '', 'a/b'), regions(0, '')],
-    ['prefix-sharing siblings stay, in code-unit order', regions(0, 'ab', 'a/b', 'a-b', 'a', 'a.b', 'B'), regions(0, 'B', 'a', 'a-b', 'a.b', 'ab')],
-    ['roots are kept apart, by root index', [...regions(2, 'x'), ...regions(0, ''), ...regions(1, 'a/b'), ...regions(1, 'a'), ...regions(0, 'y')], [...regions(0, ''), ...regions(1, 'a'), ...regions(2, 'x')]],
+    [
+      'prefix-sharing siblings stay, in code-unit order',
+      regions(0, 'ab', 'a/b', 'a-b', 'a', 'a.b', 'B'),
+      regions(0, 'B', 'a', 'a-b', 'a.b', 'ab'),
+    ],
+    [
+      'roots are kept apart, by root index',
+      [...regions(2, 'x'), ...regions(0, ''), ...regions(1, 'a/b'), ...regions(1, 'a'), ...regions(0, 'y')],
+      [...regions(0, ''), ...regions(1, 'a'), ...regions(2, 'x')],
+    ],
   ] as const)('%s', (_label, input, expected) => {
     const before = JSON.stringify(input);
     expect(outermostRegions(input)).toEqual(expected);

@@ -65,7 +65,10 @@ describe('parseRootArg', () => {
   });
 
   it('does not touch the filesystem: a missing directory still parses', () => {
-    expect(parseRootArg('p=./does/not/exist', CWD)).toEqual({ dir: path.join(CWD, 'does', 'not', 'exist'), prefix: ['p'] });
+    expect(parseRootArg('p=./does/not/exist', CWD)).toEqual({
+      dir: path.join(CWD, 'does', 'not', 'exist'),
+      prefix: ['p'],
+    });
   });
 
   // A directory path that contains "=" but starts with "/" or "." has no valid `prefix=dir` reading (its "prefix"

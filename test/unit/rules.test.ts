@@ -14,32 +14,74 @@ async function sdkProblems(skillMd: string | Uint8Array, skillPath = 'my-skill')
 }
 
 const md = (...lines: string[]): string => `${lines.join('\n')}\n`;
-const QUOTE_HINT = 'quote the value: it contains ": " (wrap the value in single quotes and double any single quote inside it)';
-const GENERIC_SYNTAX_HINT = 'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';
+const QUOTE_HINT =
+  'quote the value: it contains ": " (wrap the value in single quotes and double any single quote inside it)';
+const GENERIC_SYNTAX_HINT =
+  'fix the YAML on that line (quote values that contain ":", "#" or start with a special character)';
 
 describe('classifyProblem on real SDK messages', () => {
   it.each([
     ['unclosed frontmatter', 'frontmatter-unclosed', undefined, md('---', 'name: my-skill', 'description: d')],
     ['": " in a plain value', 'frontmatter-syntax', 3, md('---', 'name: my-skill', 'description: use: this', '---')],
     ['duplicate key', 'frontmatter-syntax', 4, md('---', 'name: my-skill', 'description: d', 'name: my-skill', '---')],
-    ['tab indentation', 'frontmatter-syntax', 5, md('---', 'name: my-skill', 'description: d', 'metadata:', '\tk: v', '---')],
+    [
+      'tab indentation',
+      'frontmatter-syntax',
+      5,
+      md('---', 'name: my-skill', 'description: d', 'metadata:', '\tk: v', '---'),
+    ],
     ['unclosed flow collection', 'frontmatter-syntax', 3, md('---', 'name: my-skill', 'description: [a,', '---')],
     ['anchor', 'frontmatter-syntax', 3, md('---', 'name: my-skill', 'description: &x d', '---')],
     ['sequence instead of mapping', 'frontmatter-syntax', 2, md('---', '- a', '---')],
-    ['syntax error after BOM + CRLF', 'frontmatter-syntax', 4, '\uFEFF---\r\nname: my-skill\r\n\r\ndescription: a: b\r\n---\r\n'],
+    [
+      'syntax error after BOM + CRLF',
+      'frontmatter-syntax',
+      4,
+      '\uFEFF---\r\nname: my-skill\r\n\r\ndescription: a: b\r\n---\r\n',
+    ],
     ['missing description', 'required-fields', undefined, md('---', 'name: my-skill', '---')],
     ['empty frontmatter', 'required-fields', undefined, md('---', '---')],
     ['numeric name', 'required-fields', undefined, md('---', 'name: 12', 'description: d', '---')],
     ['upper-case name', 'name-format', 3, md('---', 'description: d', 'name: My_Skill', '---')],
     ['double hyphen', 'name-format', 2, md('---', 'name: my--skill', 'description: d', '---')],
     ['name not the directory', 'name-mismatch', 2, md('---', 'name: other', 'description: d', '---')],
-    ['description too long', 'description-length', 4, md('---', 'name: my-skill', '', 'description: ' + 'x'.repeat(1025), '---')],
+    [
+      'description too long',
+      'description-length',
+      4,
+      md('---', 'name: my-skill', '', 'description: ' + 'x'.repeat(1025), '---'),
+    ],
     ['empty description', 'description-length', 3, md('---', 'name: my-skill', 'description: ""', '---')],
-    ['block-scalar description too long', 'description-length', 3, md('---', 'name: my-skill', 'description: |', `  ${'y'.repeat(1030)}`, '---')],
-    ['compatibility too long', 'compatibility-length', 4, md('---', 'name: my-skill', 'description: d', 'compatibility: ' + 'c'.repeat(501), '---')],
-    ['compatibility not a string', 'compatibility-length', 4, md('---', 'name: my-skill', 'description: d', 'compatibility: [a]', '---')],
-    ['metadata with a list', 'metadata-values', 4, md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: [1, 2]', '---')],
-    ['metadata number', 'metadata-values', 4, md('---', 'name: my-skill', 'description: d', '"metadata":', '  v: 1', '---')],
+    [
+      'block-scalar description too long',
+      'description-length',
+      3,
+      md('---', 'name: my-skill', 'description: |', `  ${'y'.repeat(1030)}`, '---'),
+    ],
+    [
+      'compatibility too long',
+      'compatibility-length',
+      4,
+      md('---', 'name: my-skill', 'description: d', 'compatibility: ' + 'c'.repeat(501), '---'),
+    ],
+    [
+      'compatibility not a string',
+      'compatibility-length',
+      4,
+      md('---', 'name: my-skill', 'description: d', 'compatibility: [a]', '---'),
+    ],
+    [
+      'metadata with a list',
+      'metadata-values',
+      4,
+      md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: [1, 2]', '---'),
+    ],
+    [
+      'metadata number',
+      'metadata-values',
+      4,
+      md('---', 'name: my-skill', 'description: d', '"metadata":', '  v: 1', '---'),
+    ],
   ])('%s → %s, line %s', async (_label, rule, line, skillMd) => {
     const messages = await sdkProblems(skillMd);
     expect(messages).toHaveLength(1);
@@ -108,7 +150,15 @@ describe('classifyProblem on real SDK messages', () => {
 });
 
 describe('findKeyLine', () => {
-  const plain = md('---', 'name: my-skill', 'description: d', 'metadata:', '  name: nested', '---', 'description: body');
+  const plain = md(
+    '---',
+    'name: my-skill',
+    'description: d',
+    'metadata:',
+    '  name: nested',
+    '---',
+    'description: body',
+  );
   it.each([
     ['name in plain frontmatter', plain, 'name', 2],
     ['description in plain frontmatter', plain, 'description', 3],

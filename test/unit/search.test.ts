@@ -56,7 +56,12 @@ describe('headingsOf', () => {
   });
 
   it('reads the sample skills', () => {
-    expect(skillHeadings(readFileSync(path.join(SAMPLE_SKILLS_DIR, 'acme/support/refunds/SKILL.md'), 'utf8'))).toEqual(['Refunds (support)', 'Steps', 'Tone', 'Reply template']);
+    expect(skillHeadings(readFileSync(path.join(SAMPLE_SKILLS_DIR, 'acme/support/refunds/SKILL.md'), 'utf8'))).toEqual([
+      'Refunds (support)',
+      'Steps',
+      'Tone',
+      'Reply template',
+    ]);
     expect(skillHeadings('no frontmatter\r\n# Windows line ends\r\n')).toEqual(['Windows line ends']);
   });
 });
@@ -81,14 +86,26 @@ describe('searchTerm', () => {
 describe('searchArgs', () => {
   it.each([
     [{ query: 'pdf' }, { query: 'pdf', limit: 10 }],
-    [{ query: 'pdf', limit: 3 }, { query: 'pdf', limit: 3 }],
-    [{ query: 'pdf', limit: null }, { query: 'pdf', limit: 10 }],
+    [
+      { query: 'pdf', limit: 3 },
+      { query: 'pdf', limit: 3 },
+    ],
+    [
+      { query: 'pdf', limit: null },
+      { query: 'pdf', limit: 10 },
+    ],
     [{}, 'argument "query" is required: a few words describing the task'],
     [undefined, 'argument "query" is required: a few words describing the task'],
     [{ query: 7 }, 'argument "query" must be a string'],
-    [{ query: 'x'.repeat(1001) }, 'query is 1001 characters long; give a few words describing the task (at most 1000 characters)'],
+    [
+      { query: 'x'.repeat(1001) },
+      'query is 1001 characters long; give a few words describing the task (at most 1000 characters)',
+    ],
     [{ query: 'x'.repeat(1000) }, { query: 'x'.repeat(1000), limit: 10 }],
-    [{ query: 'the and of ?!' }, 'query "the and of ?!" has no word to search for; give a few words describing the task'],
+    [
+      { query: 'the and of ?!' },
+      'query "the and of ?!" has no word to search for; give a few words describing the task',
+    ],
     [{ query: 'pdf', limit: 0 }, 'argument "limit" must be an integer from 1 to 50'],
     [{ query: 'pdf', limit: 51 }, 'argument "limit" must be an integer from 1 to 50'],
     [{ query: 'pdf', limit: 2.5 }, 'argument "limit" must be an integer from 1 to 50'],
@@ -105,7 +122,8 @@ describe('SkillSearch over the sample skills', () => {
   beforeAll(async () => {
     sample = await buildSnapshot([{ dir: SAMPLE_SKILLS_DIR, prefix: [] }]);
   });
-  const ranked = async (query: string, limit = 10): Promise<string[]> => search.search(sample, query, limit).map((skill) => skill.uri);
+  const ranked = async (query: string, limit = 10): Promise<string[]> =>
+    search.search(sample, query, limit).map((skill) => skill.uri);
 
   it.each([
     // Both refunds skills are named "refunds"; billing's description says "refund" three times, support's twice.
@@ -151,7 +169,10 @@ describe('SkillSearch follows the catalog', () => {
 
     await fsp.writeFile(path.join(root, 'beta', 'SKILL.md'), skillMd('beta', 'Formats invoices for sprints.'));
     await fsp.mkdir(path.join(root, 'gamma'));
-    await fsp.writeFile(path.join(root, 'gamma', 'SKILL.md'), `${skillMd('gamma', 'Tracks time.')}\n## Invoice rounding\n`);
+    await fsp.writeFile(
+      path.join(root, 'gamma', 'SKILL.md'),
+      `${skillMd('gamma', 'Tracks time.')}\n## Invoice rounding\n`,
+    );
     await fsp.rm(path.join(root, 'alpha'), { recursive: true });
     const second = await snapshot();
     // beta's description now matches in the description field; gamma only through its heading.

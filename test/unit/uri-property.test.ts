@@ -19,7 +19,36 @@ const astral = fc.integer({ min: 0x1_00_00, max: 0x10_ff_ff }).map((code) => Str
 /** One UTF-16 code unit, lone surrogates included: what a hostile client may put in a JSON string. */
 const codeUnit = fc.integer({ min: 0, max: 0xff_ff }).map((code) => String.fromCharCode(code));
 /** Characters that are special somewhere in URI handling, to make collisions with the encoder likely. */
-const special = fc.constantFrom('%', '.', '\\', ':', '@', '?', '#', '[', ']', '|', '~', ' ', '+', '&', '=', "'", '^', '`', '{', '}', '"', '<', '>', '\t', '\n', '\u00a0', '\ufeff', '\u200b');
+const special = fc.constantFrom(
+  '%',
+  '.',
+  '\\',
+  ':',
+  '@',
+  '?',
+  '#',
+  '[',
+  ']',
+  '|',
+  '~',
+  ' ',
+  '+',
+  '&',
+  '=',
+  "'",
+  '^',
+  '`',
+  '{',
+  '}',
+  '"',
+  '<',
+  '>',
+  '\t',
+  '\n',
+  '\u00a0',
+  '\ufeff',
+  '\u200b',
+);
 
 /** A file or directory name the walker could report: non-empty, no `/` or NUL, not `.` or `..`, well-formed UTF-16. */
 const nameSegment = fc
@@ -109,7 +138,9 @@ describe('parseSkillUri on arbitrary input', () => {
     fc.string({ unit: 'binary', maxLength: 64 }),
     fc.string({ unit: codeUnit, maxLength: 64 }),
     fc.string({ unit: codeUnit, maxLength: 64 }).map((rest) => SKILL_SCHEME + rest),
-    fc.string({ unit: fc.oneof(codeUnit, special, fc.constant('/'), fc.constant('%2')), maxLength: 64 }).map((rest) => SKILL_SCHEME + rest),
+    fc
+      .string({ unit: fc.oneof(codeUnit, special, fc.constant('/'), fc.constant('%2')), maxLength: 64 })
+      .map((rest) => SKILL_SCHEME + rest),
   );
 
   it('never throws; undefined or segments that rebuild to a URI parsing to the same segments', () => {
@@ -184,10 +215,24 @@ describe('hostile URIs never yield a dangerous segment', () => {
     fc.array(token, { minLength: 1, maxLength: 24 }).map((parts) => SKILL_SCHEME + parts.join('')),
     fc.array(token, { minLength: 1, maxLength: 12 }).map((parts) => `${SKILL_SCHEME}s/${parts.join('/')}`),
     fc.array(token, { minLength: 1, maxLength: 12 }).map((parts) => parts.join('/')),
-    fc.constantFrom('file:///etc/passwd', 'skill:', 'skill:/', 'skill://', 'skill:///', 'skill:////', 'SKILL://s/SKILL.md', 'skill:s/SKILL.md', ' skill://s/SKILL.md'),
+    fc.constantFrom(
+      'file:///etc/passwd',
+      'skill:',
+      'skill:/',
+      'skill://',
+      'skill:///',
+      'skill:////',
+      'SKILL://s/SKILL.md',
+      'skill:s/SKILL.md',
+      ' skill://s/SKILL.md',
+    ),
     // Huge: around the length limit, and far above it.
-    fc.integer({ min: MAX_URI_LENGTH - 16, max: MAX_URI_LENGTH + 16 }).map((length) => (SKILL_SCHEME + 's/' + '../'.repeat(length)).slice(0, length)),
-    fc.integer({ min: MAX_URI_LENGTH - 16, max: MAX_URI_LENGTH + 16 }).map((length) => (SKILL_SCHEME + 's/' + 'a'.repeat(length)).slice(0, length)),
+    fc
+      .integer({ min: MAX_URI_LENGTH - 16, max: MAX_URI_LENGTH + 16 })
+      .map((length) => (SKILL_SCHEME + 's/' + '../'.repeat(length)).slice(0, length)),
+    fc
+      .integer({ min: MAX_URI_LENGTH - 16, max: MAX_URI_LENGTH + 16 })
+      .map((length) => (SKILL_SCHEME + 's/' + 'a'.repeat(length)).slice(0, length)),
     fc.constant(SKILL_SCHEME + 's/' + '%2e%2e/'.repeat(20_000)),
   );
 

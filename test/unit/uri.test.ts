@@ -66,9 +66,47 @@ describe('buildSkillUri', () => {
 
 /** Names whose URIs must be canonical and round-trip (every one a name a directory listing can return). */
 const TRICKY_NAMES = [
-  'a b', 'a#b', 'a?b', '%', '%41', 'a+b', 'a&b', 'a~b', 'café', '日本語', '😀', "it's", '(x)', 'a|b', '[x]', 'a]b',
-  '...', '.git', 'x.', 'a;b=c', 'a,b', 'a:b', 'a@b', '$!*', 'a"b', '<>', '^', '`', '{}', 'a\\b', '\t', 'ÅÄÖ',
-  '\u0301', '\uFEFF', '\u00A0', 'a%2Fb', '%2E', '%2e%2e', 'SKILL.md', '-', '_',
+  'a b',
+  'a#b',
+  'a?b',
+  '%',
+  '%41',
+  'a+b',
+  'a&b',
+  'a~b',
+  'café',
+  '日本語',
+  '😀',
+  "it's",
+  '(x)',
+  'a|b',
+  '[x]',
+  'a]b',
+  '...',
+  '.git',
+  'x.',
+  'a;b=c',
+  'a,b',
+  'a:b',
+  'a@b',
+  '$!*',
+  'a"b',
+  '<>',
+  '^',
+  '`',
+  '{}',
+  'a\\b',
+  '\t',
+  'ÅÄÖ',
+  '\u0301',
+  '\uFEFF',
+  '\u00A0',
+  'a%2Fb',
+  '%2E',
+  '%2e%2e',
+  'SKILL.md',
+  '-',
+  '_',
 ];
 
 describe('built URIs are canonical and round-trip', () => {
@@ -166,10 +204,13 @@ describe('parseSkillUri rejects', () => {
     expect(canonicalSkillUri(uri)).toBeUndefined();
   });
 
-  it.each([[42], [null], [undefined], [{}], [['skill://a']], [new String('skill://a/b')]])('non-string input %j', (value) => {
-    expect(parseSkillUri(value as unknown as string)).toBeUndefined();
-    expect(canonicalSkillUri(value as unknown as string)).toBeUndefined();
-  });
+  it.each([[42], [null], [undefined], [{}], [['skill://a']], [new String('skill://a/b')]])(
+    'non-string input %j',
+    (value) => {
+      expect(parseSkillUri(value as unknown as string)).toBeUndefined();
+      expect(canonicalSkillUri(value as unknown as string)).toBeUndefined();
+    },
+  );
 
   it('accepts a URI of exactly MAX_URI_LENGTH', () => {
     expect(longest.length).toBe(MAX_URI_LENGTH);
@@ -202,9 +243,50 @@ describe('compareUris', () => {
 
 describe('property: pseudo-random names (fixed-seed LCG)', () => {
   const ALPHABET = [
-    'a', 'Z', '0', '-', '_', '.', ' ', '#', '?', '%', '+', '&', '~', "'", '(', ')', '|', '[', ']', '@', ':', ';',
-    '=', ',', '!', '$', '*', '"', '<', '>', '^', '`', '{', '}', '\\', '\t', 'é', 'ß', '日', '語', '😀', '\u{10FFFF}',
-    '\uFEFF', '\u0000',
+    'a',
+    'Z',
+    '0',
+    '-',
+    '_',
+    '.',
+    ' ',
+    '#',
+    '?',
+    '%',
+    '+',
+    '&',
+    '~',
+    "'",
+    '(',
+    ')',
+    '|',
+    '[',
+    ']',
+    '@',
+    ':',
+    ';',
+    '=',
+    ',',
+    '!',
+    '$',
+    '*',
+    '"',
+    '<',
+    '>',
+    '^',
+    '`',
+    '{',
+    '}',
+    '\\',
+    '\t',
+    'é',
+    'ß',
+    '日',
+    '語',
+    '😀',
+    '\u{10FFFF}',
+    '\uFEFF',
+    '\u0000',
   ];
   let state = 0x2640;
   const next = (bound: number): number => {
