@@ -6,7 +6,7 @@
  * call each for open, fstat, read and close beats thread-pool round trips (docs/ARCHITECTURE.md, "The walk").
  * Larger files are hashed in chunks, off the walk's critical path (`hash-pool.ts`).
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
 import { containsPrivateKey, SECRET_SCAN_BYTES } from './hygiene.js';
 import type { FileIdentity } from './record.js';
@@ -94,7 +94,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
     }
     const bytes = SCRATCH.subarray(0, filled);
     return {
-      digest: createHash('sha256').update(bytes).digest(),
+      digest: hash('sha256', bytes, 'buffer'),
       size: filled,
       identity,
       privateKey: containsPrivateKey(bytes.subarray(0, SECRET_SCAN_BYTES)),

@@ -2,7 +2,7 @@
  * Reading one served file for `resources/read`, checked against its entry before anything is sent
  * (SEP-2640 "resources/read"; docs/ARCHITECTURE.md, "Invariants": reads never contradict entries).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 import { SkillsServeError } from '../errors.js';
 import { decodeLossless } from '../index/mime.js';
@@ -55,7 +55,7 @@ function sameFile(file: ServedFile, stat: { isFile(): boolean; size: number; ino
 /** The outcome for `filled` bytes read into `buffer` (one byte larger than the published size). */
 function verified(file: ServedFile, buffer: Buffer, filled: number): ReadOutcome {
   const bytes = buffer.subarray(0, filled);
-  if (filled !== file.node.size || createHash('sha256').update(bytes).digest('binary') !== file.node.key.slice(0, 32))
+  if (filled !== file.node.size || hash('sha256', bytes, 'buffer').toString('latin1') !== file.node.key.slice(0, 32))
     return { kind: 'stale' };
   return { kind: 'ok', bytes };
 }
