@@ -35,7 +35,8 @@ function probeSummary(pings, fromMs, startedAt) {
  *   line), the probe's round trips; and `server` when kept (the caller closes it)
  */
 export async function measureStart(bin, root, flags, { probe = false, keep = false } = {}) {
-  const server = new RpcChild([bin, ...flags, root]);
+  // info: the timing lines read below (a host's stdio default is warn, which writes none).
+  const server = new RpcChild([bin, '--log-level', 'info', ...flags, root]);
   try {
     const initMs = await server.initialize(120_000);
     // Before `initialize` is answered the SDK holds every other message (under `--compat auto` the answer waits up to
