@@ -462,6 +462,9 @@ class RegionWalker {
   #noteUnhashable(dir: Dir, name: string, error: NotHashableError): void {
     const abs = joinPath(dir.abs, name);
     if (isTransientIoError(error)) throw new TransientWalkError(error.code as string, abs);
+    // Listed, then gone before it was opened (an editor's atomic-save temporary, a deletion in progress): a change
+    // the watcher reports next, not a problem of the tree. The file is left out of this build without a warning.
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return;
     this.#note(
       joinRel(dir.rel, name),
       error.reason === 'special' ? specialFile(abs) : unreadableFile(abs, error.message),
@@ -504,6 +507,10 @@ class RegionWalker {
     } catch (error) {
       if (isTransientIoError(error))
         throw new TransientWalkError((error as NodeJS.ErrnoException).code as string, dir.abs);
+      // A directory below the root removed since its parent was listed (`rm -rf` in progress) is left out silently,
+      // like a vanished file; the watcher reports the change.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (dir.rel !== '' && (code === 'ENOENT' || code === 'ENOTDIR')) return undefined;
       this.#note(dir.rel, unreadableDirectory(dir.abs, describeIoError(error)));
       return undefined;
     }

@@ -2,6 +2,7 @@
  * Special and unreadable files inside skills (docs/ARCHITECTURE.md, "Policies": special files): skipped with one
  * warning each, never opened in a way that blocks, and the rest of the skill is served.
  */
+import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -150,4 +151,32 @@ describe('special files', () => {
       }
     },
   );
+
+  it('skips files and folders that vanish between the listing and their reading, without a diagnostic', async () => {
+    const root = await tree({
+      's/SKILL.md': skillMd('s', 'Skill saved atomically, over and over.'),
+      's/notes.md': 'Notes.\n',
+    });
+    // An editor's atomic save, in a loop: write a temporary, rename it over the file. The temporary is listed by
+    // some builds and gone when they open it (ENOENT): that is a change in progress, not an unreadable file.
+    // Folders likewise: `mkdir -p` then `rm -rf`, listed by the parent and gone when listed themselves.
+    const script =
+      'while :; do printf x > s/notes.md.tmp; mv s/notes.md.tmp s/notes.md; mkdir -p s/tmp/a/b; rm -rf s/tmp; done';
+    const saver = spawn('sh', ['-c', script], {
+      cwd: root,
+      stdio: 'ignore',
+    });
+    try {
+      const seen = new Set<string>();
+      for (let build = 0; build < 300; build++) {
+        const snapshot = await buildOne(root);
+        for (const diagnostic of diagKeys(snapshot)) seen.add(`${diagnostic.rule} ${diagnostic.file}`);
+        expect(findFile(snapshot, 'skill://s/SKILL.md')).toBeDefined();
+      }
+      expect([...seen]).toEqual([]);
+    } finally {
+      saver.kill('SIGKILL');
+      await new Promise((resolve) => saver.once('exit', resolve));
+    }
+  });
 });
