@@ -128,7 +128,7 @@ export class GitRoot extends EventEmitter {
   #stopped = false;
   /** The remote's state at the last poll, so an outage is warned about once, not every poll. */
   #lastPollFailure: string | undefined;
-  /** A commit refused (over the limits), not fetched again until the branch moves on. */
+  /** A commit refused (over the limits, or without the subdirectory), not fetched again until the branch moves on. */
   #refusedCommit: string | undefined;
 
   /**
@@ -348,20 +348,26 @@ export class GitRoot extends EventEmitter {
       }
       if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit)
         return false;
-      const commit = await fetchRef(
-        this.#context,
-        this.#cache.gitDir,
-        resolved,
-        this.#options.spec.ref,
-        this.#limits.maxFetchBytes,
-      );
-      if (commit === previous.provenance.commit || this.#stopped) return false;
+      let commit: string;
       let tree: MaterializedTree | undefined;
       try {
+        commit = await fetchRef(
+          this.#context,
+          this.#cache.gitDir,
+          resolved,
+          this.#options.spec.ref,
+          this.#limits.maxFetchBytes,
+        );
+        if (commit === previous.provenance.commit || this.#stopped) return false;
         tree = await this.#materialize(commit);
       } catch (error) {
-        if (error instanceof GitSourceError && error.reason === 'over-limits')
+        // Over a limit, or without the subdirectory: the same answer for this commit at every poll, so it is refused
+        // (warned about once, not fetched again) until the branch moves on. The remote itself is fine.
+        if (error instanceof GitSourceError && (error.reason === 'over-limits' || error.reason === 'unknown-subdir')) {
           this.#refusedCommit = resolved.advertised;
+          if (!this.#stopped) this.#warn(`${error.message}; still serving commit ${previous.provenance.commit}`);
+          return false;
+        }
         throw error;
       }
       await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });

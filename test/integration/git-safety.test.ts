@@ -277,6 +277,32 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
   });
 });
 
+describe('a pushed commit without the subdirectory', () => {
+  it('keeps serving the current commit, warns once however many polls, and follows the commit that restores it', async () => {
+    const remote = await createRemote();
+    const first = await remote.commit({ 'skills/alpha/SKILL.md': skillMd('alpha', 'First.') });
+    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'));
+    const warnings: string[] = [];
+    root.on('warning', (message) => warnings.push(message));
+    const commits: string[] = [];
+    root.on('commit', (next) => commits.push(next.provenance.commit));
+    await root.start();
+    const moved = await remote.commit({ 'elsewhere/alpha/SKILL.md': skillMd('alpha', 'Moved.') }, 'move', {
+      remove: ['skills/alpha/SKILL.md'],
+    });
+    expect(await root.pollNow()).toBe(false);
+    expect(await root.pollNow()).toBe(false);
+    expect(await root.pollNow()).toBe(false);
+    expect(warnings).toEqual([
+      `${remote.fileUrl}#main:skills: there is no directory "skills" at commit ${moved}; still serving commit ${first}`,
+    ]);
+    const restored = await remote.commit({ 'skills/alpha/SKILL.md': skillMd('alpha', 'Back.') });
+    expect(await root.pollNow()).toBe(true);
+    expect(commits).toEqual([restored]);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
 describe('allowlist', () => {
   it('refuses a remote off the --git-allow list before any request, and admits one on it', async () => {
     const remote = await createRemote();
