@@ -122,9 +122,12 @@ function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
       stat = statSync(dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      // `git@github.com:acme/skills` is git's scp-like syntax, not a folder: say how to write it as a git root.
+      const scpLike = /^[\w.-]+@[\w.-]+:(?!\/\/)/u.test(arg) && code === 'ENOENT';
       throw new SkillsServeError(
         'ROOT_UNUSABLE',
-        `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})`,
+        `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})` +
+          (scpLike ? `; for a git remote, write git+ssh://${arg.replace(':', '/')}` : ''),
       );
     }
     if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} is not a directory`);

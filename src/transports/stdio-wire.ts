@@ -248,6 +248,8 @@ export class StdioWire implements Transport {
   /** Stdin ended: what was read is answered first (bounded), then the wire closes. */
   readonly #onEnd = (): void => {
     if (!this.#reading) return;
+    // A last message without its newline (`printf '{…}' | skills-serve`) is still a whole line: stdin ended it.
+    if (this.#length > 0 || this.#discarding !== -1) this.#endLine();
     this.stopReading();
     void this.whenAnswered(this.#options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS)
       .then(() => this.flushed())

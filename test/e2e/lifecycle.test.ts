@@ -86,6 +86,14 @@ describe('stdio lifecycle', () => {
     for (const line of server.lines) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe('2.0');
   });
 
+  it('answers a last request that stdin ended without its newline, then exits 0', async () => {
+    const server = spawnRaw([SAMPLE_SKILLS]);
+    await handshake(server);
+    server.child.stdin?.end(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
+    expect(await server.waitFor((message) => message['id'] === 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(await server.exited()).toBe(0);
+  });
+
   it.each(['SIGINT', 'SIGTERM'] as const)('exits 0 on %s', async (signal) => {
     const server = spawnRaw([SAMPLE_SKILLS], INFO);
     server.send(initializeRequest(1));
@@ -181,6 +189,14 @@ describe('command line', () => {
       status: 1,
       stdout: '',
       stderr: `skills-serve: skills root ${path.resolve('no-such-skills-dir')} cannot be used (it does not exist)\n`,
+    });
+    // git's scp-like syntax is not a folder: the message says how to write it as a git root.
+    expect(cli(['git@github.com:acme/skills'], process.cwd())).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        `skills-serve: skills root ${path.resolve('git@github.com:acme/skills')} cannot be used (it does not exist); ` +
+        'for a git remote, write git+ssh://git@github.com/acme/skills\n',
     });
     const file = path.join(SAMPLE_SKILLS, 'pdf-summaries', 'SKILL.md');
     expect(cli([file])).toEqual({
