@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from '../log.js';
 import type { CompatSurfaces } from './compat.js';
+import type { PublicDiagnostic } from './diagnostics.js';
 import { installSkillsHandlers, type SkillsHandlerContext } from './skills-handlers.js';
 import type { ConnectionRegistry } from './subscriptions.js';
 import { isVisibleUri, type Visibility } from './visibility.js';
@@ -40,6 +41,8 @@ export interface FactoryOptions {
   readonly stateless?: boolean;
   /** The view of the clients these servers serve (`--http-tokens`); `undefined` sees everything. */
   readonly visibility?: Visibility;
+  /** Stateless HTTP: the diagnostics sent with each first `skills/list` page (`SkillsHandlerContext.diagnostics`). */
+  readonly diagnostics?: () => readonly PublicDiagnostic[];
 }
 
 /**
@@ -55,7 +58,11 @@ export function createServerFactory(
   options: FactoryOptions = {},
 ): (request: { era: 'legacy' | 'modern' }) => Promise<McpServer> {
   const view = options.visibility;
-  const handlers = view === undefined ? context.handlers : { ...context.handlers, visibility: view };
+  const handlers: SkillsHandlerContext = {
+    ...context.handlers,
+    ...(view === undefined ? {} : { visibility: view }),
+    ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }),
+  };
   const extension = new SkillsExtension({
     source: view === undefined ? context.source : viewSource(context.source, view),
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),

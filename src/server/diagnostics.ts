@@ -3,8 +3,10 @@
  * every host path replaced by its place in the `skill://` namespace, so nothing on the wire reveals the machine's
  * layout (pure).
  */
+import path from 'node:path';
 import type { Diagnostic, RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
+import { isVisible, type Visibility } from './visibility.js';
 
 /**
  * The `data` of a diagnostic's `notifications/message`: a {@link Diagnostic} whose `file`, `message` and `hint` name
@@ -60,4 +62,44 @@ export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
     { ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) },
     text,
   );
+}
+
+/**
+ * The skill-namespace path of a host path inside a root (the root's prefix, then the path's segments below the root
+ * directory), or `undefined` for a root itself or a path outside every root.
+ *
+ * @param file an absolute host path, as diagnostics carry it.
+ * @param roots the configured roots; the deepest root holding `file` decides.
+ */
+function namespacePathOf(file: string, roots: readonly RootSpec[]): string[] | undefined {
+  let best: RootSpec | undefined;
+  for (const root of roots) {
+    if (file.startsWith(root.dir + path.sep) && (best === undefined || root.dir.length > best.dir.length)) best = root;
+  }
+  if (best === undefined) return undefined;
+  return [...best.prefix, ...file.slice(best.dir.length + 1).split(path.sep)];
+}
+
+/**
+ * The diagnostics a client may hear, as it hears them: all of them for a client that sees everything; for a
+ * `--http-tokens` view, only those about a file or folder inside what it sees (never a root's own, or another team's).
+ *
+ * @param diagnostics the snapshot's diagnostics (host paths).
+ * @param roots the configured roots (labels, and where each file sits in the namespace).
+ * @param view the client's view; `undefined` sees everything.
+ * @returns {@link PublicDiagnostic}s, in the snapshot's order.
+ */
+export function diagnosticsInView(
+  diagnostics: readonly Diagnostic[],
+  roots: readonly RootSpec[],
+  view: Visibility | undefined,
+): PublicDiagnostic[] {
+  const seen =
+    view === undefined
+      ? diagnostics
+      : diagnostics.filter((diagnostic) => {
+          const segments = namespacePathOf(diagnostic.file, roots);
+          return segments !== undefined && isVisible(view, segments);
+        });
+  return seen.map((diagnostic) => publicDiagnostic(diagnostic, roots));
 }

@@ -20,6 +20,7 @@ import { isJsonObject } from './jsonrpc-gate.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
 import type { DirectoryChild, Snapshot } from '../index/types.js';
+import type { PublicDiagnostic } from './diagnostics.js';
 import { Base64Blob, RawJson } from './raw-json.js';
 import { isVisible, leadsToVisible, visibleChildren, visibleSkills, type Visibility } from './visibility.js';
 import type { FileReader } from './read.js';
@@ -83,6 +84,20 @@ export interface SkillsHandlerContext {
   readonly cacheHint: () => CacheHint;
   /** The client's view (`--http-tokens`); `undefined` sees everything. */
   readonly visibility?: Visibility | undefined;
+  /**
+   * Stateless HTTP only: the diagnostics this client may hear, sent as `notifications/message` (level `warning`,
+   * logger `skills-serve`) on the response stream of each first `skills/list` page, before the result. Such a client
+   * has no connection the server could push them to when they appear (stdio hosts get them pushed instead).
+   */
+  readonly diagnostics?: () => readonly PublicDiagnostic[];
+}
+
+/** The logger name of diagnostics sent to hosts as `notifications/message`. */
+export const DIAGNOSTICS_LOGGER = 'skills-serve';
+
+/** Whether a request is the first page of `skills/list`, which stateless HTTP answers with the diagnostics first. */
+export function announcesDiagnostics(method: SkillsMethod, params: { cursor?: unknown } | undefined): boolean {
+  return method === SKILLS_LIST_METHOD && params?.cursor === undefined;
 }
 
 /** The four methods answered from the snapshot, by name. */
@@ -264,7 +279,11 @@ export function installSkillsHandlers(
   const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) => {
     onRequest?.(method, ctx);
     try {
-      return (await answerSkillsMethod(method, params, era, context)) as never;
+      const result = await answerSkillsMethod(method, params, era, context);
+      if (context.diagnostics !== undefined && announcesDiagnostics(method, params)) {
+        for (const diagnostic of context.diagnostics()) await ctx.mcpReq.log('warning', diagnostic, DIAGNOSTICS_LOGGER);
+      }
+      return result as never;
     } catch (error) {
       throw toProtocolError(error) ?? error;
     }

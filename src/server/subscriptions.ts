@@ -12,7 +12,7 @@ import type { SnapshotDiff } from '../index/diff.js';
 import { canonicalSkillUri } from '../index/uri.js';
 import type { Logger } from '../log.js';
 import type { PublicDiagnostic } from './diagnostics.js';
-import { echo, URI_PARAMS } from './skills-handlers.js';
+import { DIAGNOSTICS_LOGGER, echo, URI_PARAMS } from './skills-handlers.js';
 
 /** Most URIs one 2025-era connection may subscribe to. */
 export const MAX_SUBSCRIPTIONS = 10_000;
@@ -117,7 +117,7 @@ export class ConnectionRegistry {
     if (!connection.server.isConnected()) return;
     for (const data of diagnostics) {
       this.#send(connection, () =>
-        connection.server.sendLoggingMessage({ level: 'warning', logger: 'skills-serve', data }),
+        connection.server.sendLoggingMessage({ level: 'warning', logger: DIAGNOSTICS_LOGGER, data }),
       );
     }
   }

@@ -9,7 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject, isRequestId } from '../server/jsonrpc-gate.js';
 import {
+  announcesDiagnostics,
   answerSkillsMethod,
+  DIAGNOSTICS_LOGGER,
   parseSkillsParams,
   SKILLS_METHODS,
   type SkillsHandlerContext,
@@ -69,6 +71,17 @@ export async function tryFastPath(
     return { body }; // error answers are the SDK's to word
   }
   res.writeHead(200, SSE_HEADERS);
+  if (context.diagnostics !== undefined && announcesDiagnostics(request.method, request.params)) {
+    // What the SDK's handler sends with ctx.mcpReq.log, in its order: each diagnostic, then the result.
+    for (const data of context.diagnostics()) {
+      const notification = {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'warning', data, logger: DIAGNOSTICS_LOGGER },
+      };
+      res.write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`);
+    }
+  }
   const pieces = serializeParts({ result, jsonrpc: '2.0', id: request.id });
   if (pieces.every((piece) => typeof piece === 'string' || (piece instanceof RawJson && piece.bytes === undefined))) {
     // Text only: one write (headers and body in one packet, no chunk per piece).

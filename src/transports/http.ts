@@ -13,6 +13,8 @@ import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/ser
 import type { HttpEndpoint } from '../config.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
+import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
+import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
 import { SkillsServeError } from '../errors.js';
@@ -59,6 +61,8 @@ export interface HttpAuth {
 interface ViewHandler {
   readonly handler: McpHttpHandler;
   readonly serve: ReturnType<typeof toNodeHandler>;
+  /** What the fast path answers this view's requests from (the same view and diagnostics as `handler`). */
+  readonly fast: SkillsHandlerContext;
 }
 
 /** Serves the runtime over Streamable HTTP at `http://<host>:<port>/mcp`; `/healthz` and `/readyz` beside it. */
@@ -98,9 +102,13 @@ export class HttpAdapter implements Adapter {
     const handlerFor = (view: Visibility | undefined): ViewHandler => {
       let entry = this.#handlers.get(view);
       if (entry === undefined) {
+        // No connection to push diagnostics to: they go with each first skills/list page, as far as the view sees.
+        const diagnostics = (): readonly PublicDiagnostic[] =>
+          diagnosticsInView(runtime.store.current.diagnostics, runtime.roots, view);
         const factory = createServerFactory(runtime, {
           stateless: true,
           ...(view === undefined ? {} : { visibility: view }),
+          diagnostics,
         });
         const handler = createMcpHandler(factory, {
           legacy: 'stateless',
@@ -109,7 +117,12 @@ export class HttpAdapter implements Adapter {
         const serve = toNodeHandler(handler, {
           onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed'),
         });
-        this.#handlers.set(view, (entry = { handler, serve }));
+        const fast: SkillsHandlerContext = {
+          ...runtime.handlers,
+          ...(view === undefined ? {} : { visibility: view }),
+          diagnostics,
+        };
+        this.#handlers.set(view, (entry = { handler, serve, fast }));
       }
       return entry;
     };
@@ -157,13 +170,9 @@ export class HttpAdapter implements Adapter {
         return;
       }
       const view = authorized === true ? undefined : authorized;
-      const { serve } = handlerFor(view);
+      const { serve, fast } = handlerFor(view);
       this.#requests++;
-      void tryFastPath(
-        req,
-        res,
-        view === undefined ? runtime.handlers : { ...runtime.handlers, visibility: view },
-      ).then(
+      void tryFastPath(req, res, fast).then(
         (declined) => {
           if (declined === undefined) {
             this.#fastAnswers++;

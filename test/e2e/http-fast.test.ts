@@ -4,10 +4,13 @@
  * (it never does: the SDK answers). Status, headers (but `date`) and body must be byte-identical, for successes,
  * every error answer (which the fast path hands over) and requests it must not take.
  */
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf } from '../helpers/logs.js';
 import { SAMPLE_SKILLS, startHttpServer, type HttpServer } from '../helpers/server.js';
+import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 
 interface Answer {
   readonly status: number | undefined;
@@ -131,5 +134,140 @@ describe('the HTTP fast path', () => {
     // Two sends per row; the fast path answers skills/list (2), its second page, skills/get, the two reads and the
     // directory read: 7 rows, each once (the chunked send of every row goes the SDK's way).
     expect(stopped).toEqual([expect.objectContaining({ requests: REQUESTS.length * 2, fastAnswers: 7 })]);
+  });
+});
+
+/** The SSE events of an answer, parsed (`event: message` frames). */
+function sseMessages(body: string): unknown[] {
+  return body
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .map((frame) => {
+      expect(frame.startsWith('event: message\ndata: ')).toBe(true);
+      return JSON.parse(frame.slice('event: message\ndata: '.length)) as unknown;
+    });
+}
+
+describe('diagnostics over stateless HTTP, with the first skills/list page', () => {
+  const TEAM_A = 'team-a-token-0123456789';
+  const TEAM_B = 'team-b-token-0123456789';
+  let dir: string;
+  let server: HttpServer;
+  const missingDescription = {
+    severity: 'error',
+    rule: 'required-fields',
+    file: '<root 1>/team-a/broken/SKILL.md',
+    message: 'SKILL.md frontmatter must contain string "name" and "description"',
+    hint: 'add "name:" (the directory name) and "description:" (what the skill does and when to use it) as strings',
+  };
+  const unclosed = {
+    severity: 'error',
+    rule: 'frontmatter-unclosed',
+    file: '<root 1>/team-b/open/SKILL.md',
+    message: 'SKILL.md frontmatter: frontmatter has no closing "---" line',
+    hint: 'end the frontmatter with a line holding only "---"',
+  };
+  const asNotification = (data: unknown): unknown => ({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { level: 'warning', data, logger: 'skills-serve' },
+  });
+
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    const root = path.join(dir, 'skills');
+    await addToTree(root, {
+      'team-a/good/SKILL.md': skillMd('good', 'A good skill.'),
+      'team-a/broken/SKILL.md': '---\nname: broken\n---\nNo description.\n',
+      'team-b/fine/SKILL.md': skillMd('fine', 'Another good skill.'),
+      'team-b/open/SKILL.md': '---\nname: open\ndescription: Never closed.\n',
+    });
+    const tokens = path.join(dir, 'tokens.json');
+    writeFileSync(
+      tokens,
+      JSON.stringify({
+        tokens: [
+          { name: 'a', token: TEAM_A, prefixes: ['team-a'] },
+          { name: 'b', token: TEAM_B, prefixes: ['team-b'] },
+        ],
+      }),
+    );
+    server = await startHttpServer([
+      '--page-size',
+      '1',
+      '--http-token',
+      'all-seeing-token-0123',
+      '--http-tokens',
+      tokens,
+      root,
+    ]);
+  });
+  afterAll(async () => {
+    await server.stop().catch(() => undefined);
+    await removeTree(dir);
+  });
+
+  const list = (token: string, params: unknown, chunked = false): Promise<Answer> =>
+    post(server.port, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params }), chunked, {
+      authorization: `Bearer ${token}`,
+    });
+
+  it('sends every diagnostic before the first page, the same bytes on the fast and the SDK path', async () => {
+    const fast = await list('all-seeing-token-0123', {});
+    expect(fast).toEqual(await list('all-seeing-token-0123', {}, true));
+    const messages = sseMessages(fast.body);
+    expect(messages.slice(0, 2)).toEqual([asNotification(missingDescription), asNotification(unclosed)]);
+    expect(messages.slice(2).map((message) => Object.keys(message as object))).toEqual([['result', 'jsonrpc', 'id']]);
+  });
+
+  it('sends none with the later pages', async () => {
+    const first = sseMessages((await list('all-seeing-token-0123', {})).body).at(-1) as {
+      result: { nextCursor: string };
+    };
+    const second = sseMessages((await list('all-seeing-token-0123', { cursor: first.result.nextCursor })).body);
+    expect(second.map((message) => Object.keys(message as object))).toEqual([['result', 'jsonrpc', 'id']]);
+  });
+
+  it('tells a team only about the files it may see', async () => {
+    const a = sseMessages((await list(TEAM_A, {})).body);
+    expect(a.slice(0, -1)).toEqual([asNotification(missingDescription)]);
+    const b = await list(TEAM_B, {});
+    expect(b).toEqual(await list(TEAM_B, {}, true));
+    expect(sseMessages(b.body).slice(0, -1)).toEqual([asNotification(unclosed)]);
+  });
+
+  it('2026-07-28: only to a request that asks for a log level in its _meta', async () => {
+    const modern = (meta: Record<string, unknown>): Promise<Answer> =>
+      post(
+        server.port,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'skills/list',
+          params: {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/skills': {} } },
+              ...meta,
+            },
+          },
+        }),
+        false,
+        {
+          authorization: `Bearer ${TEAM_A}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'skills/list',
+        },
+      );
+    const silent = await modern({});
+    expect(silent.body).not.toContain('notifications/message');
+    const asked = sseMessages((await modern({ 'io.modelcontextprotocol/logLevel': 'warning' })).body);
+    expect(asked.slice(0, -1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'warning', data: missingDescription, logger: 'skills-serve' },
+      },
+    ]);
   });
 });
