@@ -73,7 +73,7 @@ export class Runtime {
   readonly config: Config;
   readonly logger: Logger;
   readonly version: string;
-  readonly store = new SnapshotStore();
+  readonly store: SnapshotStore;
   readonly reader: FileReader;
   readonly source: SkillSource;
   readonly compat: CompatSurfaces;
@@ -90,6 +90,13 @@ export class Runtime {
     this.version = options.version;
     this.#exit = options.exit;
     const { logger } = options;
+    // No error vanishes: a swap listener that throws (announcing, logging diagnostics, --strict) is logged.
+    this.store = new SnapshotStore((error) =>
+      logger.error(
+        { event: 'listener-failed', err: error, on: 'swap' },
+        'announcing a new snapshot failed; serving goes on',
+      ),
+    );
     this.reader = createFileReader(
       this.store,
       (file) => this.#reindex(file),

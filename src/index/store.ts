@@ -10,12 +10,21 @@ import type { Snapshot } from './types.js';
 export type SwapListener = (previous: Snapshot, next: Snapshot) => void;
 
 export class SnapshotStore {
+  readonly #onListenerError: (error: unknown) => void;
   #current: Snapshot = EMPTY_SNAPSHOT;
   #listeners = new Set<SwapListener>();
   #resolveReady!: (snapshot: Snapshot) => void;
   readonly #ready: Promise<Snapshot> = new Promise((resolve) => {
     this.#resolveReady = resolve;
   });
+
+  /**
+   * @param onListenerError told about every error a swap listener throws (the runtime logs it): nothing thrown while
+   *   announcing a change vanishes, and the other listeners still run.
+   */
+  constructor(onListenerError: (error: unknown) => void) {
+    this.#onListenerError = onListenerError;
+  }
 
   /** The snapshot being served now (generation 0, empty, before the first build completes). */
   get current(): Snapshot {
@@ -30,9 +39,9 @@ export class SnapshotStore {
 
   /**
    * Makes `next` the current snapshot and tells every listener.
-   * A listener that throws does not stop the others (its error is passed to `onListenerError`).
+   * A listener that throws does not stop the others (its error goes to the constructor's `onListenerError`).
    */
-  swap(next: Snapshot, onListenerError: (error: unknown) => void = () => undefined): void {
+  swap(next: Snapshot): void {
     const previous = this.#current;
     this.#current = next;
     this.#resolveReady(next);
@@ -40,7 +49,7 @@ export class SnapshotStore {
       try {
         listener(previous, next);
       } catch (error) {
-        onListenerError(error);
+        this.#onListenerError(error);
       }
     }
   }

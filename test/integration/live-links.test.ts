@@ -26,7 +26,9 @@ it('rebuilds the skills that link to a changed file, a file outside every skill,
     't/SKILL.md': skillMd('t', 'Links into skill s.'),
     't/peer.md': { symlink: '../s/own.md' },
   });
-  const store = new SnapshotStore();
+  const store = new SnapshotStore((error) => {
+    throw error;
+  });
   const live = new LiveIndex(new IndexBuilder([{ dir: root, prefix: [] }]), store, () => undefined);
   await live.buildAll();
   const served = (uri: string): string | undefined => {

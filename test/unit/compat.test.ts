@@ -487,7 +487,9 @@ describe('CompatSurfaces.promptsChanged', () => {
   const surfaces = (mode: 'auto' | 'on' | 'off') =>
     new CompatSurfaces({
       mode,
-      store: new SnapshotStore(),
+      store: new SnapshotStore((error) => {
+        throw error;
+      }),
       source: {} as never,
       pageSize: 100,
       logger: createLogger('silent'),
