@@ -10,6 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, promises as fsp, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { seededRandom as random } from './load-tracker.mjs';
 
 const digest = (bytes) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const EMPTY = digest(Buffer.alloc(0));
@@ -24,18 +25,6 @@ const skills = new Map();
 const ops = { edit: 0, add: 0, remove: 0, rename: 0, break: 0, fix: 0 };
 let running = false;
 let stopping = false;
-
-function random(seed) {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 2 ** 32;
-  };
-}
 
 const send = (message) => process.send?.(message);
 const uriOf = (name, rel) => `skill://${name}/${rel}`;

@@ -21,3 +21,6 @@ export declare function leakCheck(
   samples: readonly { at: number; value: number }[],
   tolerance: { relative: number; absolute: number },
 ): LeakCheck;
+
+/** A seeded xorshift32 generator: the same sequence for the same seed; each call returns the next value in [0, 1). */
+export declare function seededRandom(seed: number): () => number;

@@ -1,6 +1,7 @@
 // The bookkeeping of `npm run bench:load` (bench/load.mjs), kept free of I/O so that it can be tested on its own
 // (test/unit/load-tracker.test.ts): the history of digests each server published per URI, the verdict on every
-// read, percentiles, and the leak check over RSS and descriptor samples.
+// read, percentiles, the leak check over RSS and descriptor samples, and the seeded random numbers of the churn (shared
+// with test/e2e/faults-rebuild.test.ts).
 
 /**
  * The digests one server published per URI, as its answers showed them, with when each observation was asked for
@@ -90,4 +91,22 @@ export function leakCheck(samples, tolerance) {
   const last = mean(third(2));
   const allowed = Math.max(tolerance.relative * second, tolerance.absolute);
   return { second, last, growth: last - second, allowed, ok: last - second <= allowed };
+}
+
+/**
+ * A seeded xorshift32 generator: the same sequence for the same seed, so churn is the same on every run.
+ *
+ * @param {number} seed any number (0 is taken as 1).
+ * @returns {() => number} the next value in [0, 1).
+ */
+export function seededRandom(seed) {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 2 ** 32;
+  };
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogDifference, diskCatalog, listAll, reduceListing, type ListedSkill } from '../helpers/faults.js';
+import { converge, listAll, reduceListing, type ListedSkill } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, logLines, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
@@ -75,17 +75,6 @@ async function entryOf(wire: Wire, uri: string): Promise<ListedSkill | undefined
   const response = await wire.request('skills/get', { uri });
   if (errorOf(response)?.code === -32602) return undefined;
   return reduceListing([resultOf<{ skill: { uri: string; resources: unknown } }>(response).skill])[0];
-}
-
-async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<void> {
-  let difference: string | undefined = 'never listed';
-  await waitFor(
-    async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,
-    {
-      timeoutMs,
-      describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
-    },
-  );
 }
 
 async function expectReadsVerified(wire: Wire): Promise<void> {

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { catalogDifference, diskCatalog, listAll } from '../helpers/faults.js';
+import { converge, listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, logLines, waitForEvent, type LogLine } from '../helpers/logs.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
@@ -81,17 +81,6 @@ function setSoftLimit(pid: number, soft: number): void {
   const result = spawnSync('prlimit', ['--pid', String(pid), `--nofile=${soft}:`], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`prlimit failed: ${result.stderr}`);
   expect(openFileLimits(pid).soft).toBe(soft);
-}
-
-async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<void> {
-  let difference: string | undefined = 'never listed';
-  await waitFor(
-    async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,
-    {
-      timeoutMs,
-      describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
-    },
-  );
 }
 
 /**

@@ -10,6 +10,7 @@
 import { promises as fsp, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { seededRandom as random } from '../../bench/load-tracker.mjs';
 import { catalogDifference, diskCatalog, listAll, PublishedHistory, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { hasEvent, logReader, waitForEvent } from '../helpers/logs.js';
@@ -21,19 +22,6 @@ afterEach(async () => {
   await stopAll();
   for (const dir of dirs.splice(0)) await removeTree(dir);
 });
-
-/** A seeded xorshift32: the same churn on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 2 ** 32;
-  };
-}
 
 /** Writes `count` skills (`s0000`…) of three files each, synchronously (untimed setup). */
 function writeFlatTree(root: string, count: number): string[] {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PublishHistory } from '../../bench/load-tracker.mjs';
+import { waitFor } from './wait.js';
 import { resultOf, type Wire } from './wire.js';
 
 /** `{ uri, digest, size }` of one published file. */
@@ -180,4 +181,21 @@ export class PublishedHistory {
     const verdict = this.#history.judge(uri, digest, sentAt, () => false);
     return verdict === 'ok' || verdict === 'stale' ? verdict : 'unpublished';
   }
+}
+
+/**
+ * Waits until the server's full listing (every `skills/list` page) matches what is on disk under `root`.
+ *
+ * @param timeoutMs how long to wait (ms).
+ * @throws Error naming the last difference and the server's stderr tail when it never does.
+ */
+export async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<void> {
+  let difference: string | undefined = 'never listed';
+  await waitFor(
+    async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,
+    {
+      timeoutMs,
+      describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
+    },
+  );
 }
