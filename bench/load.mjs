@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { leakCheck, percentile, PublishHistory } from './load-tracker.mjs';
 import { LOAD_FIGURES_BEGIN, LOAD_FIGURES_END } from './report.mjs';
-import { killAll, spawnNode, within } from './stdio.mjs';
+import { killAll, readLines, spawnNode, within } from './stdio.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(REPO, 'bin', 'skills-serve.js');
@@ -300,18 +300,7 @@ class StdioServer extends ServerProcess {
   constructor(name, child) {
     super(name, child);
     child.stdin.on('error', () => undefined);
-    let parts = [];
-    child.stdout.on('data', (chunk) => {
-      let start = 0;
-      for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
-        parts.push(chunk.subarray(start, newline));
-        const line = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-        parts = [];
-        start = newline + 1;
-        this.#onLine(line);
-      }
-      if (start < chunk.length) parts.push(chunk.subarray(start));
-    });
+    readLines(child.stdout, (line) => this.#onLine(line));
     this.exited.then(({ code, signal }) => {
       for (const { reject } of this.#pending.values()) reject(new Error(`${this.name} exited (${code ?? signal})`));
       this.#pending.clear();

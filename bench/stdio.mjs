@@ -38,8 +38,11 @@ export function within(ms, what, promise) {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** Calls `onLine(buffer)` for every `\n`-terminated line of `stream`; scans only new bytes for the newline. */
-function readLines(stream, onLine) {
+/**
+ * Calls `onLine(buffer)` for every `\n`-terminated line of `stream`, empty ones included; scans only new bytes for
+ * the newline.
+ */
+export function readLines(stream, onLine) {
   let parts = [];
   stream.on('data', (chunk) => {
     let start = 0;
@@ -48,7 +51,7 @@ function readLines(stream, onLine) {
       const line = parts.length === 1 ? parts[0] : Buffer.concat(parts);
       parts = [];
       start = newline + 1;
-      if (line.length > 0) onLine(line);
+      onLine(line);
     }
     if (start < chunk.length) parts.push(chunk.subarray(start));
   });
@@ -91,8 +94,11 @@ export class RpcChild {
         reject(new Error(`server exited (${code ?? signal}) with a request pending\n${this.stderrTail()}`));
       this.#pending.clear();
     });
-    readLines(this.child.stdout, (line) => this.#onMessage(line));
+    readLines(this.child.stdout, (line) => {
+      if (line.length > 0) this.#onMessage(line);
+    });
     readLines(this.child.stderr, (line) => {
+      if (line.length === 0) return;
       const text = line.toString('utf8');
       this.stderrLines.push(text);
       this.stderrAt.push(performance.now());
