@@ -262,14 +262,18 @@ class HttpServer extends ServerProcess {
           res.on('error', reject);
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            const line = (res.headers['content-type'] ?? '').includes('text/event-stream')
+            // An SSE answer may carry notifications first (diagnostics with the first skills/list page): the answer
+            // is the message with an id.
+            const messages = (res.headers['content-type'] ?? '').includes('text/event-stream')
               ? text
                   .split('\n')
-                  .find((candidate) => candidate.startsWith('data: '))
-                  ?.slice('data: '.length)
-              : text;
+                  .filter((candidate) => candidate.startsWith('data: '))
+                  .map((candidate) => candidate.slice('data: '.length))
+              : [text];
             try {
-              resolve(JSON.parse(line ?? ''));
+              const answer = messages.map((message) => JSON.parse(message)).find((message) => 'id' in message);
+              if (answer === undefined) throw new Error('no answer');
+              resolve(answer);
             } catch {
               reject(new Error(`HTTP ${res.statusCode}: not a JSON-RPC answer: ${text.slice(0, 200)}`));
             }
