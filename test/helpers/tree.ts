@@ -11,6 +11,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 /** One entry of a {@link makeTree} spec: file contents, a symlink, a FIFO, or an (empty) directory. */
 export type TreeEntry = string | Uint8Array | { symlink: string } | { fifo: true } | { dir: true };
@@ -23,9 +24,23 @@ export const SAMPLE_SKILLS_DIR = fileURLToPath(new URL('../../sample-skills/', i
 
 const TEMP_PREFIX = 'skills-serve-test-';
 
-/** A fresh empty temp directory under `os.tmpdir()`, as its real path (macOS `/var` → `/private/var`). */
+/** Every temp directory this test file made, removed after its last test (a test may remove its own sooner). */
+const madeTempDirs: string[] = [];
+afterAll(async () => {
+  for (const dir of madeTempDirs.splice(0)) {
+    // A test that locked a folder (chmod 000) unlocks it itself; whatever still cannot be removed is left to the OS.
+    await fsp.rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  }
+});
+
+/**
+ * A fresh empty temp directory under `os.tmpdir()`, as its real path (macOS `/var` → `/private/var`); removed after
+ * the test file's last test.
+ */
 export async function makeTempDir(): Promise<string> {
-  return fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX)));
+  const dir = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), TEMP_PREFIX)));
+  madeTempDirs.push(dir);
+  return dir;
 }
 
 /**
