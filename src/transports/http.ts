@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { HttpEndpoint } from '../config.js';
+import type { Snapshot } from '../index/types.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
@@ -102,9 +103,15 @@ export class HttpAdapter implements Adapter {
     const handlerFor = (view: Visibility | undefined): ViewHandler => {
       let entry = this.#handlers.get(view);
       if (entry === undefined) {
-        // No connection to push diagnostics to: they go with each first skills/list page, as far as the view sees.
-        const diagnostics = (): readonly PublicDiagnostic[] =>
-          diagnosticsInView(runtime.store.current.diagnostics, runtime.roots, view);
+        // No connection to push diagnostics to: they go with each first skills/list page, as far as the view sees
+        // (worked out once per snapshot: a new git commit's roots come with a new snapshot).
+        let memo: { snapshot: Snapshot; diagnostics: readonly PublicDiagnostic[] } | undefined;
+        const diagnostics = (): readonly PublicDiagnostic[] => {
+          const snapshot = runtime.store.current;
+          if (memo?.snapshot !== snapshot)
+            memo = { snapshot, diagnostics: diagnosticsInView(snapshot.diagnostics, runtime.roots, view) };
+          return memo.diagnostics;
+        };
         const factory = createServerFactory(runtime, {
           stateless: true,
           ...(view === undefined ? {} : { visibility: view }),
