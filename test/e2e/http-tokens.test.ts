@@ -25,6 +25,13 @@ import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 const BILLING = 'billing-token-0123456789';
 const EVERYONE = 'everyone-token-0123456789';
+/** The tokens file each era's run starts from (and restores after moving a token). */
+const INITIAL_TOKENS = JSON.stringify({
+  tokens: [
+    { name: 'billing', token: BILLING, prefixes: ['acme/billing'] },
+    { name: 'everyone', token: EVERYONE, prefixes: ['*'] },
+  ],
+});
 const LATER = 'later-token-0123456789abc';
 
 async function clientFor(
@@ -58,15 +65,7 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
   beforeAll(async () => {
     dir = await makeTempDir();
     file = path.join(dir, 'tokens.json');
-    await fsp.writeFile(
-      file,
-      JSON.stringify({
-        tokens: [
-          { name: 'billing', token: BILLING, prefixes: ['acme/billing'] },
-          { name: 'everyone', token: EVERYONE, prefixes: ['*'] },
-        ],
-      }),
-    );
+    await fsp.writeFile(file, INITIAL_TOKENS);
     server = await startHttpServer(['--http-tokens', file, SAMPLE_SKILLS]);
   });
   afterAll(async () => {
@@ -213,15 +212,7 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
       await moved.client.close();
     }
     // Restore for the other era's run.
-    await fsp.writeFile(
-      file,
-      JSON.stringify({
-        tokens: [
-          { name: 'billing', token: BILLING, prefixes: ['acme/billing'] },
-          { name: 'everyone', token: EVERYONE, prefixes: ['*'] },
-        ],
-      }),
-    );
+    await fsp.writeFile(file, INITIAL_TOKENS);
     await waitFor(
       async () =>
         (await fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${LATER}` }, body: '{}' }))
