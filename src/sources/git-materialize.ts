@@ -2,9 +2,11 @@
  * Writes one commit's tree (or a subdirectory of it) to disk from the cache's bare repository (issue 14 "Git roots",
  * "Safety"): the listing comes from `git ls-tree`, the bytes from `git cat-file --batch`, and this module writes every
  * file itself. Nothing of git's checkout machinery runs, so no clean/smudge filter, eol or `ident` conversion, LFS
- * smudge or hook can: each file holds exactly its blob's bytes. Symlinks stay symlinks (the index's containment
- * policy judges them); submodules (gitlinks) are skipped and reported. Limits on files and bytes are checked against
- * the listing before anything is written.
+ * smudge or hook can: each file holds exactly its blob's bytes. Symlinks stay symlinks when their target stays inside
+ * the written tree (the index's containment policy judges them then); a link that is absolute or climbs out of the
+ * tree is not written, whatever `--symlinks` says, since a repository must not be able to point the server at the
+ * machine's own files. Such links and submodules (gitlinks) are skipped and reported. Limits on files and bytes are
+ * checked against the listing before anything is written.
  *
  * The tree is written to a fresh directory under the cache's `tmp/` and renamed into place, so a tree directory
  * that exists is complete.
@@ -40,8 +42,8 @@ export interface MaterializedTree {
   readonly dir: string;
   readonly files: number;
   readonly bytes: number;
-  /** Paths left out, with the reason (submodules are not fetched). */
-  readonly skipped: readonly { readonly path: string; readonly reason: 'submodule' }[];
+  /** Paths left out, with the reason: submodules are not fetched; links whose target leaves the tree not written. */
+  readonly skipped: readonly { readonly path: string; readonly reason: 'submodule' | 'link-outside-tree' }[];
 }
 
 /** What {@link materializeTree} needs. */
@@ -152,8 +154,9 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
     `${path.basename(options.target)}.${process.pid}.${randomBytes(4).toString('hex')}`,
   );
   await fsp.mkdir(temp);
+  let outsideLinks: readonly string[];
   try {
-    await writeEntries(temp, written, gitDir, env);
+    outsideLinks = await writeEntries(temp, written, gitDir, env);
     await fsp.mkdir(path.dirname(options.target), { recursive: true });
     try {
       await fsp.rename(temp, options.target);
@@ -175,23 +178,28 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
     dir: options.target,
     files: written.length,
     bytes,
-    skipped: listing
-      .filter((entry) => entry.kind === 'submodule')
-      .map((entry) => ({ path: entry.path, reason: 'submodule' as const })),
+    skipped: [
+      ...listing
+        .filter((entry) => entry.kind === 'submodule')
+        .map((entry) => ({ path: entry.path, reason: 'submodule' as const })),
+      ...outsideLinks.map((link) => ({ path: link, reason: 'link-outside-tree' as const })),
+    ],
   };
 }
 
 /**
  * Writes every entry's blob under `root` through one `git cat-file --batch`. Regular files are created exclusively
  * (`wx`, never through an existing link) with mode 0644; symlinks are created last, so no file is ever written
- * through a link this tree made.
+ * through a link this tree made, and only when {@link staysInTree}.
+ *
+ * @returns the paths of the links not written because their target leaves the tree.
  */
 async function writeEntries(
   root: string,
   entries: readonly TreeEntry[],
   gitDir: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<void> {
+): Promise<string[]> {
   const directories = new Set<string>();
   for (const entry of entries) {
     const parts = entry.path.split('/');
@@ -202,6 +210,7 @@ async function writeEntries(
   const child = spawnGit(['--git-dir', gitDir, 'cat-file', '--batch'], { env, timeoutMs: 30 * 60_000 });
   const reader = new BatchReader(child.stdout);
   const links: { path: string; target: string }[] = [];
+  const outside: string[] = [];
   // Object ids go in as the output is consumed, so neither pipe fills up.
   const feeding = (async () => {
     for (const entry of entries) {
@@ -234,7 +243,8 @@ async function writeEntries(
         const target = Buffer.concat(chunks).toString('utf8');
         if (target === '' || target.includes('\0'))
           throw new GitSourceError('git-failed', `symlink ${entry.path} has an empty or invalid target`);
-        links.push({ path: abs, target });
+        if (staysInTree(entry.path, target)) links.push({ path: abs, target });
+        else outside.push(entry.path);
       } else {
         const handle = await fsp.open(
           abs,
@@ -260,4 +270,17 @@ async function writeEntries(
   const { spawnError } = await child.exited;
   if (spawnError !== undefined) throw gitUnavailable(spawnError);
   for (const link of links) await fsp.symlink(link.target, link.path);
+  return outside;
+}
+
+/**
+ * Whether a link at `linkPath` (`/`-separated, relative to the written tree) with target `target` points inside the
+ * tree, judged on the text alone: relative, and not climbing above the tree's top (`a/l -> ../b` stays,
+ * `a/l -> ../../b` and `/etc` leave). A link through another link can still leave it; the index's containment policy
+ * judges real paths after this.
+ */
+function staysInTree(linkPath: string, target: string): boolean {
+  if (path.posix.isAbsolute(target)) return false;
+  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(linkPath), target));
+  return resolved !== '..' && !resolved.startsWith('../');
 }

@@ -295,14 +295,27 @@ export class GitRoot extends EventEmitter {
     return materialized === undefined ? {} : { files: materialized.files, bytes: materialized.bytes };
   }
 
-  /** Says which paths of a written tree are submodules, not fetched and so not served (their skills are missing). */
+  /**
+   * Says which paths of a written tree were left out: submodules (not fetched, so their skills are missing) and links
+   * whose target leaves the tree (not written). One warning each kind.
+   */
   #logSkipped(checkout: Checkout): void {
-    const paths = checkout.materialized?.skipped.map((entry) => entry.path) ?? [];
-    if (paths.length === 0) return;
-    this.#options.logger?.warn(
-      { event: 'git-submodules-skipped', ...this.#logFields(checkout.provenance.commit), paths },
-      `${this.#describe} at commit ${checkout.provenance.commit}: ${paths.length} submodule(s) not fetched, so not served: ${paths.join(', ')}`,
-    );
+    const skipped = checkout.materialized?.skipped ?? [];
+    const { commit } = checkout.provenance;
+    const submodules = skipped.filter((entry) => entry.reason === 'submodule').map((entry) => entry.path);
+    if (submodules.length > 0) {
+      this.#options.logger?.warn(
+        { event: 'git-submodules-skipped', ...this.#logFields(commit), paths: submodules },
+        `${this.#describe} at commit ${commit}: ${submodules.length} submodule(s) not fetched, so not served: ${submodules.join(', ')}`,
+      );
+    }
+    const links = skipped.filter((entry) => entry.reason === 'link-outside-tree').map((entry) => entry.path);
+    if (links.length > 0) {
+      this.#options.logger?.warn(
+        { event: 'git-links-skipped', ...this.#logFields(commit), paths: links },
+        `${this.#describe} at commit ${commit}: ${links.length} symlink(s) pointing outside the tree not written, so not served: ${links.join(', ')}`,
+      );
+    }
   }
 
   #warn(message: string): void {

@@ -14,7 +14,7 @@ import { GitSourceError } from '../../src/sources/git-errors.js';
 import { parseGitAllow } from '../../src/sources/git-url.js';
 import { committedTree, createRemote, diskTree, git, isolatedGitEnv } from '../helpers/git-repo.js';
 import { gitSpec, makeGitRoot, recordingLogger, remoteUrl, TRANSPORTS } from '../helpers/git-root.js';
-import { makeTempDir, skillMd } from '../helpers/tree.js';
+import { addToTree, makeTempDir, skillMd } from '../helpers/tree.js';
 
 /** Every hook git knows of (githooks(5)); each trap writes a sentinel file named after itself. */
 const HOOKS = [
@@ -422,6 +422,51 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
       expect(`${JSON.stringify(checkout)}\n${logger.text()}\n${warnings.join('\n')}`).not.toContain(form);
       expect(await allText(cacheDir)).not.toContain(form);
     }
+  });
+});
+
+describe('symlinks in a repository', () => {
+  it('writes links that stay inside the tree and skips (and reports) absolute ones and ones that climb out', async () => {
+    const victim = await makeTempDir();
+    await addToTree(victim, { 'secret/SKILL.md': skillMd('secret', 'Not part of the repository.') });
+    const remote = await createRemote();
+    await remote.commit({
+      'skills/alpha/SKILL.md': skillMd('alpha', 'Has links.'),
+      'skills/alpha/notes.md': 'Notes.\n',
+      'skills/alpha/inside': { symlink: 'notes.md' },
+      'skills/alpha/sibling': { symlink: '../beta' },
+      'skills/beta/SKILL.md': skillMd('beta', 'Linked to.'),
+      'skills/absolute': { symlink: path.join(victim, 'secret') },
+      'skills/alpha/climbing': { symlink: '../../../../../../../../..' + path.join(victim, 'secret') },
+      'skills/up': { symlink: '../README.md' },
+      'README.md': 'Top.\n',
+    });
+    const logger = recordingLogger();
+    const checkout = await (await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { logger })).start();
+    const { commit } = checkout.provenance;
+    expect(checkout.materialized?.skipped).toEqual([
+      { path: 'absolute', reason: 'link-outside-tree' },
+      { path: 'alpha/climbing', reason: 'link-outside-tree' },
+      { path: 'up', reason: 'link-outside-tree' },
+    ]);
+    const tree = checkout.root.dir;
+    expect(await fsp.readlink(path.join(tree, 'alpha', 'inside'))).toBe('notes.md');
+    expect(await fsp.readlink(path.join(tree, 'alpha', 'sibling'))).toBe('../beta');
+    for (const gone of ['absolute', 'alpha/climbing', 'up'])
+      await expect(fsp.lstat(path.join(tree, ...gone.split('/')))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
+      {
+        level: 'warn',
+        object: {
+          event: 'git-links-skipped',
+          source: remote.fileUrl,
+          ref: 'main',
+          commit,
+          paths: ['absolute', 'alpha/climbing', 'up'],
+        },
+        message: `${remote.fileUrl}#main:skills at commit ${commit}: 3 symlink(s) pointing outside the tree not written, so not served: absolute, alpha/climbing, up`,
+      },
+    ]);
   });
 });
 
