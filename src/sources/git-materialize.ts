@@ -2,11 +2,11 @@
  * Writes one commit's tree (or a subdirectory of it) to disk from the cache's bare repository (issue 14 "Git roots",
  * "Safety"): the listing comes from `git ls-tree`, the bytes from `git cat-file --batch`, and this module writes every
  * file itself. Nothing of git's checkout machinery runs, so no clean/smudge filter, eol or `ident` conversion, LFS
- * smudge or hook can: each file holds exactly its blob's bytes. Symlinks stay symlinks when their target stays inside
- * the written tree (the index's containment policy judges them then); a link that is absolute or climbs out of the
- * tree is not written, whatever `--symlinks` says, since a repository must not be able to point the server at the
- * machine's own files. Such links and submodules (gitlinks) are skipped and reported. Limits on files and bytes are
- * checked against the listing before anything is written.
+ * smudge or hook can: each file holds exactly its blob's bytes. Symlinks stay symlinks when they resolve inside the
+ * written tree (the index's containment policy judges them then); a link that resolves outside it (absolute, climbing
+ * out, or through other links) or to nothing is removed, whatever `--symlinks` says, since a repository must not be
+ * able to point the server at the machine's own files. Such links and submodules (gitlinks) are skipped and reported.
+ * Limits on files and bytes are checked against the listing before anything is written.
  *
  * The tree is written to a fresh directory under the cache's `tmp/` and renamed into place, so a tree directory
  * that exists is complete.
@@ -42,7 +42,7 @@ export interface MaterializedTree {
   readonly dir: string;
   readonly files: number;
   readonly bytes: number;
-  /** Paths left out, with the reason: submodules are not fetched; links whose target leaves the tree not written. */
+  /** Paths left out, with the reason: submodules are not fetched; links resolving outside the tree are removed. */
   readonly skipped: readonly { readonly path: string; readonly reason: 'submodule' | 'link-outside-tree' }[];
 }
 
@@ -190,9 +190,10 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
 /**
  * Writes every entry's blob under `root` through one `git cat-file --batch`. Regular files are created exclusively
  * (`wx`, never through an existing link) with mode 0644; symlinks are created last, so no file is ever written
- * through a link this tree made, and only when {@link staysInTree}.
+ * through a link this tree made; then every link that does not resolve inside `root` is removed again
+ * ({@link removeEscapingLinks}).
  *
- * @returns the paths of the links not written because their target leaves the tree.
+ * @returns the paths of the links removed.
  */
 async function writeEntries(
   root: string,
@@ -209,8 +210,7 @@ async function writeEntries(
 
   const child = spawnGit(['--git-dir', gitDir, 'cat-file', '--batch'], { env, timeoutMs: 30 * 60_000 });
   const reader = new BatchReader(child.stdout);
-  const links: { path: string; target: string }[] = [];
-  const outside: string[] = [];
+  const links: { path: string; rel: string; target: string }[] = [];
   // Object ids go in as the output is consumed, so neither pipe fills up.
   const feeding = (async () => {
     for (const entry of entries) {
@@ -243,8 +243,7 @@ async function writeEntries(
         const target = Buffer.concat(chunks).toString('utf8');
         if (target === '' || target.includes('\0'))
           throw new GitSourceError('git-failed', `symlink ${entry.path} has an empty or invalid target`);
-        if (staysInTree(entry.path, target)) links.push({ path: abs, target });
-        else outside.push(entry.path);
+        links.push({ path: abs, rel: entry.path, target });
       } else {
         const handle = await fsp.open(
           abs,
@@ -270,17 +269,35 @@ async function writeEntries(
   const { spawnError } = await child.exited;
   if (spawnError !== undefined) throw gitUnavailable(spawnError);
   for (const link of links) await fsp.symlink(link.target, link.path);
-  return outside;
+  return removeEscapingLinks(root, links);
 }
 
 /**
- * Whether a link at `linkPath` (`/`-separated, relative to the written tree) with target `target` points inside the
- * tree, judged on the text alone: relative, and not climbing above the tree's top (`a/l -> ../b` stays,
- * `a/l -> ../../b` and `/etc` leave). A link through another link can still leave it; the index's containment policy
- * judges real paths after this.
+ * Removes every link whose real path (the kernel's resolution, through any chain of links) is not inside `root`, or
+ * that resolves to nothing (a dangling link's text could name a place outside that appears later), until none is
+ * left: `up -> ..`, `/etc`, and chains like `t -> .`, `q -> t/..` that no single link's text gives away.
+ *
+ * @param root the directory the tree was written to.
+ * @param links the links written under it (`rel`: `/`-separated path relative to `root`).
+ * @returns the `rel` of each link removed, in listing order.
  */
-function staysInTree(linkPath: string, target: string): boolean {
-  if (path.posix.isAbsolute(target)) return false;
-  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(linkPath), target));
-  return resolved !== '..' && !resolved.startsWith('../');
+async function removeEscapingLinks(
+  root: string,
+  links: readonly { readonly path: string; readonly rel: string }[],
+): Promise<string[]> {
+  const top = await fsp.realpath(root);
+  const removed = new Set<string>();
+  // Removing a link can only make the links through it dangle, which the next round removes too.
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const link of links) {
+      if (removed.has(link.rel)) continue;
+      const real = await fsp.realpath(link.path).catch(() => undefined);
+      if (real !== undefined && (real === top || real.startsWith(top + path.sep))) continue;
+      await fsp.unlink(link.path);
+      removed.add(link.rel);
+      changed = true;
+    }
+  }
+  return links.filter((link) => removed.has(link.rel)).map((link) => link.rel);
 }

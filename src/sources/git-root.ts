@@ -297,7 +297,7 @@ export class GitRoot extends EventEmitter {
 
   /**
    * Says which paths of a written tree were left out: submodules (not fetched, so their skills are missing) and links
-   * whose target leaves the tree (not written). One warning each kind.
+   * that resolve outside the tree or to nothing (removed). One warning each kind.
    */
   #logSkipped(checkout: Checkout): void {
     const skipped = checkout.materialized?.skipped ?? [];
@@ -313,7 +313,7 @@ export class GitRoot extends EventEmitter {
     if (links.length > 0) {
       this.#options.logger?.warn(
         { event: 'git-links-skipped', ...this.#logFields(commit), paths: links },
-        `${this.#describe} at commit ${commit}: ${links.length} symlink(s) pointing outside the tree not written, so not served: ${links.join(', ')}`,
+        `${this.#describe} at commit ${commit}: ${links.length} symlink(s) resolving outside the tree or to nothing removed, so not served: ${links.join(', ')}`,
       );
     }
   }

@@ -426,7 +426,7 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
 });
 
 describe('symlinks in a repository', () => {
-  it('writes links that stay inside the tree and skips (and reports) absolute ones and ones that climb out', async () => {
+  it('keeps links that resolve inside the tree; removes and reports absolute, climbing, chained and dangling ones', async () => {
     const victim = await makeTempDir();
     await addToTree(victim, { 'secret/SKILL.md': skillMd('secret', 'Not part of the repository.') });
     const remote = await createRemote();
@@ -439,20 +439,24 @@ describe('symlinks in a repository', () => {
       'skills/absolute': { symlink: path.join(victim, 'secret') },
       'skills/alpha/climbing': { symlink: '../../../../../../../../..' + path.join(victim, 'secret') },
       'skills/up': { symlink: '../README.md' },
+      // No single link's text leaves the tree, but the chain does: here -> top, parent -> here/.. (one level up).
+      'skills/here': { symlink: '.' },
+      'skills/parent': { symlink: 'here/..' },
+      'skills/nowhere': { symlink: 'alpha/missing' },
       'README.md': 'Top.\n',
     });
     const logger = recordingLogger();
     const checkout = await (await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { logger })).start();
     const { commit } = checkout.provenance;
-    expect(checkout.materialized?.skipped).toEqual([
-      { path: 'absolute', reason: 'link-outside-tree' },
-      { path: 'alpha/climbing', reason: 'link-outside-tree' },
-      { path: 'up', reason: 'link-outside-tree' },
-    ]);
+    const removed = ['absolute', 'alpha/climbing', 'nowhere', 'parent', 'up'];
+    expect(checkout.materialized?.skipped).toEqual(
+      removed.map((link) => ({ path: link, reason: 'link-outside-tree' })),
+    );
     const tree = checkout.root.dir;
     expect(await fsp.readlink(path.join(tree, 'alpha', 'inside'))).toBe('notes.md');
     expect(await fsp.readlink(path.join(tree, 'alpha', 'sibling'))).toBe('../beta');
-    for (const gone of ['absolute', 'alpha/climbing', 'up'])
+    expect(await fsp.readlink(path.join(tree, 'here'))).toBe('.');
+    for (const gone of removed)
       await expect(fsp.lstat(path.join(tree, ...gone.split('/')))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
       {
@@ -462,9 +466,9 @@ describe('symlinks in a repository', () => {
           source: remote.fileUrl,
           ref: 'main',
           commit,
-          paths: ['absolute', 'alpha/climbing', 'up'],
+          paths: removed,
         },
-        message: `${remote.fileUrl}#main:skills at commit ${commit}: 3 symlink(s) pointing outside the tree not written, so not served: absolute, alpha/climbing, up`,
+        message: `${remote.fileUrl}#main:skills at commit ${commit}: 5 symlink(s) resolving outside the tree or to nothing removed, so not served: ${removed.join(', ')}`,
       },
     ]);
   });
