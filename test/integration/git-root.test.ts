@@ -55,9 +55,11 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     expect(checkout.provenance).toEqual({ source: url, ref: 'v1.0', commit: tagged, subdir: 'skills' });
     expect(path.dirname(checkout.root.dir)).toBe(path.dirname(path.dirname(checkout.root.dir)) + path.sep + 'trees');
     expect(path.basename(checkout.root.dir).startsWith(`${tagged}-`)).toBe(true);
-    // Every file holds its blob's bytes: no eol conversion, no ident expansion; links stay links.
-    const expected = committedTree(remote.bare, tagged, 'skills');
-    expect(Object.keys(expected).sort()).toEqual(
+    // Every file holds its blob's bytes: no eol conversion, no ident expansion; links inside the tree stay links,
+    // the absolute one is not written.
+    const { 'pdf/link-outside': outside, ...expected } = committedTree(remote.bare, tagged, 'skills');
+    expect(outside).toEqual({ symlink: '/etc/hostname' });
+    expect([...Object.keys(expected), 'pdf/link-outside'].sort()).toEqual(
       Object.keys(TREE)
         .filter((rel) => rel.startsWith('skills/'))
         .map((rel) => rel.slice('skills/'.length))
@@ -72,12 +74,12 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     expect(checkout.materialized).toEqual({
       files: 9,
       bytes: Object.values(expected).reduce((sum, item) => sum + (Buffer.isBuffer(item) ? item.length : 0), 0),
-      skipped: [],
+      skipped: [{ path: 'pdf/link-outside', reason: 'link-outside-tree' }],
     });
     // Nothing is executable.
     expect((await fsp.stat(path.join(checkout.root.dir, 'pdf', 'run.sh'))).mode & 0o111).toBe(0);
 
-    // The index serves the tree like a folder: digests of the committed bytes; the link out of the root is skipped.
+    // The index serves the tree like a folder: digests of the committed bytes; the link out of the tree is gone.
     const snapshot = await buildSnapshot([{ dir: checkout.root.dir, prefix: ['team'] }]);
     const skill = snapshot.skills.get('skill://team/pdf/SKILL.md');
     const resources = skill === undefined ? [] : entryOf(skill).resources;
@@ -87,7 +89,6 @@ describe.each(TRANSPORTS)('git roots over %s', (transport) => {
     });
     expect(findFile(snapshot, 'skill://team/pdf/link-inside.md')).toBeDefined();
     expect(findFile(snapshot, 'skill://team/pdf/link-outside')).toBeUndefined();
-    expect(snapshot.diagnostics.map((diagnostic) => diagnostic.rule)).toContain('symlink-outside-root');
 
     // Immutable: a second server on the same cache does not contact the remote at all, even once it is gone.
     await root.stop();
