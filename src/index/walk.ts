@@ -11,7 +11,7 @@
  * Problems inside the tree never throw: each becomes one warning diagnostic (special files, unreadable files and
  * directories, links not followed, names that are not UTF-8). The walk yields to the event loop every `SLICE_MS`.
  */
-import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { describeIoError, hashFileSync, isTransientIoError, NotHashableError, type Hashed } from './digest.js';
 import {
@@ -197,24 +197,32 @@ class RegionWalker {
 
   async walk(start: string): Promise<RegionWalk> {
     const { rootDir } = this.#context;
-    const segments = start === '' ? [] : start.split('/');
-    const layers: IgnoreLayer[] = [];
-    // What the directories above `start` contribute: their real paths (a link back up is a loop) and their
-    // `.skillsignore` rules (so a partial walk ignores exactly what a full walk does).
-    for (let depth = 0; depth < segments.length; depth++) {
-      const aboveAbs = path.join(rootDir, ...segments.slice(0, depth));
-      const aboveReal = realOrSelf(aboveAbs);
-      this.#ancestors.add(aboveReal);
-      const layer = this.#readIgnoreLayer(segments.slice(0, depth).join('/'), aboveAbs, aboveReal);
-      if (layer !== undefined) layers.push(layer);
+    let dir: Dir = {
+      name: this.#intern(path.basename(rootDir)),
+      rel: '',
+      abs: rootDir,
+      real: realpathSync(rootDir),
+      linked: true,
+      layers: [],
+      anchor: undefined,
+    };
+    // Down to `start` the way a full walk gets there: each step judged by `#resolve` (ignore rules, the symlink
+    // policy and the anchor of a linked skill folder), each directory above adding its real path (a link back up
+    // is a loop) and its `.skillsignore`, so a partial walk serves exactly what a full walk would.
+    for (const segment of start === '' ? [] : start.split('/')) {
+      this.#ancestors.add(dir.real);
+      const layer = this.#readIgnoreLayer(dir.rel, dir.abs, dir.real);
+      const layers = layer === undefined ? dir.layers : [...dir.layers, layer];
+      const resolved = this.#resolve({ ...dir, layers }, entryAt(dir.real, segment), layers, false);
+      if (resolved === undefined) return this.#result; // ignored, or a link the policy does not follow (noted)
+      // A region named by an event may be a file (an entry appeared outside every skill): there is nothing to walk.
+      if (resolved.kind !== 'dir')
+        throw Object.assign(new Error(`${joinPath(dir.abs, segment)} is not a directory`), { code: 'ENOTDIR' });
+      dir = resolved.dir;
     }
-    if (start !== '' && isIgnoredByLayers(layers, start, true)) return this.#result;
-    const abs = segments.length === 0 ? rootDir : path.join(rootDir, ...segments);
-    const real = realpathSync(abs);
-    // A region named by an event may be a file (an entry appeared outside every skill): there is nothing to walk.
-    if (!statSync(real).isDirectory()) throw Object.assign(new Error(`${abs} is not a directory`), { code: 'ENOTDIR' });
-    const name = this.#intern(start === '' ? path.basename(rootDir) : (segments.at(-1) as string));
-    await this.#search({ name, rel: start, abs, real, linked: true, layers, anchor: undefined });
+    if (start === '' && !statSync(dir.real).isDirectory())
+      throw Object.assign(new Error(`${rootDir} is not a directory`), { code: 'ENOTDIR' });
+    await this.#search(dir);
     return this.#result;
   }
 
@@ -255,7 +263,7 @@ class RegionWalker {
    *
    * @param insideSkill files matter (outside skills only directories and `SKILL.md` do).
    */
-  #resolve(dir: Dir, entry: Dirent, layers: readonly IgnoreLayer[], insideSkill: boolean): Resolved | undefined {
+  #resolve(dir: Dir, entry: DirEntry, layers: readonly IgnoreLayer[], insideSkill: boolean): Resolved | undefined {
     const name = this.#intern(entry.name);
     if (isIgnoredName(name)) return undefined;
     if (!isRepresentableName(name)) {
@@ -575,12 +583,22 @@ function topmost(targets: readonly string[], regionReal: string): string[] {
   return kept;
 }
 
-function realOrSelf(abs: string): string {
-  try {
-    return realpathSync(abs);
-  } catch {
-    return abs;
-  }
+/** What `#resolve` needs of a directory entry: a `Dirent` from a listing, or {@link entryAt}. */
+type DirEntry = Pick<Dirent, 'name' | 'isFile' | 'isDirectory' | 'isSymbolicLink'>;
+
+/**
+ * The entry `name` of the directory at `real`, as its listing would give it (from `lstat`: a link is a link).
+ *
+ * @throws the `lstat` error (ENOENT when it is gone).
+ */
+function entryAt(real: string, name: string): DirEntry {
+  const stat = lstatSync(joinPath(real, name));
+  return {
+    name,
+    isFile: () => stat.isFile(),
+    isDirectory: () => stat.isDirectory(),
+    isSymbolicLink: () => stat.isSymbolicLink(),
+  };
 }
 
 function joinRel(rel: string, name: string): string {

@@ -2,13 +2,14 @@
  * A change behind a symlink reaches every skill that serves the file under another name: the watcher reports it at
  * the target's own path, and the live index rebuilds the regions linking to it (real trees, real builder).
  */
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { IndexBuilder } from '../../src/index/build.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { digestOf } from '../../src/index/record.js';
 import { findFile } from '../../src/index/snapshot.js';
 import { SnapshotStore } from '../../src/index/store.js';
+import type { Snapshot } from '../../src/index/types.js';
 import { LiveIndex } from '../../src/watch/live-index.js';
 import { sha256, skillMd, tempTrees } from '../helpers/tree.js';
 
@@ -52,4 +53,42 @@ it('rebuilds the skills that link to a changed file, a file outside every skill,
   await live.apply([{ rootIndex: 0, kind: 'change', rel: 's/own.md' }]);
   expect(served('skill://s/own.md')).toBe(sha256('own v2\n'));
   expect(served('skill://t/peer.md')).toBe(sha256('own v2\n'));
+});
+
+describe.each(['within', 'skip'] as const)('a link that appears while serving, --symlinks %s', (symlinks) => {
+  it('is judged as a full build judges it: a link to a folder outside the root, and a dangling one', async () => {
+    const outside = await temps.tree({ 'secret-skill/SKILL.md': skillMd('secret-skill', 'Outside the root.') });
+    const root = await temps.tree({ 'a/SKILL.md': skillMd('a', 'Inside the root.') });
+    const store = new SnapshotStore((error) => {
+      throw error;
+    });
+    const live = new LiveIndex(new IndexBuilder([{ dir: root, prefix: [] }], { symlinks }), store, () => undefined);
+    await live.buildAll();
+
+    await symlink(outside, path.join(root, 'pack'));
+    await symlink('/nonexistent-skills-serve-target', path.join(root, 'dangling'));
+    await live.apply([
+      { rootIndex: 0, kind: 'rename', rel: 'pack' },
+      { rootIndex: 0, kind: 'rename', rel: 'dangling' },
+    ]);
+    const fresh = await buildSnapshot([{ dir: root, prefix: [] }], { symlinks });
+    const view = (snapshot: Snapshot): unknown => ({
+      skills: snapshot.ordered.map((skill) => skill.uri),
+      diagnostics: snapshot.diagnostics.map(({ rule, file }) => ({ rule, file })),
+    });
+    expect(view(store.current)).toEqual(view(fresh));
+    expect(view(store.current)).toEqual({
+      skills: ['skill://a/SKILL.md'],
+      diagnostics: [
+        {
+          rule: symlinks === 'skip' ? 'symlink-skipped' : 'symlink-dangling',
+          file: path.join(root, 'dangling'),
+        },
+        {
+          rule: symlinks === 'skip' ? 'symlink-skipped' : 'symlink-outside-root',
+          file: path.join(root, 'pack'),
+        },
+      ],
+    });
+  });
 });
