@@ -38,6 +38,9 @@ export const SAFETY_CONFIG: readonly (readonly [string, string])[] = [
   ['maintenance.auto', 'false'],
   ['fetch.writeCommitGraph', 'false'],
   ['init.templateDir', ''],
+  // A redirect could lead off the --git-allow list (checked on the URL as given), and with a token it would carry
+  // the Authorization header along: no run follows one. A moved repository fails with git's redirect message.
+  ['http.followRedirects', 'false'],
   // Keep every fetched pack as a pack (not loose objects), so the download watchdog can measure it as it grows.
   ['fetch.unpackLimit', '1'],
 ];

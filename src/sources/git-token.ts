@@ -45,12 +45,7 @@ export function tokenAuth(remote: GitRemote, token: string | undefined, username
   }
   const origin = `${remote.scheme}://${remote.hostname}${remote.port === '' ? '' : `:${remote.port}`}/`;
   const header = `Authorization: Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`;
-  // After a redirect git sends its extra headers to the new location too: with a token, follow none.
-  return {
-    secretConfig: [
-      [`http.${origin}.extraHeader`, header],
-      ['http.followRedirects', 'false'],
-    ],
-    secrets,
-  };
+  // After a redirect git would send its extra headers to the new location too; no run follows one
+  // (`http.followRedirects=false` is in every run's safety configuration, git-exec.ts).
+  return { secretConfig: [[`http.${origin}.extraHeader`, header]], secrets };
 }

@@ -8,6 +8,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GitSourceError } from '../../src/sources/git-errors.js';
@@ -304,6 +305,29 @@ describe('a pushed commit without the subdirectory', () => {
 });
 
 describe('allowlist', () => {
+  it('follows no HTTP redirect, with or without a token: a remote cannot lead git somewhere else', async () => {
+    const remote = await createRemote();
+    await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'First.') });
+    const { url: target, server } = await remoteUrl(remote, 'http');
+    // An allowed address that answers every request with a redirect to another server.
+    const redirector = http.createServer((request, response) => {
+      response.writeHead(301, { location: `${target.replace(/\/skills\.git$/u, '')}${request.url ?? '/'}` }).end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (redirector.address() as { port: number }).port;
+      for (const token of [undefined, 'a-token-for-the-redirect-test']) {
+        const root = await makeGitRoot(gitSpec(`http://127.0.0.1:${port}/skills.git`, 'main'), {
+          ...(token === undefined ? {} : { token }),
+        });
+        await expect(root.start()).rejects.toMatchObject({ reason: 'unreachable' });
+      }
+      expect(server?.requests).toEqual([]);
+    } finally {
+      await new Promise((resolve) => redirector.close(resolve));
+    }
+  });
+
   it('refuses a remote off the --git-allow list before any request, and admits one on it', async () => {
     const remote = await createRemote();
     await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'First.') });

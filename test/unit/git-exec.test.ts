@@ -19,6 +19,7 @@ describe('gitArguments', () => {
     expect(pairs).toContain('core.hooksPath=/dev/null');
     expect(pairs).toContain('protocol.allow=never');
     expect(pairs).toContain('protocol.ext.allow=never');
+    expect(pairs).toContain('http.followRedirects=false');
     expect(pairs.filter((pair) => pair.endsWith('.allow=always'))).toEqual(['protocol.https.allow=always']);
     expect(
       gitArguments(['cat-file', '--batch']).filter(
@@ -80,16 +81,11 @@ describe('gitEnvironment', () => {
 
 describe('tokenAuth', () => {
   const header = `Authorization: Basic ${Buffer.from('x-access-token:tok').toString('base64')}`;
-  const NO_REDIRECTS = ['http.followRedirects', 'false'];
-
   it.each([
-    ['https://github.com/acme/skills.git', [['http.https://github.com/.extraHeader', header], NO_REDIRECTS]],
-    [
-      'https://git.example:8443/acme/skills.git',
-      [['http.https://git.example:8443/.extraHeader', header], NO_REDIRECTS],
-    ],
-    ['http://127.0.0.1:8080/skills.git', [['http.http://127.0.0.1:8080/.extraHeader', header], NO_REDIRECTS]],
-    ['http://localhost/skills.git', [['http.http://localhost/.extraHeader', header], NO_REDIRECTS]],
+    ['https://github.com/acme/skills.git', [['http.https://github.com/.extraHeader', header]]],
+    ['https://git.example:8443/acme/skills.git', [['http.https://git.example:8443/.extraHeader', header]]],
+    ['http://127.0.0.1:8080/skills.git', [['http.http://127.0.0.1:8080/.extraHeader', header]]],
+    ['http://localhost/skills.git', [['http.http://localhost/.extraHeader', header]]],
     ['ssh://git@github.com/acme/skills.git', []],
     ['file:///srv/skills.git', []],
   ])('%s → %j', (url, config) => {
