@@ -1,14 +1,18 @@
 /**
- * Which stdin lines the SDK would drop without a word (pure): text that is not JSON, JSON that is not a JSON-RPC 2.0
- * message, and requests whose shape is wrong although they carry a usable `id`. The stdio transport
- * (`transports/stdio-wire.ts`) answers each such line (-32700 Parse error, or -32600 Invalid Request with the
- * request's `id`) and logs it, so a host never waits for an answer that cannot come (issue "Hardening": robustness).
+ * Each stdin line parsed once and judged (pure): blank, a JSON-RPC 2.0 message as the SDK's schema accepts it, or the
+ * answer owed to a line the SDK would drop without a word (text that is not JSON, JSON that is not a message, a
+ * request whose shape the schema refuses although it carries a usable `id`). The stdio transport
+ * (`transports/stdio-wire.ts`) answers each refused line (-32700 Parse error, or -32600 Invalid Request with the
+ * request's `id`, or `null` when it has none) and logs it, so a host never waits for an answer that cannot come.
  */
-import { INVALID_REQUEST, PARSE_ERROR } from '@modelcontextprotocol/server';
+import { INVALID_REQUEST, PARSE_ERROR, parseJSONRPCMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** What to do with one line from stdin. */
 export type LineVerdict =
-  | { readonly kind: 'pass' }
+  | { readonly kind: 'blank' }
+  | { readonly kind: 'message'; readonly message: JSONRPCMessage }
+  /** A response (no `method`) the schema refuses: nothing to answer, only to report. */
+  | { readonly kind: 'unusable'; readonly reason: string }
   | {
       readonly kind: 'reject';
       readonly id: string | number | null;
@@ -30,12 +34,13 @@ export function isRequestId(id: unknown): id is string | number {
  * Classifies one line (pure).
  *
  * @param line one line of stdin, without its newline.
- * @returns `pass` for blank lines (JSON whitespace: space, tab, CR) and well-formed JSON-RPC 2.0 messages (requests,
- *   notifications, responses); otherwise the error to answer.
+ * @returns `blank` for JSON whitespace only (space, tab, CR); `message` with the parsed message when the SDK's
+ *   JSON-RPC schema accepts it (requests, notifications, responses); otherwise what to answer (`reject`) or, for a
+ *   response, `unusable`.
  */
 export function classifyLine(line: string): LineVerdict {
   // Blank means JSON whitespace only: `trim()` would also drop U+00A0, U+2028, U+FEFF… and leave the line unanswered.
-  if (/^[ \t\r]*$/u.test(line)) return { kind: 'pass' };
+  if (/^[ \t\r]*$/u.test(line)) return { kind: 'blank' };
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -59,8 +64,21 @@ export function classifyLine(line: string): LineVerdict {
   const id = message['id'];
   const usableId = isRequestId(id) ? id : null;
   const problem = shapeProblem(message);
-  if (problem === undefined) return { kind: 'pass' };
-  return { kind: 'reject', id: usableId, code: INVALID_REQUEST, message: `Invalid Request: ${problem}` };
+  if (problem !== undefined)
+    return { kind: 'reject', id: usableId, code: INVALID_REQUEST, message: `Invalid Request: ${problem}` };
+  try {
+    return { kind: 'message', message: parseJSONRPCMessage(message) };
+  } catch {
+    // The schema is stricter than the checks above (unknown top-level keys, a `progressToken` that is not a string
+    // or an integer, …): the SDK would drop the line, so it is answered here.
+    if (!('method' in message)) return { kind: 'unusable', reason: 'a response that does not match the schema' };
+    return {
+      kind: 'reject',
+      id: usableId,
+      code: INVALID_REQUEST,
+      message: 'Invalid Request: the message does not match the JSON-RPC 2.0 schema',
+    };
+  }
 }
 
 function shapeProblem(message: Record<string, unknown>): string | undefined {

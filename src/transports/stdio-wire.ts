@@ -11,7 +11,7 @@
  * - When stdin ends, the requests already read are answered first (bounded), then it closes; it closes at once when
  *   stdout fails (the host went away). `onclose` fires once.
  */
-import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
 import { classifyLine, type LineVerdict } from '../server/jsonrpc-gate.js';
 import { INVALID_REQUEST } from '@modelcontextprotocol/server';
@@ -217,18 +217,16 @@ export class StdioWire implements Transport {
     let line = parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8');
     if (line.endsWith('\r')) line = line.slice(0, -1);
     const verdict = classifyLine(line);
+    if (verdict.kind === 'blank') return;
     if (verdict.kind === 'reject') {
       this.#reject(verdict, line.slice(0, 200));
       return;
     }
-    if (line.trim() === '') return;
-    let message: JSONRPCMessage;
-    try {
-      message = deserializeMessage(line);
-    } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    if (verdict.kind === 'unusable') {
+      this.onerror?.(new Error(`ignored a line from the client: ${verdict.reason}`));
       return;
     }
+    const { message } = verdict;
     if ('method' in message && 'id' in message && message.method !== 'subscriptions/listen')
       this.#unanswered.add(message.id);
     this.onmessage?.(message);

@@ -195,6 +195,10 @@ describe('hostile JSON lines', () => {
   it('answers every request that carries a usable id exactly once, with -32600 naming what is wrong, logged', async () => {
     const session = await startSession([await smallTree()]);
     const paramsNotObject: RpcError = { code: -32600, message: 'Invalid Request: "params" must be an object' };
+    const OFF_SCHEMA: RpcError = {
+      code: -32600,
+      message: 'Invalid Request: the message does not match the JSON-RPC 2.0 schema',
+    };
     const cases: { label: string; message: Message; error: RpcError }[] = [
       {
         label: 'params is a string',
@@ -228,6 +232,13 @@ describe('hostile JSON lines', () => {
       },
       { label: 'jsonrpc is "1.0"', message: { jsonrpc: '1.0', method: 'ping' }, error: BAD_VERSION },
       { label: 'jsonrpc is missing', message: { method: 'ping' }, error: BAD_VERSION },
+      // Shapes only the SDK's schema refuses (before, the SDK dropped them and the host waited forever).
+      { label: 'an unknown top-level key', message: { jsonrpc: '2.0', method: 'ping', extra: 1 }, error: OFF_SCHEMA },
+      {
+        label: 'a progressToken that is not a string or an integer',
+        message: { jsonrpc: '2.0', method: 'ping', params: { _meta: { progressToken: 1.5 } } },
+        error: OFF_SCHEMA,
+      },
     ];
     for (const { label, message, error } of cases) {
       const id = session.id();
