@@ -60,12 +60,16 @@ export function exitCodeOf(code: ErrorCode): number {
  * The JSON-RPC error a request answers with.
  *
  * @param error anything a handler threw.
- * @returns a domain error's code and message; a `ProtocolError` as it is; `undefined` for anything else (a bug: the
- *   caller logs it and answers -32603 without details).
+ * @param onUnexpected told about anything that is neither a domain error nor a `ProtocolError` (a bug, or a failure
+ *   nobody mapped): the caller logs it with its stack, and the client gets -32603 `Internal error`, never the raw
+ *   message (which may name a host path).
+ * @returns a domain error's code and message; a `ProtocolError` as it is; otherwise -32603 `Internal error`.
  */
-export function toProtocolError(error: unknown): ProtocolError | undefined {
+export function toProtocolError(error: unknown, onUnexpected: (error: unknown) => void): ProtocolError {
   if (error instanceof SkillsServeError) return new ProtocolError(rpcCodeOf(error.code), error.message);
-  return error instanceof ProtocolError ? error : undefined;
+  if (error instanceof ProtocolError) return error;
+  onUnexpected(error);
+  return new ProtocolError(INTERNAL_ERROR, 'Internal error');
 }
 
 /**
@@ -78,11 +82,18 @@ export function toToolError(error: unknown): string | undefined {
   return error instanceof ProtocolError ? error.message : undefined;
 }
 
-/** Runs `action`, turning a domain error into the `ProtocolError` its code maps to (anything else rethrown). */
-export function asProtocolErrors<T>(action: () => T): T {
+/**
+ * Runs `action`, throwing what it throws as {@link toProtocolError} maps it.
+ *
+ * @param onUnexpected as for {@link toProtocolError}.
+ */
+export async function asProtocolErrors<T>(
+  action: () => T | Promise<T>,
+  onUnexpected: (error: unknown) => void,
+): Promise<T> {
   try {
-    return action();
+    return await action();
   } catch (error) {
-    throw toProtocolError(error) ?? error;
+    throw toProtocolError(error, onUnexpected);
   }
 }

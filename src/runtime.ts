@@ -117,6 +117,11 @@ export class Runtime {
       pageSize: config.pageSize,
       reader: this.reader,
       cacheHint: () => this.#cacheHint(),
+      onUnexpected: (error) =>
+        logger.error(
+          { event: 'request-failed', err: error },
+          'a request failed unexpectedly; answered "Internal error"',
+        ),
     };
     this.store.onSwap((previous, next) => this.#announce(previous, next));
   }

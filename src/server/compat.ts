@@ -89,6 +89,10 @@ export class CompatSurfaces {
   readonly #connections = new WeakMap<McpServer, ConnectionState>();
   readonly #search: SkillSearch;
 
+  /** A failure no prompt handler expected: logged with its stack; the client gets -32603 `Internal error`. */
+  readonly #unexpected = (error: unknown): void =>
+    this.#context.logger.error({ event: 'request-failed', err: error }, 'a prompt request failed unexpectedly');
+
   constructor(context: CompatContext) {
     this.#context = context;
     this.#search = new SkillSearch();
@@ -166,8 +170,9 @@ export class CompatSurfaces {
     low.setRequestHandler('prompts/list', async (request, ctx) => {
       if (!offered(ctx)) return { prompts: [] };
       const { slots } = this.#promptsOf(viewOf(await this.#context.store.ready(), view));
-      const page = asProtocolErrors(() =>
-        pageOf(slots, request.params?.cursor, PROMPTS_PAGE_SIZE, (slot) => slot.skill.uri),
+      const page = await asProtocolErrors(
+        () => pageOf(slots, request.params?.cursor, PROMPTS_PAGE_SIZE, (slot) => slot.skill.uri),
+        this.#unexpected,
       );
       const prompts = page.items.map(({ name, skill }) => ({
         name,
@@ -182,7 +187,7 @@ export class CompatSurfaces {
         ? this.#promptsOf(viewOf(await this.#context.store.ready(), view)).byName.get(name)
         : undefined;
       if (slot === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-      return this.#promptResult(slot, ctx);
+      return asProtocolErrors(() => this.#promptResult(slot, ctx), this.#unexpected);
     });
   }
 

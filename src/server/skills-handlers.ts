@@ -14,7 +14,7 @@ import {
   SKILLS_LIST_METHOD,
   RESOURCES_DIRECTORY_READ_METHOD,
 } from '@modelcontextprotocol/server/ext/skills';
-import { SkillsServeError, toProtocolError } from '../errors.js';
+import { asProtocolErrors, SkillsServeError } from '../errors.js';
 import type { ExtensionRequestHook } from './compat.js';
 import { isJsonObject } from './jsonrpc-gate.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
@@ -84,6 +84,8 @@ export interface SkillsHandlerContext {
   readonly cacheHint: () => CacheHint;
   /** The client's view (`--http-tokens`); `undefined` sees everything. */
   readonly visibility?: Visibility | undefined;
+  /** Told about an error no handler expected (logged with its stack; the client gets -32603 `Internal error`). */
+  readonly onUnexpected: (error: unknown) => void;
   /**
    * Stateless HTTP only: the diagnostics this client may hear, sent as `notifications/message` (level `warning`,
    * logger `skills-serve`) on the response stream of each first `skills/list` page, before the result. Such a client
@@ -278,15 +280,13 @@ export function installSkillsHandlers(
   const low = server.server;
   const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) => {
     onRequest?.(method, ctx);
-    try {
+    return asProtocolErrors(async () => {
       const result = await answerSkillsMethod(method, params, era, context);
       if (context.diagnostics !== undefined && announcesDiagnostics(method, params)) {
         for (const diagnostic of context.diagnostics()) await ctx.mcpReq.log('warning', diagnostic, DIAGNOSTICS_LOGGER);
       }
       return result as never;
-    } catch (error) {
-      throw toProtocolError(error) ?? error;
-    }
+    }, context.onUnexpected);
   };
   low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, answer(SKILLS_LIST_METHOD));
   low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, answer(SKILLS_GET_METHOD));
