@@ -87,6 +87,8 @@ export class CompatSurfaces {
     { readonly slots: readonly PromptSlot[]; readonly byName: ReadonlyMap<string, PromptSlot> }
   >();
   readonly #connections = new WeakMap<McpServer, ConnectionState>();
+  /** The instructions text of each snapshot as a view sees it (`viewOf` gives one object per snapshot and view). */
+  readonly #instructions = new WeakMap<Snapshot, string>();
   readonly #search: SkillSearch;
 
   /** A failure no prompt handler expected: logged with its stack; the client gets -32603 `Internal error`. */
@@ -117,11 +119,17 @@ export class CompatSurfaces {
     const { store } = this.#context;
     this.#firstWait ??= waitAtMost(store.ready(), this.#context.catalogWaitMs ?? DEFAULT_INSTRUCTIONS_WAIT_MS);
     await this.#firstWait;
+    // Stateless HTTP builds a server per request: the text is worked out once per snapshot and view.
     const snapshot = viewOf(store.current, view);
-    return buildInstructions(
-      snapshot.generation === 0 ? undefined : snapshot.ordered,
-      this.#context.instructionsMax ?? DEFAULT_INSTRUCTIONS_MAX,
-    );
+    let text = this.#instructions.get(snapshot);
+    if (text === undefined) {
+      text = buildInstructions(
+        snapshot.generation === 0 ? undefined : snapshot.ordered,
+        this.#context.instructionsMax ?? DEFAULT_INSTRUCTIONS_MAX,
+      );
+      this.#instructions.set(snapshot, text);
+    }
+    return text;
   }
 
   /**

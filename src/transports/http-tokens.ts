@@ -60,13 +60,14 @@ function parseTokensFile(text: string): TokenEntry[] {
     if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*'))
       throw new Error(`${label}: a prefix is empty`);
     return {
-      digest: digestOf(token),
+      digest: tokenDigest(token),
       view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }),
     };
   });
 }
 
-function digestOf(token: string): Buffer {
+/** The SHA-256 of a bearer token: what tokens are compared by, in constant time and at a fixed length. */
+export function tokenDigest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
@@ -95,7 +96,7 @@ export class HttpTokens {
    * @returns the view, or `undefined` for an unknown token.
    */
   viewOf(token: string): Visibility | undefined {
-    const digest = digestOf(token);
+    const digest = tokenDigest(token);
     let found: Visibility | undefined;
     for (const entry of this.#entries) if (timingSafeEqual(digest, entry.digest)) found = entry.view;
     return found;

@@ -19,7 +19,7 @@ import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
 import { SkillsServeError } from '../errors.js';
-import { HttpTokens } from './http-tokens.js';
+import { HttpTokens, tokenDigest } from './http-tokens.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
@@ -46,9 +46,8 @@ function bearerOf(header: string | undefined): string | undefined {
 export function hasBearerToken(header: string | undefined, token: string): boolean {
   const given = bearerOf(header);
   if (given === undefined) return false;
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(token, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+  // Digests of equal length: the comparison's time says nothing about the token, not even its length.
+  return timingSafeEqual(tokenDigest(given), tokenDigest(token));
 }
 
 /** How HTTP clients authenticate: nobody, one token (sees everything), or a tokens file (each token its view). */
@@ -189,7 +188,9 @@ export class HttpAdapter implements Adapter {
         },
         (error: unknown) => {
           logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
+          // Headers already sent (a fast answer failed half way): the response cannot be finished, so it is cut.
           if (!res.headersSent) res.writeHead(500).end();
+          else res.destroy(error instanceof Error ? error : new Error(String(error)));
         },
       );
     });
