@@ -75,17 +75,26 @@ export function tokenDigest(token: string): Buffer {
 export class HttpTokens {
   readonly #file: string;
   readonly #warn: (message: string) => void;
+  readonly #reloaded: (views: ReadonlySet<Visibility>) => void;
   #entries: TokenEntry[];
 
   /**
    * Reads `file` and starts following it.
    *
    * @param warn told when a changed file cannot be used (the previous tokens stay).
+   * @param reloaded told after a change was taken, with every view now in force: a token whose name and prefixes did
+   *   not change keeps its view object, so what is kept per view (handlers, page caches) survives the reload and
+   *   whatever was kept for a view not in the set belongs to a removed or changed token.
    * @throws Error when the file cannot be read or parsed at start (the CLI exits 2 with the message).
    */
-  constructor(file: string, warn: (message: string) => void) {
+  constructor(
+    file: string,
+    warn: (message: string) => void,
+    reloaded: (views: ReadonlySet<Visibility>) => void = () => undefined,
+  ) {
     this.#file = file;
     this.#warn = warn;
+    this.#reloaded = reloaded;
     this.#entries = parseTokensFile(readFileSync(file, 'utf8'));
     watchFile(file, { interval: TOKENS_CHECK_MS, persistent: false }, () => this.#reload());
   }
@@ -110,9 +119,18 @@ export class HttpTokens {
   #reload(): void {
     try {
       statSync(this.#file);
-      this.#entries = parseTokensFile(readFileSync(this.#file, 'utf8'));
+      const parsed = parseTokensFile(readFileSync(this.#file, 'utf8'));
+      const previous = new Map(this.#entries.map((entry) => [viewKey(entry), entry.view]));
+      this.#entries = parsed.map((entry) => ({ ...entry, view: previous.get(viewKey(entry)) ?? entry.view }));
     } catch (error) {
       this.#warn(`${this.#file} could not be used (${(error as Error).message}); the previous tokens stay in force`);
+      return;
     }
+    this.#reloaded(new Set(this.#entries.map((entry) => entry.view)));
   }
+}
+
+/** One token's view as a key: its digest, name and prefixes (a changed token gets a new view). */
+function viewKey({ digest, view }: TokenEntry): string {
+  return JSON.stringify([digest.toString('hex'), view.name, view.prefixes]);
 }

@@ -94,7 +94,25 @@ export class HttpAdapter implements Adapter {
     const { token, tokensFile } = this.#auth;
     if (tokensFile !== undefined) {
       try {
-        this.#tokens = new HttpTokens(tokensFile, (message) => logger.warn({ event: 'http-tokens-unusable' }, message));
+        this.#tokens = new HttpTokens(
+          tokensFile,
+          (message) => logger.warn({ event: 'http-tokens-unusable' }, message),
+          (views) => {
+            // A removed or changed token's handler goes, and with it its open listen streams: a revoked token hears
+            // nothing more. Unchanged tokens keep theirs.
+            let closed = 0;
+            for (const [view, { handler }] of this.#handlers) {
+              if (view === undefined || views.has(view)) continue;
+              this.#handlers.delete(view);
+              void handler.close().catch(() => undefined);
+              closed++;
+            }
+            logger.info(
+              { event: 'http-tokens-reloaded', tokens: views.size, closedViews: closed },
+              `${tokensFile} reloaded: ${views.size} token(s) in force`,
+            );
+          },
+        );
       } catch (error) {
         throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
       }

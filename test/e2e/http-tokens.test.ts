@@ -221,6 +221,65 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
   });
 });
 
+describe('--http-tokens reload and open listen streams', () => {
+  it('ends the listen streams of a removed token and keeps those of a token that did not change', async () => {
+    const dir = await makeTempDir();
+    const file = path.join(dir, 'tokens.json');
+    await fsp.writeFile(file, INITIAL_TOKENS);
+    const server = await startHttpServer(['--http-tokens', file, SAMPLE_SKILLS]);
+    const listen = async (token: string) => {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: `listen-${token}`,
+          method: 'subscriptions/listen',
+          params: {
+            notifications: { resourcesListChanged: true },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      expect(response.status).toBe(200);
+      const stream = { text: '', ended: false };
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      void (async () => {
+        const decoder = new TextDecoder();
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+          stream.text += decoder.decode(chunk.value, { stream: true });
+        stream.ended = true;
+      })().catch(() => {
+        stream.ended = true;
+      });
+      await waitFor(() => stream.text.includes('notifications/subscriptions/acknowledged'));
+      return { stream, cancel: () => reader.cancel() };
+    };
+    try {
+      const billing = await listen(BILLING);
+      const everyone = await listen(EVERYONE);
+      // The billing token is revoked; everyone's entry is written again unchanged.
+      await fsp.writeFile(file, JSON.stringify({ tokens: [{ name: 'everyone', token: EVERYONE, prefixes: ['*'] }] }));
+      await waitFor(() => billing.stream.ended, { describe: () => `billing stream: ${billing.stream.text}` });
+      expect(eventsOf(server.stderr(), 'http-tokens-reloaded')).toMatchObject([{ tokens: 1, closedViews: 1 }]);
+      expect(everyone.stream.ended).toBe(false);
+      await everyone.cancel();
+    } finally {
+      await server.stop();
+      await removeTree(dir);
+    }
+  });
+});
+
 describe('--http-tokens FILE that cannot be used', () => {
   it.each([
     ['not JSON', '{bad', '--http-tokens FILE: not JSON'],
