@@ -30,6 +30,10 @@ export class LiveIndex {
   readonly #onRetry: RetryListener;
   #pending: WatchEvent[] = [];
   #pendingRegions: Region[] = [];
+  /** Real paths to hash again whatever their metadata says, applied by the rebuild that takes them. */
+  #pendingDistrust: string[] = [];
+  /** Regions waiting for the retry timer (each failure adds to them; the timer is not reset while armed). */
+  #retryRegions: Region[] = [];
   #retryDelay = FIRST_RETRY_MS;
   #retryTimer: NodeJS.Timeout | undefined;
   #full = false;
@@ -74,7 +78,9 @@ export class LiveIndex {
    * is hashed again whatever its metadata says. Resolves once the new snapshot is current.
    */
   reindexFile(file: ServedFile): Promise<void> {
-    this.#builder.distrust(file.path);
+    // Handed to the builder by the rebuild that takes this event, not now: a rebuild already running would clear it
+    // without having walked the file.
+    this.#pendingDistrust.push(file.path);
     return this.apply([{ rootIndex: file.top.rootIndex, kind: 'change', rel: file.rel }]);
   }
 
@@ -93,6 +99,7 @@ export class LiveIndex {
     const retried = this.#pendingRegions;
     this.#pending = [];
     this.#pendingRegions = [];
+    for (const realPath of this.#pendingDistrust.splice(0)) this.#builder.distrust(realPath);
     this.#full = false;
     const started = performance.now();
     let snapshot: Snapshot;
@@ -123,9 +130,12 @@ export class LiveIndex {
       retries.map((retry) => retry.reason),
       delay,
     );
-    clearTimeout(this.#retryTimer);
+    this.#retryRegions.push(...retries.map((retry) => retry.region));
+    // One timer for every region waiting: a later failure joins it instead of replacing it (and its regions).
+    if (this.#retryTimer !== undefined) return;
     this.#retryTimer = setTimeout(() => {
-      this.#pendingRegions.push(...retries.map((retry) => retry.region));
+      this.#retryTimer = undefined;
+      this.#pendingRegions.push(...this.#retryRegions.splice(0));
       this.#schedule().catch(() => undefined);
     }, delay);
     this.#retryTimer.unref();
