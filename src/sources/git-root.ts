@@ -126,7 +126,7 @@ export class GitRoot extends EventEmitter {
   #nextPollAt: number | undefined;
   #polling: Promise<boolean> | undefined;
   #stopped = false;
-  /** The remote's state at the last poll, so an outage is warned about once, not every poll. */
+  /** The kind of the last poll failure (`GitSourceError.reason`, else the message): an outage is warned once. */
   #lastPollFailure: string | undefined;
   /** A commit refused (over the limits, or without the subdirectory), not fetched again until the branch moves on. */
   #refusedCommit: string | undefined;
@@ -223,7 +223,7 @@ export class GitRoot extends EventEmitter {
     } catch (error) {
       if (!(error instanceof GitSourceError) || error.reason !== 'unreachable') throw error;
       if (record !== undefined && (await directoryExists(this.#treeDir(record.commit)))) {
-        this.#lastPollFailure = error.message;
+        this.#lastPollFailure = error.reason;
         this.#warn(
           `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
         );
@@ -351,64 +351,78 @@ export class GitRoot extends EventEmitter {
     const previous = this.#current;
     if (previous === undefined || previous.kind !== 'branch' || this.#stopped) return false;
     try {
-      const resolved = await resolveRef(this.#context, this.#options.spec.ref);
-      if (this.#lastPollFailure !== undefined) {
+      const moved = await this.#pollOnce(previous);
+      // The end of an outage is a whole poll that went through, not just an answered ls-remote.
+      if (this.#lastPollFailure !== undefined && !this.#stopped) {
         this.#lastPollFailure = undefined;
         this.#options.logger?.info(
-          { event: 'git-reachable', ...this.#logFields(previous.provenance.commit) },
+          { event: 'git-reachable', ...this.#logFields(this.#current?.provenance.commit) },
           `${this.#describe} is reachable again`,
         );
       }
-      if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit)
-        return false;
-      let commit: string;
-      let tree: MaterializedTree | undefined;
-      try {
-        commit = await fetchRef(
-          this.#context,
-          this.#cache.gitDir,
-          resolved,
-          this.#options.spec.ref,
-          this.#limits.maxFetchBytes,
-        );
-        if (commit === previous.provenance.commit || this.#stopped) return false;
-        tree = await this.#materialize(commit);
-      } catch (error) {
-        // Over a limit, or without the subdirectory: the same answer for this commit at every poll, so it is refused
-        // (warned about once, not fetched again) until the branch moves on. The remote itself is fine.
-        if (error instanceof GitSourceError && (error.reason === 'over-limits' || error.reason === 'unknown-subdir')) {
-          this.#refusedCommit = resolved.advertised;
-          if (!this.#stopped) this.#warn(`${error.message}; still serving commit ${previous.provenance.commit}`);
-          return false;
-        }
-        throw error;
-      }
-      await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
-      const next = this.#checkout(commit, 'branch', false, tree);
-      const held = this.#held.get(next.root.dir);
-      if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
-      else held.count += 1;
-      this.#current = next;
-      this.#options.logger?.info(
-        {
-          event: 'git-moved',
-          ...this.#logFields(commit),
-          previous: previous.provenance.commit,
-          ...this.#treeFields(next),
-        },
-        `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`,
-      );
-      this.#logSkipped(next);
-      this.emit('commit', next, previous);
-      return true;
+      return moved;
     } catch (error) {
       if (this.#stopped) return false;
       const message = error instanceof Error ? error.message : String(error);
-      if (message !== this.#lastPollFailure)
-        this.#warn(`${message}; still serving commit ${previous.provenance.commit}`);
-      this.#lastPollFailure = message;
+      // One warning per kind of failure: git's messages can differ from poll to poll for the same outage (curl
+      // names how long it waited).
+      const kind = error instanceof GitSourceError ? error.reason : message;
+      if (kind !== this.#lastPollFailure) this.#warn(`${message}; still serving commit ${previous.provenance.commit}`);
+      this.#lastPollFailure = kind;
       return false;
     }
+  }
+
+  /**
+   * One poll of a followed branch: looks it up and, when it moved, fetches, materializes and announces the new
+   * commit.
+   *
+   * @returns whether a new commit was announced.
+   * @throws whatever looking up, fetching or materializing threw, except a commit refused for good (warned here).
+   */
+  async #pollOnce(previous: Checkout): Promise<boolean> {
+    const resolved = await resolveRef(this.#context, this.#options.spec.ref);
+    if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit) return false;
+    let commit: string;
+    let tree: MaterializedTree | undefined;
+    try {
+      commit = await fetchRef(
+        this.#context,
+        this.#cache.gitDir,
+        resolved,
+        this.#options.spec.ref,
+        this.#limits.maxFetchBytes,
+      );
+      if (commit === previous.provenance.commit || this.#stopped) return false;
+      tree = await this.#materialize(commit);
+    } catch (error) {
+      // Over a limit, or without the subdirectory: the same answer for this commit at every poll, so it is refused
+      // (warned about once, not fetched again) until the branch moves on. The remote itself is fine.
+      if (error instanceof GitSourceError && (error.reason === 'over-limits' || error.reason === 'unknown-subdir')) {
+        this.#refusedCommit = resolved.advertised;
+        if (!this.#stopped) this.#warn(`${error.message}; still serving commit ${previous.provenance.commit}`);
+        return false;
+      }
+      throw error;
+    }
+    await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
+    const next = this.#checkout(commit, 'branch', false, tree);
+    const held = this.#held.get(next.root.dir);
+    if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
+    else held.count += 1;
+    this.#current = next;
+    this.#options.logger?.info(
+      {
+        event: 'git-moved',
+        ...this.#logFields(commit),
+        previous: previous.provenance.commit,
+        ...this.#treeFields(next),
+      },
+      `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`,
+    );
+    this.#logSkipped(next);
+    this.emit('commit', next, previous);
+    return true;
   }
 
   /**
