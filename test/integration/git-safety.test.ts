@@ -278,6 +278,28 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
   });
 });
 
+describe('an outage while following a branch', () => {
+  it('is warned about once however many polls, and its end is logged once, when a poll goes through', async () => {
+    const remote = await createRemote();
+    const first = await remote.commit({ 'alpha/SKILL.md': skillMd('alpha', 'First.') });
+    const logger = recordingLogger();
+    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { logger });
+    await root.start();
+    await fsp.rename(remote.bare, `${remote.bare}.away`);
+    for (let poll = 0; poll < 3; poll++) expect(await root.pollNow()).toBe(false);
+    await fsp.rename(`${remote.bare}.away`, remote.bare);
+    expect(await root.pollNow()).toBe(false);
+    expect(await root.pollNow()).toBe(false);
+    const events = logger.lines
+      .map((line) => (line.object as { event?: string }).event)
+      .filter((event) => event === 'git-warning' || event === 'git-reachable');
+    expect(events).toEqual(['git-warning', 'git-reachable']);
+    expect(logger.lines.find((line) => (line.object as { event?: string }).event === 'git-warning')?.message).toMatch(
+      new RegExp(`; still serving commit ${first}$`, 'u'),
+    );
+  });
+});
+
 describe('a pushed commit without the subdirectory', () => {
   it('keeps serving the current commit, warns once however many polls, and follows the commit that restores it', async () => {
     const remote = await createRemote();
