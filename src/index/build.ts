@@ -14,7 +14,9 @@ import {
   nestedRoot,
   rootUnusable,
   skillPathConflict,
+  unreadableDirectory,
 } from './diagnostics.js';
+import { describeIoError } from './digest.js';
 import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
 import { readFrontmatter } from './frontmatter.js';
 import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
@@ -295,6 +297,7 @@ export class IndexBuilder {
     }
     observer?.regionStarted(rootIndex, rel);
     let walk;
+    let walkError: string | undefined;
     try {
       walk = await walkRegion(
         {
@@ -315,11 +318,22 @@ export class IndexBuilder {
         this.#retry.push({ region, reason: error.message });
         return;
       }
-      walk = undefined; // the region is gone: everything that was in it is withdrawn
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      // Not the disk's answer but a bug: nothing is withdrawn on its account (the caller logs rebuild-failed).
+      if (typeof code !== 'string') throw error;
+      walk = undefined; // the region is gone (or cannot be reached): everything that was in it is withdrawn
+      walkError = code === 'ENOENT' || code === 'ENOTDIR' ? undefined : describeIoError(error);
     }
     observer?.regionFinished(rootIndex, rel);
     withdraw();
-    if (walk === undefined) return;
+    if (walk === undefined) {
+      // Gone is a change; unreachable (EACCES, EIO, …) is a problem to report, as a full walk would.
+      if (walkError !== undefined) {
+        const abs = rel === '' ? spec.dir : path.join(spec.dir, ...rel.split('/'));
+        state.diagnostics.push({ rel, diagnostic: unreadableDirectory(abs, walkError) });
+      }
+      return;
+    }
     state.diagnostics.push(...walk.diagnostics);
     const slice = createSlicer();
     for (const walked of walk.regions) {
