@@ -31,11 +31,20 @@ export function outermostRegions(regions: readonly Region[]): Region[] {
   }
   const result: Region[] = [];
   for (const rootIndex of [...byRoot.keys()].sort((a, b) => a - b)) {
-    const kept: string[] = [];
-    for (const rel of [...(byRoot.get(rootIndex) as Set<string>)].sort()) {
-      if (!kept.some((outer) => regionContains(outer, rel))) kept.push(rel);
+    const rels = byRoot.get(rootIndex) as Set<string>;
+    // A region is dropped when the root ('') or one of its ancestors is also a region: O(regions × depth).
+    for (const rel of [...rels].sort()) {
+      if (rel !== '' && (rels.has('') || ancestorsOf(rel).some((ancestor) => rels.has(ancestor)))) continue;
+      result.push({ rootIndex, rel });
     }
-    for (const rel of kept) result.push({ rootIndex, rel });
   }
   return result;
+}
+
+/** The proper ancestors of a non-empty `rel` (`a/b/c` → `a`, `a/b`), not the root. */
+function ancestorsOf(rel: string): string[] {
+  const ancestors: string[] = [];
+  for (let slash = rel.indexOf('/'); slash !== -1; slash = rel.indexOf('/', slash + 1))
+    ancestors.push(rel.slice(0, slash));
+  return ancestors;
 }
