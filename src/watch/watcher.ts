@@ -375,7 +375,8 @@ export class TreeWatcher implements IndexObserver {
     const slice = createSlicer();
     try {
       for (const root of this.#roots) {
-        if (!root.polling || this.#closed) continue;
+        // A git root's tree only changes with a new commit, which the git source announces: nothing to poll.
+        if (!root.polling || this.#closed || this.#options.unwatched?.has(root.index) === true) continue;
         for (const [rel, dir] of root.dirs) {
           const stat = statOrUndefined(dir.real);
           if (stat === undefined || stat.mtimeMs !== dir.mtimeMs || stat.ino !== dir.ino) {
