@@ -4,6 +4,7 @@
  * watched so that a hostile remote cannot fill the disk.
  */
 import { promises as fsp } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { GitCommandError, gitReason, gitUnavailable, runGit } from './git-command.js';
 import { GitSourceError } from './git-errors.js';
@@ -117,8 +118,20 @@ export async function ensureBareRepository(
   } catch {
     // Not there yet.
   }
+  // Made beside its place and renamed into it: two roots of one URL (in one process or two sharing the cache) that
+  // start together must not run `git init` in the same directory (one of them fails to lock its config).
   await fsp.mkdir(path.dirname(gitDir), { recursive: true });
-  await runGit(['init', '--quiet', '--bare', '--template=', '--end-of-options', gitDir], { env, timeoutMs: 30_000 });
+  const temp = `${gitDir}.init-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await runGit(['init', '--quiet', '--bare', '--template=', '--end-of-options', temp], { env, timeoutMs: 30_000 });
+    await fsp.rename(temp, gitDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw error;
+    // Another start made it first: theirs is as good.
+  } finally {
+    await fsp.rm(temp, { recursive: true, force: true });
+  }
 }
 
 /** Sum of the sizes of the files in a directory that are not in `baseline`. */
