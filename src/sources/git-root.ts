@@ -243,13 +243,33 @@ export class GitRoot extends EventEmitter {
     ) {
       return this.#checkout(record.commit, 'branch', false, undefined);
     }
-    const commit =
-      resolved.kind === 'commit' && (await hasCommit(this.#cache.gitDir, resolved.source, this.#options.env))
-        ? resolved.source
-        : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
-    const tree = await this.#materialize(commit);
-    await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
-    return this.#checkout(commit, resolved.kind, false, tree);
+    try {
+      const commit =
+        resolved.kind === 'commit' && (await hasCommit(this.#cache.gitDir, resolved.source, this.#options.env))
+          ? resolved.source
+          : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
+      const tree = await this.#materialize(commit);
+      await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
+      return this.#checkout(commit, resolved.kind, false, tree);
+    } catch (error) {
+      // A followed branch whose newest commit cannot be served (refused, or its fetch failed) starts from the last
+      // commit fetched for it, as a running server keeps serving it: a bad push must not turn every restart (a
+      // Kubernetes rollout, a host session) into a failed start.
+      const fallback =
+        resolved.kind === 'branch' &&
+        record?.kind === 'branch' &&
+        error instanceof GitSourceError &&
+        ['over-limits', 'unknown-subdir', 'unreachable', 'git-failed'].includes(error.reason) &&
+        (await directoryExists(this.#treeDir(record.commit)));
+      if (!fallback || record === undefined) throw error;
+      if (error.reason === 'over-limits' || error.reason === 'unknown-subdir')
+        this.#refusedCommit = resolved.advertised;
+      else this.#lastPollFailure = error.reason;
+      this.#warn(
+        `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
+      );
+      return this.#checkout(record.commit, 'branch', true, undefined);
+    }
   }
 
   /** Directory of the tree of `commit` for this root's subdirectory. */

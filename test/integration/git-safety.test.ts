@@ -304,7 +304,8 @@ describe('a pushed commit without the subdirectory', () => {
   it('keeps serving the current commit, warns once however many polls, and follows the commit that restores it', async () => {
     const remote = await createRemote();
     const first = await remote.commit({ 'skills/alpha/SKILL.md': skillMd('alpha', 'First.') });
-    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'));
+    const cacheDir = await makeTempDir();
+    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { cacheDir });
     const warnings: string[] = [];
     root.on('warning', (message) => warnings.push(message));
     const commits: string[] = [];
@@ -319,6 +320,21 @@ describe('a pushed commit without the subdirectory', () => {
     expect(warnings).toEqual([
       `${remote.fileUrl}#main:skills: there is no directory "skills" at commit ${moved}; still serving commit ${first}`,
     ]);
+    // A restart meanwhile starts from the last commit fetched, with the same one warning, and polls quietly.
+    const restarted = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { cacheDir });
+    const restartWarnings: string[] = [];
+    restarted.on('warning', (message) => restartWarnings.push(message));
+    expect((await restarted.start()).provenance.commit).toBe(first);
+    expect(await restarted.pollNow()).toBe(false);
+    expect(restartWarnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${remote.fileUrl.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}#main:skills: there is no directory "skills" at commit ${moved}; serving commit ${first} fetched .* from the cache$`,
+          'u',
+        ),
+      ),
+    ]);
+    await restarted.stop();
     const restored = await remote.commit({ 'skills/alpha/SKILL.md': skillMd('alpha', 'Back.') });
     expect(await root.pollNow()).toBe(true);
     expect(commits).toEqual([restored]);
