@@ -62,7 +62,7 @@ export interface MaterializeOptions {
   readonly describe: string;
 }
 
-/** Longest symlink target accepted (bytes). */
+/** Longest symlink target written (bytes; a longer one is left out as unresolvable, like `PATH_MAX`). */
 const MAX_LINK_BYTES = 4096;
 
 /** Parses `git ls-tree -r -z -l` output. @throws GitSourceError `git-failed` on a line it cannot read. */
@@ -211,6 +211,7 @@ async function writeEntries(
   const child = spawnGit(['--git-dir', gitDir, 'cat-file', '--batch'], { env, timeoutMs: 30 * 60_000 });
   const reader = new BatchReader(child.stdout);
   const links: { path: string; rel: string; target: string }[] = [];
+  const unresolvable: string[] = [];
   // Object ids go in as the output is consumed, so neither pipe fills up.
   const feeding = (async () => {
     for (const entry of entries) {
@@ -231,19 +232,15 @@ async function writeEntries(
       const size = Number(match[3]);
       const abs = path.join(root, ...entry.path.split('/'));
       if (entry.kind === 'symlink') {
-        if (size > MAX_LINK_BYTES)
-          throw new GitSourceError(
-            'git-failed',
-            `symlink ${entry.path} has a target longer than ${MAX_LINK_BYTES} bytes`,
-          );
         const chunks: Buffer[] = [];
         await reader.readExact(size, async (chunk) => {
-          chunks.push(Buffer.from(chunk));
+          if (size <= MAX_LINK_BYTES) chunks.push(Buffer.from(chunk));
         });
         const target = Buffer.concat(chunks).toString('utf8');
-        if (target === '' || target.includes('\0'))
-          throw new GitSourceError('git-failed', `symlink ${entry.path} has an empty or invalid target`);
-        links.push({ path: abs, rel: entry.path, target });
+        // A target no file system would resolve (too long, empty, holding NUL) is a link to nothing: left out and
+        // reported like the links that resolve outside the tree, rather than refusing the whole commit.
+        if (size > MAX_LINK_BYTES || target === '' || target.includes('\0')) unresolvable.push(entry.path);
+        else links.push({ path: abs, rel: entry.path, target });
       } else {
         const handle = await fsp.open(
           abs,
@@ -269,7 +266,8 @@ async function writeEntries(
   const { spawnError } = await child.exited;
   if (spawnError !== undefined) throw gitUnavailable(spawnError);
   for (const link of links) await fsp.symlink(link.target, link.path);
-  return removeEscapingLinks(root, links);
+  const removed = new Set([...unresolvable, ...(await removeEscapingLinks(root, links))]);
+  return entries.filter((entry) => removed.has(entry.path)).map((entry) => entry.path);
 }
 
 /**

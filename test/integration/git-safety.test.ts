@@ -507,10 +507,15 @@ describe('symlinks in a repository', () => {
       'skills/nowhere': { symlink: 'alpha/missing' },
       'README.md': 'Top.\n',
     });
+    // A target no file system resolves (longer than PATH_MAX): git stores it, and it is left out like the others.
+    const longTarget = git(remote.work, ['hash-object', '-w', '--stdin'], 'x/'.repeat(3000));
+    git(remote.work, ['update-index', '--add', '--cacheinfo', `120000,${longTarget},skills/long`]);
+    git(remote.work, ['commit', '--quiet', '-m', 'a link with a very long target']);
+    git(remote.work, ['push', '--quiet', 'origin', 'main']);
     const logger = recordingLogger();
     const checkout = await (await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { logger })).start();
     const { commit } = checkout.provenance;
-    const removed = ['absolute', 'alpha/climbing', 'nowhere', 'parent', 'up'];
+    const removed = ['absolute', 'alpha/climbing', 'long', 'nowhere', 'parent', 'up'];
     expect(checkout.materialized?.skipped).toEqual(
       removed.map((link) => ({ path: link, reason: 'link-outside-tree' })),
     );
@@ -530,7 +535,7 @@ describe('symlinks in a repository', () => {
           commit,
           paths: removed,
         },
-        message: `${remote.fileUrl}#main:skills at commit ${commit}: 5 symlink(s) resolving outside the tree or to nothing removed, so not served: ${removed.join(', ')}`,
+        message: `${remote.fileUrl}#main:skills at commit ${commit}: 6 symlink(s) resolving outside the tree or to nothing removed, so not served: ${removed.join(', ')}`,
       },
     ]);
   });
