@@ -39,7 +39,7 @@ const git = (cwd, ...args) =>
 const bundle = path.join(work, 'bench-git.mjs');
 writeFileSync(
   path.join(work, 'entry.ts'),
-  `export * from ${JSON.stringify(path.join(REPO, 'src/sources/git-root.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/sources/root-arg.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'test/helpers/git-http.ts'))};\n`,
+  `export * from ${JSON.stringify(path.join(REPO, 'src/roots/git/root.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/roots/root-arg.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'test/helpers/git-http.ts'))};\n`,
 );
 await build({
   entryPoints: [path.join(work, 'entry.ts')],

@@ -147,7 +147,7 @@ async function main(): Promise<void> {
       break;
     case 'build': {
       // The server's heap settings (src/heap.ts, imported first by the CLI), then the index.
-      await import('../src/heap.js');
+      await import('../src/cli/heap.js');
       const { buildSnapshot } = await import('../src/index/build.js');
       results = await timeRuns(
         runs,

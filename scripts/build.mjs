@@ -1,4 +1,4 @@
-// Bundles src/cli.ts into ESM files in dist/, so `npx skills-serve`
+// Bundles src/cli/main.ts (as dist/cli.js) into ESM files in dist/, so `npx skills-serve`
 // starts without resolving a module graph and installs no dependencies. Code splitting keeps what a command does not
 // need out of its start: the HTTP transport and the one-shot commands are chunks loaded when used.
 // CommonJS dependencies (pino, commander) call require(): the banner gives every file a real one.
@@ -21,7 +21,7 @@ const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'ut
 rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/cli.ts'],
+  entryPoints: { cli: 'src/cli/main.ts' },
   outdir: 'dist',
   entryNames: '[name]',
   chunkNames: '[name]-[hash]',

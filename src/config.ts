@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { SymlinkPolicy } from './index/policy.js';
 import type { RootSpec } from './index/types.js';
 import type { LogLevel } from './log.js';
-import type { SourceSpec } from './sources/root-arg.js';
-import type { GitSettings } from './sources/sources.js';
+import type { SourceSpec } from './roots/root-arg.js';
+import type { GitSettings } from './roots/sources.js';
 
 /** `--compat`: surfaces for hosts without the Skills extension (instructions, tools, prompts). */
 export const COMPAT_MODES = ['auto', 'on', 'off'] as const;

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { Diagnostic, Snapshot } from '../index/types.js';
-import type { SourceSpec } from '../sources/root-arg.js';
+import type { SourceSpec } from '../roots/root-arg.js';
 import { snapshotOf, type CommandOptions } from './snapshot-once.js';
 
 /** The `--json` document. */

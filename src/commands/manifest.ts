@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { entryOf } from '../index/entry.js';
 import type { SkillEntry } from '../index/types.js';
-import type { SourceSpec } from '../sources/root-arg.js';
+import type { SourceSpec } from '../roots/root-arg.js';
 import { snapshotOf, type CommandOptions } from './snapshot-once.js';
 import { diffManifests, formatManifestDiff, manifestsMatch } from './manifest-diff.js';
 

@@ -9,7 +9,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import type { Logger } from '../log.js';
-import type { CompatSurfaces } from './compat.js';
+import type { CompatSurfaces } from './compat/surfaces.js';
 import type { PublicDiagnostic } from './diagnostics.js';
 import { installSkillsHandlers, type SkillsHandlerContext } from './skills-handlers.js';
 import type { ConnectionRegistry } from './subscriptions.js';

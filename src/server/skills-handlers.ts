@@ -15,13 +15,13 @@ import {
   RESOURCES_DIRECTORY_READ_METHOD,
 } from '@modelcontextprotocol/server/ext/skills';
 import { asProtocolErrors, SkillsServeError } from '../errors.js';
-import type { ExtensionRequestHook } from './compat.js';
-import { isJsonObject } from './jsonrpc-gate.js';
+import type { ExtensionRequestHook } from './compat/surfaces.js';
+import { isJsonObject } from '../wire/jsonrpc-gate.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import { parseSkillUri } from '../index/uri.js';
 import type { DirectoryChild, Snapshot } from '../index/types.js';
 import type { PublicDiagnostic } from './diagnostics.js';
-import { Base64Blob, RawJson } from './raw-json.js';
+import { Base64Blob, RawJson } from '../wire/raw-json.js';
 import { isVisible, leadsToVisible, visibleChildren, visibleSkills, type Visibility } from './visibility.js';
 import type { FileReader } from './read.js';
 import type { Era } from './subscriptions.js';

@@ -7,7 +7,7 @@
  * the ordinary way, with the body handed on as read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject, isRequestId } from '../server/jsonrpc-gate.js';
+import { isJsonObject, isRequestId } from '../wire/jsonrpc-gate.js';
 import {
   announcesDiagnostics,
   answerSkillsMethod,
@@ -17,7 +17,7 @@ import {
   type SkillsHandlerContext,
   type SkillsMethod,
 } from '../server/skills-handlers.js';
-import { partChunks, RawJson, serializeParts } from '../server/raw-json.js';
+import { partChunks, RawJson, serializeParts } from '../wire/raw-json.js';
 
 /** Largest body the fast path reads itself (bytes); the four methods' requests are far smaller. */
 export const FAST_BODY_MAX_BYTES = 64 * 1024;

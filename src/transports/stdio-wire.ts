@@ -13,9 +13,9 @@
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
-import { classifyLine, type LineVerdict } from '../server/jsonrpc-gate.js';
+import { classifyLine, type LineVerdict } from '../wire/jsonrpc-gate.js';
 import { INVALID_REQUEST } from '@modelcontextprotocol/server';
-import { partChunks, serializeParts, type MessagePart } from '../server/raw-json.js';
+import { partChunks, serializeParts, type MessagePart } from '../wire/raw-json.js';
 
 /** Bytes of one message queued on stdout before its next chunk waits for the host to read (a few chunks in flight). */
 export const WRITE_AHEAD_BYTES = 4 * 1024 * 1024;

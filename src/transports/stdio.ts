@@ -8,7 +8,7 @@ import type { Adapter, Runtime } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { publicDiagnostic } from '../server/diagnostics.js';
 import { ConnectionRegistry } from '../server/subscriptions.js';
-import { describeSource } from '../sources/root-arg.js';
+import { describeSource } from '../roots/root-arg.js';
 import { StdioWire } from './stdio-wire.js';
 
 /** Serves one host on this process's stdin and stdout. */

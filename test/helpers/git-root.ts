@@ -3,8 +3,8 @@
  * recording logger, and {@link GitRoot}s that are stopped after each test.
  */
 import { afterEach } from 'vitest';
-import { GitRoot, type GitLogger, type GitRootOptions } from '../../src/sources/git-root.js';
-import { parseSourceArg, type GitRootSpec } from '../../src/sources/root-arg.js';
+import { GitRoot, type GitLogger, type GitRootOptions } from '../../src/roots/git/root.js';
+import { parseSourceArg, type GitRootSpec } from '../../src/roots/root-arg.js';
 import { startGitHttp, type GitHttpOptions, type GitHttpServer } from './git-http.js';
 import { isolatedGitEnv, type TestRemote } from './git-repo.js';
 import { makeTempDir } from './tree.js';

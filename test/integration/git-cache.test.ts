@@ -5,8 +5,8 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { remoteCache, removeAbandonedTrees } from '../../src/sources/git-cache.js';
-import { parseGitUrl } from '../../src/sources/git-url.js';
+import { remoteCache, removeAbandonedTrees } from '../../src/roots/git/cache.js';
+import { parseGitUrl } from '../../src/roots/git/url.js';
 import { committedTree, createRemote, diskTree, isolatedGitEnv } from '../helpers/git-repo.js';
 import { gitSpec, makeGitRoot } from '../helpers/git-root.js';
 import { makeTempDir, skillMd } from '../helpers/tree.js';

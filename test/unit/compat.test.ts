@@ -24,16 +24,16 @@ import {
   resolveSkill,
   skillFilesText,
   type NamedSkill,
-} from '../../src/server/compat-catalog.js';
+} from '../../src/server/compat/catalog.js';
 import {
   binaryContent,
   callCompatTool,
   COMPAT_TOOLS,
   stringArgs,
   type ToolDeps,
-} from '../../src/server/compat-tools.js';
-import { CompatSurfaces } from '../../src/server/compat.js';
-import { SkillSearch } from '../../src/server/search.js';
+} from '../../src/server/compat/tools.js';
+import { CompatSurfaces } from '../../src/server/compat/surfaces.js';
+import { SkillSearch } from '../../src/server/compat/search.js';
 import { SnapshotStore } from '../../src/index/store.js';
 import { DEFAULT_INSTRUCTIONS_MAX } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';

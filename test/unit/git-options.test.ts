@@ -4,10 +4,10 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { remoteCache, resolveCacheDir, treeDir } from '../../src/sources/git-cache.js';
-import { DEFAULT_GIT_POLL_MS, parseByteSize, parseGitMaxFiles, parseGitPollMs } from '../../src/sources/git-options.js';
-import { PROVENANCE_META_KEY, provenanceMeta } from '../../src/sources/git-provenance.js';
-import { parseGitUrl } from '../../src/sources/git-url.js';
+import { remoteCache, resolveCacheDir, treeDir } from '../../src/roots/git/cache.js';
+import { DEFAULT_GIT_POLL_MS, parseByteSize, parseGitMaxFiles, parseGitPollMs } from '../../src/roots/git/settings.js';
+import { PROVENANCE_META_KEY, provenanceMeta } from '../../src/roots/git/provenance.js';
+import { parseGitUrl } from '../../src/roots/git/url.js';
 
 describe('resolveCacheDir', () => {
   const base = { env: {}, home: '/home/u', platform: 'linux' as const, cwd: '/work' };

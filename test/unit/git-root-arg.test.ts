@@ -5,14 +5,8 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  isGitRemoteAllowed,
-  parseGitAllow,
-  parseGitUrl,
-  redactSecrets,
-  redactUrls,
-} from '../../src/sources/git-url.js';
-import { parseSourceArg } from '../../src/sources/root-arg.js';
+import { isGitRemoteAllowed, parseGitAllow, parseGitUrl, redactSecrets, redactUrls } from '../../src/roots/git/url.js';
+import { parseSourceArg } from '../../src/roots/root-arg.js';
 
 const CWD = path.resolve('/work/base');
 const SHA = '0123456789abcdef0123456789abcdef01234567';

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/index/build.js';
 import type { Snapshot } from '../../src/index/types.js';
-import { searchArgs } from '../../src/server/compat-tools.js';
+import { searchArgs } from '../../src/server/compat/tools.js';
 import { headingsOf, splitSkillMd } from '../../src/index/frontmatter.js';
-import { searchTerm, SkillSearch } from '../../src/server/search.js';
+import { searchTerm, SkillSearch } from '../../src/server/compat/search.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 import { SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 

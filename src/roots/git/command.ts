@@ -2,9 +2,9 @@
  * Running one git command to completion and turning its failure into a clear, redacted message (on top of
  * `git-exec.ts`, the only module that starts processes).
  */
-import { GitSourceError } from './git-errors.js';
-import { spawnGit, type GitRunOptions } from './git-exec.js';
-import { redactSecrets } from './git-url.js';
+import { GitSourceError } from './errors.js';
+import { spawnGit, type GitRunOptions } from './exec.js';
+import { redactSecrets } from './url.js';
 
 /** Oldest git with every option used here (`GIT_CONFIG_COUNT` 2.31, `--no-write-fetch-head` 2.29). */
 export const MIN_GIT_VERSION = [2, 31] as const;

@@ -21,24 +21,24 @@ import {
   type ServerContext as RequestContext,
 } from '@modelcontextprotocol/server';
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
-import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../config.js';
-import type { CompatMode } from '../config.js';
-import { asProtocolErrors } from '../errors.js';
-import { pageOf } from '../index/snapshot.js';
-import type { SnapshotStore } from '../index/store.js';
-import type { Snapshot } from '../index/types.js';
-import type { Logger } from '../log.js';
+import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../../config.js';
+import type { CompatMode } from '../../config.js';
+import { asProtocolErrors } from '../../errors.js';
+import { pageOf } from '../../index/snapshot.js';
+import type { SnapshotStore } from '../../index/store.js';
+import type { Snapshot } from '../../index/types.js';
+import type { Logger } from '../../log.js';
 import {
   assignPromptNames,
   buildInstructions,
   collapseWhitespace,
   declaresSkillsExtension,
   type PromptSlot,
-} from './compat-catalog.js';
-import { callCompatTool, COMPAT_TOOLS, type ToolDeps } from './compat-tools.js';
+} from './catalog.js';
+import { callCompatTool, COMPAT_TOOLS, type ToolDeps } from './tools.js';
 import { SkillSearch } from './search.js';
-import type { Era } from './subscriptions.js';
-import { viewOf, type Visibility } from './visibility.js';
+import type { Era } from '../subscriptions.js';
+import { viewOf, type Visibility } from '../visibility.js';
 
 /**
  * Prompts per `prompts/list` page, whatever `--page-size` says: Gemini CLI 0.61.0 reads only the first page (it does

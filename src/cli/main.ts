@@ -27,24 +27,24 @@ import {
   type Config,
   type HttpEndpoint,
   type ResourceListMode,
-} from './config.js';
-import type { CommandOptions } from './commands/snapshot-once.js';
-import { exitCodeOf, SkillsServeError } from './errors.js';
-import { SYMLINK_POLICIES, type SymlinkPolicy } from './index/policy.js';
-import { resolveCacheDir } from './sources/git-cache.js';
+} from '../config.js';
+import type { CommandOptions } from '../commands/snapshot-once.js';
+import { exitCodeOf, SkillsServeError } from '../errors.js';
+import { SYMLINK_POLICIES, type SymlinkPolicy } from '../index/policy.js';
+import { resolveCacheDir } from '../roots/git/cache.js';
 import {
   DEFAULT_GIT_LIMITS,
   DEFAULT_GIT_POLL_MS,
   parseByteSize,
   parseGitMaxFiles,
   parseGitPollMs,
-} from './sources/git-options.js';
-import { parseGitAllow, type GitAllowEntry } from './sources/git-url.js';
-import { parseSourceArg, type SourceSpec } from './sources/root-arg.js';
-import type { GitSettings } from './sources/sources.js';
-import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from './log.js';
-import { run } from './runtime.js';
-import { StdioAdapter } from './transports/stdio.js';
+} from '../roots/git/settings.js';
+import { parseGitAllow, type GitAllowEntry } from '../roots/git/url.js';
+import { parseSourceArg, type SourceSpec } from '../roots/root-arg.js';
+import type { GitSettings } from '../roots/sources.js';
+import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
+import { run } from '../runtime.js';
+import { StdioAdapter } from '../transports/stdio.js';
 
 declare const SKILLS_SERVE_VERSION: string | undefined;
 /** The package version, injected by the bundler. */
@@ -401,7 +401,7 @@ function buildProgram(): Command {
       const adapter =
         config.http === undefined
           ? new StdioAdapter()
-          : await import('./transports/http.js').then(
+          : await import('../transports/http.js').then(
               ({ HttpAdapter }) =>
                 new HttpAdapter(config.http as HttpEndpoint, {
                   token: config.httpToken,
@@ -420,7 +420,7 @@ function buildProgram(): Command {
     .addOption(strictOption())
     .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
       const sources = sourcesOrExit(args);
-      const { runCheck } = await import('./commands/check.js');
+      const { runCheck } = await import('../commands/check.js');
       process.exitCode = await runCheck(sources, {
         ...commandOptions(options),
         json: options.json === true,
@@ -440,7 +440,7 @@ function buildProgram(): Command {
     )
     .action(async (args: string[], options: CommonOptions & { check?: string }) => {
       const sources = sourcesOrExit(args);
-      const { runManifest } = await import('./commands/manifest.js');
+      const { runManifest } = await import('../commands/manifest.js');
       process.exitCode = await runManifest(sources, {
         ...commandOptions(options),
         ...(options.check === undefined ? {} : { checkFile: options.check }),

@@ -13,7 +13,7 @@ import { findDirectory, findSkill, listDirectory, pageOf } from '../index/snapsh
 import type { SnapshotStore } from '../index/store.js';
 import { DirNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { buildSkillUri, compareUris, encodeSegment } from '../index/uri.js';
-import { collapseWhitespace } from './compat-catalog.js';
+import { collapseWhitespace } from './compat/catalog.js';
 import type { FileReader } from './read.js';
 
 /**

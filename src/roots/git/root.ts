@@ -17,9 +17,9 @@
  */
 import { EventEmitter } from 'node:events';
 import { promises as fsp } from 'node:fs';
-import type { RootSpec } from '../index/types.js';
-import { checkGitVersion } from './git-command.js';
-import { GitSourceError } from './git-errors.js';
+import type { RootSpec } from '../../index/types.js';
+import { checkGitVersion } from './command.js';
+import { GitSourceError } from './errors.js';
 import {
   directoryExists,
   readRefRecord,
@@ -28,8 +28,8 @@ import {
   treeDir,
   writeRefRecord,
   type RemoteCache,
-} from './git-cache.js';
-import { materializeTree, type MaterializedTree } from './git-materialize.js';
+} from './cache.js';
+import { materializeTree, type MaterializedTree } from './materialize.js';
 import {
   DEFAULT_GIT_LIMITS,
   DEFAULT_GIT_POLL_MS,
@@ -37,19 +37,12 @@ import {
   MAX_GIT_POLL_MS,
   MIN_GIT_POLL_MS,
   type GitLimits,
-} from './git-options.js';
-import type { Provenance } from './git-provenance.js';
-import {
-  ensureBareRepository,
-  fetchRef,
-  hasCommit,
-  resolveRef,
-  type RefKind,
-  type RemoteContext,
-} from './git-remote.js';
-import { tokenAuth } from './git-token.js';
-import { isGitRemoteAllowed, type GitAllowEntry } from './git-url.js';
-import type { GitRootSpec } from './root-arg.js';
+} from './settings.js';
+import type { Provenance } from './provenance.js';
+import { ensureBareRepository, fetchRef, hasCommit, resolveRef, type RefKind, type RemoteContext } from './remote.js';
+import { tokenAuth } from './token.js';
+import { isGitRemoteAllowed, type GitAllowEntry } from './url.js';
+import type { GitRootSpec } from '../root-arg.js';
 
 /** The logging a git root does (a pino logger fits). Objects carry `source`, `ref` and `commit`, never a token. */
 export interface GitLogger {

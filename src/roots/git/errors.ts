@@ -4,7 +4,7 @@
  * git; `reason` tells them apart. Messages name the remote by its credential-free display form and the ref, never a
  * token, and carry no stack trace worth showing: the CLI prints `message` alone.
  */
-import { SkillsServeError } from '../errors.js';
+import { SkillsServeError } from '../../errors.js';
 
 /** What went wrong. */
 export type GitFailure =

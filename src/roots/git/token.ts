@@ -5,7 +5,7 @@
  * clear text across a network. Redirects are not followed while a token is sent, so it cannot be carried to another
  * host. Pure.
  */
-import type { GitRemote } from './git-url.js';
+import type { GitRemote } from './url.js';
 
 /** User name sent with the token by default: what GitHub expects for tokens; GitLab and Gitea accept any. */
 export const DEFAULT_TOKEN_USERNAME = 'x-access-token';

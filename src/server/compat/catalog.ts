@@ -4,9 +4,9 @@
  * Nothing here reads the disk or knows the SDK's server classes.
  */
 import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
-import { findDirectory, findFile, listDirectory, type ServedFile } from '../index/snapshot.js';
-import { DirNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../index/types.js';
-import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../index/uri.js';
+import { findDirectory, findFile, listDirectory, type ServedFile } from '../../index/snapshot.js';
+import { DirNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../../index/types.js';
+import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../../index/uri.js';
 
 /** What the instructions catalog shows of a skill (a {@link SkillRecord} is one). */
 export interface NamedSkill {

@@ -9,8 +9,8 @@
  * when the skill was indexed), so a search never reads a file.
  */
 import MiniSearch from 'minisearch';
-import type { SkillRecord, Snapshot } from '../index/types.js';
-import { baseOf } from './visibility.js';
+import type { SkillRecord, Snapshot } from '../../index/types.js';
+import { baseOf } from '../visibility.js';
 
 /** Results a search returns when the call gives no `limit`. */
 export const DEFAULT_SEARCH_LIMIT = 10;

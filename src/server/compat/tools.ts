@@ -8,10 +8,10 @@
  */
 import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
-import { SkillsServeError, toToolError } from '../errors.js';
-import { pageOf } from '../index/snapshot.js';
-import type { SkillRecord, Snapshot } from '../index/types.js';
-import { collapseWhitespace, directoryText, resolveFile, resolveSkill, skillFilesText } from './compat-catalog.js';
+import { SkillsServeError, toToolError } from '../../errors.js';
+import { pageOf } from '../../index/snapshot.js';
+import type { SkillRecord, Snapshot } from '../../index/types.js';
+import { collapseWhitespace, directoryText, resolveFile, resolveSkill, skillFilesText } from './catalog.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, SkillSearch } from './search.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;

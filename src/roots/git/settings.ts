@@ -3,7 +3,7 @@
  * `--git-poll <ms>`, `--git-max-files <n>`, `--git-max-bytes <size>`, `--git-max-fetch-bytes <size>`,
  * `--git-allow <host/org>` (see `git-url.ts`), `--cache-dir <dir>` (see `git-cache.ts`). Pure.
  */
-import { parseIntegerOption } from '../config.js';
+import { parseIntegerOption } from '../../config.js';
 
 /** How often a branch is re-fetched by default (ms): 5 minutes. */
 export const DEFAULT_GIT_POLL_MS = 300_000;

@@ -11,7 +11,7 @@
  */
 import { parseRootArg } from '../config.js';
 import type { RootSpec } from '../index/types.js';
-import { parseGitUrl, redactUrls, type GitRemote } from './git-url.js';
+import { parseGitUrl, redactUrls, type GitRemote } from './git/url.js';
 
 /** A git root as given on the command line. */
 export interface GitRootSpec {

@@ -6,12 +6,12 @@
 import { promises as fsp } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { GitCommandError, gitReason, gitUnavailable, runGit } from './git-command.js';
-import { GitSourceError } from './git-errors.js';
-import { spawnGit } from './git-exec.js';
-import type { GitRemote } from './git-url.js';
-import { redactSecrets } from './git-url.js';
-import { isCommitId } from './root-arg.js';
+import { GitCommandError, gitReason, gitUnavailable, runGit } from './command.js';
+import { GitSourceError } from './errors.js';
+import { spawnGit } from './exec.js';
+import type { GitRemote } from './url.js';
+import { redactSecrets } from './url.js';
+import { isCommitId } from '../root-arg.js';
 
 /** How a ref behaves: branches (and other non-tag refs, and the default branch) move; tags and commit ids do not. */
 export type RefKind = 'branch' | 'tag' | 'commit';

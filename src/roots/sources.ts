@@ -6,10 +6,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type { RootSpec } from '../index/types.js';
-import type { GitLimits } from './git-options.js';
-import { provenanceMeta } from './git-provenance.js';
-import { GitRoot, type Checkout, type GitLogger } from './git-root.js';
-import type { GitAllowEntry } from './git-url.js';
+import type { GitLimits } from './git/settings.js';
+import { provenanceMeta } from './git/provenance.js';
+import { GitRoot, type Checkout, type GitLogger } from './git/root.js';
+import type { GitAllowEntry } from './git/url.js';
 import type { SourceSpec } from './root-arg.js';
 
 /** How git roots are fetched (`--cache-dir`, `--git-*`, `SKILLS_SERVE_GIT_TOKEN`). */
