@@ -39,7 +39,7 @@ const git = (cwd, ...args) =>
 const bundle = path.join(work, 'bench-git.mjs');
 writeFileSync(
   path.join(work, 'entry.ts'),
-  `export * from ${JSON.stringify(path.join(REPO, 'src/roots/git/root.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/roots/root-arg.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'test/helpers/git-http.ts'))};\n`,
+  `export * from ${JSON.stringify(path.join(REPO, 'src/roots/git/root.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/roots/root-arg.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'src/roots/git/settings.ts'))};\nexport * from ${JSON.stringify(path.join(REPO, 'test/helpers/git-http.ts'))};\n`,
 );
 await build({
   entryPoints: [path.join(work, 'entry.ts')],
@@ -49,7 +49,11 @@ await build({
   format: 'esm',
   logLevel: 'warning',
 });
-const { GitRoot, parseSourceArg, startGitHttp } = await import(pathToFileURL(bundle).href);
+const { GitRoot, parseSourceArg, startGitHttp, DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS } = await import(
+  pathToFileURL(bundle).href
+);
+/** What the command line gives every git root by default. */
+const SETTINGS = { pollMs: DEFAULT_GIT_POLL_MS, limits: DEFAULT_GIT_LIMITS };
 
 function filesUnder(dir) {
   let count = 0;
@@ -113,16 +117,16 @@ for (const repo of repos) {
     for (let run = 0; run < RUNS; run++) {
       const cacheDir = mkdtempSync(path.join(work, 'cache-'));
       let started = performance.now();
-      const root = new GitRoot({ spec: spec(url, 'v1'), cacheDir, env });
+      const root = new GitRoot({ spec: spec(url, 'v1'), cacheDir, env, ...SETTINGS });
       await root.start();
       cold.push(performance.now() - started);
       await root.stop();
       started = performance.now();
-      const again = new GitRoot({ spec: spec(url, 'v1'), cacheDir, env });
+      const again = new GitRoot({ spec: spec(url, 'v1'), cacheDir, env, ...SETTINGS });
       await again.start();
       warm.push(performance.now() - started);
       await again.stop();
-      const branch = new GitRoot({ spec: spec(url, 'main'), cacheDir, env });
+      const branch = new GitRoot({ spec: spec(url, 'main'), cacheDir, env, ...SETTINGS });
       await branch.start();
       started = performance.now();
       await branch.pollNow();

@@ -4,10 +4,10 @@
  * Every flag has an environment twin `SKILLS_SERVE_<FLAG>`.
  */
 import './heap.js';
-import { statSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import os from 'node:os';
 import path from 'node:path';
+import type { CommandOptions } from '../commands/snapshot-once.js';
 import {
   CACHE_SCOPES,
   COMPAT_MODES,
@@ -15,12 +15,6 @@ import {
   DEFAULT_INSTRUCTIONS_WAIT_MS,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
-  parseHttpEndpoint,
-  parseInstructionsMax,
-  parseInstructionsWait,
-  parsePageSize,
-  parsePollMs,
-  parseTtlMs,
   RESOURCE_LIST_MODES,
   type CacheScope,
   type CompatMode,
@@ -28,23 +22,26 @@ import {
   type HttpEndpoint,
   type ResourceListMode,
 } from '../config.js';
-import type { CommandOptions } from '../commands/snapshot-once.js';
 import { exitCodeOf, SkillsServeError } from '../errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from '../index/policy.js';
+import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 import { resolveCacheDir } from '../roots/git/cache.js';
+import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitSettings } from '../roots/git/settings.js';
+import { parseGitAllow, type GitAllowEntry } from '../roots/git/url.js';
+import { resolveSources, type SourceSpec } from '../roots/root-arg.js';
+import { run } from '../runtime.js';
+import { StdioAdapter } from '../transports/stdio.js';
 import {
-  DEFAULT_GIT_LIMITS,
-  DEFAULT_GIT_POLL_MS,
   parseByteSize,
   parseGitMaxFiles,
   parseGitPollMs,
-} from '../roots/git/settings.js';
-import { parseGitAllow, type GitAllowEntry } from '../roots/git/url.js';
-import { parseSourceArg, type SourceSpec } from '../roots/root-arg.js';
-import type { GitSettings } from '../roots/sources.js';
-import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
-import { run } from '../runtime.js';
-import { StdioAdapter } from '../transports/stdio.js';
+  parseHttpEndpoint,
+  parseInstructionsMax,
+  parseInstructionsWait,
+  parsePageSize,
+  parsePollMs,
+  parseTtlMs,
+} from './options.js';
 
 declare const SKILLS_SERVE_VERSION: string | undefined;
 /** The package version, injected by the bundler. */
@@ -95,44 +92,6 @@ function argParser<T>(parse: (text: string) => T): (text: string) => T {
       throw new InvalidArgumentError((error as Error).message);
     }
   };
-}
-
-/**
- * Resolves root arguments: folders (`dir`, `prefix=dir`) against `cwd`, each checked to be a directory, and git roots
- * (`git+<url>#<ref>:<subdir>`, `github:owner/repo…`, with an optional `prefix=`), checked for form only (they are
- * fetched when the server or command starts).
- *
- * @param args root arguments as typed.
- * @returns the sources, in order.
- * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first folder that is missing or
- *   not a directory; `CONFIG_INVALID` for a malformed argument.
- */
-function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
-  return args.map((arg) => {
-    let source: SourceSpec;
-    try {
-      source = parseSourceArg(arg, cwd);
-    } catch (error) {
-      throw new SkillsServeError('CONFIG_INVALID', (error as Error).message);
-    }
-    if (source.kind === 'git') return source;
-    const { dir } = source.root;
-    let stat;
-    try {
-      stat = statSync(dir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      // `git@github.com:acme/skills` is git's scp-like syntax, not a folder: say how to write it as a git root.
-      const scpLike = /^[\w.-]+@[\w.-]+:(?!\/\/)/u.test(arg) && code === 'ENOENT';
-      throw new SkillsServeError(
-        'ROOT_UNUSABLE',
-        `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})` +
-          (scpLike ? `; for a git remote, write git+ssh://${arg.replace(':', '/')}` : ''),
-      );
-    }
-    if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} is not a directory`);
-    return source;
-  });
 }
 
 /** Options every command shares: the roots, the log level, the symlink policy and how git roots are fetched. */
@@ -197,7 +156,7 @@ function addCommonOptions(command: Command): Command {
 }
 
 /** The git settings of a command's options (the token only from the environment: never a flag, which `ps` shows). */
-function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSettings {
+function gitSettings(options: CommonOptions, pollMs = DEFAULT_GIT_POLL_MS): GitSettings {
   const token = process.env['SKILLS_SERVE_GIT_TOKEN'];
   return Object.freeze({
     cacheDir: resolveCacheDir({
@@ -210,9 +169,9 @@ function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSet
     pollMs,
     allow: Object.freeze(options.gitAllow ?? []),
     limits: Object.freeze({
-      ...(options.gitMaxFiles === undefined ? {} : { maxFiles: options.gitMaxFiles }),
-      ...(options.gitMaxBytes === undefined ? {} : { maxBytes: options.gitMaxBytes }),
-      ...(options.gitMaxFetchBytes === undefined ? {} : { maxFetchBytes: options.gitMaxFetchBytes }),
+      maxFiles: options.gitMaxFiles ?? DEFAULT_GIT_LIMITS.maxFiles,
+      maxBytes: options.gitMaxBytes ?? DEFAULT_GIT_LIMITS.maxBytes,
+      maxFetchBytes: options.gitMaxFetchBytes ?? DEFAULT_GIT_LIMITS.maxFetchBytes,
     }),
     token: token === undefined || token.trim() === '' ? undefined : token,
     env: process.env,
@@ -226,7 +185,7 @@ function gitSettings(options: CommonOptions, pollMs: number | undefined): GitSet
 function commandOptions(options: CommonOptions): CommandOptions {
   return {
     symlinks: options.symlinks,
-    git: gitSettings(options, undefined),
+    git: gitSettings(options),
     logger: createLogger(options.logLevel ?? 'info'),
     write: (text) => process.stdout.write(text),
   };

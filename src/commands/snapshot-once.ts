@@ -8,7 +8,8 @@ import type { SymlinkPolicy } from '../index/policy.js';
 import type { Snapshot } from '../index/types.js';
 import type { Logger } from '../log.js';
 import type { SourceSpec } from '../roots/root-arg.js';
-import { Sources, type GitSettings } from '../roots/sources.js';
+import type { GitSettings } from '../roots/git/settings.js';
+import { Sources } from '../roots/sources.js';
 
 /** What every one-shot command is given. */
 export interface CommandOptions {

@@ -1,5 +1,6 @@
 /**
- * Root arguments that name a git repository (issue 14 "Git roots"), beside the folder roots of `config.ts`:
+ * Root arguments: every form a root is written in, parsed in one place (docs/ARCHITECTURE.md, "Sources"). A folder is
+ * `dir` or `prefix=dir`; a git root is
  *
  *   git+<url>[#[<ref>][:<subdir>]]          npm's `git+` prefix, Docker's `#ref:dir` suffix
  *   github:<owner>/<repo>[#[<ref>][:<subdir>]]   shorthand for git+https://github.com/<owner>/<repo>.git
@@ -7,11 +8,43 @@
  *
  * `<ref>` is a branch, a tag, a full ref name (`refs/heads/main`) or a full commit id (40 or 64 hex digits); without
  * it the remote's default branch (`HEAD`) is followed. `<subdir>` is the directory of the repository to serve
- * (default: the whole tree). A ref cannot contain `:`, so the first `:` after `#` starts the subdirectory. Pure.
+ * (default: the whole tree). A ref cannot contain `:`, so the first `:` after `#` starts the subdirectory. Parsing is
+ * pure; {@link resolveSources} also checks that each folder is a directory.
  */
-import { parseRootArg } from '../config.js';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { SkillsServeError } from '../errors.js';
 import type { RootSpec } from '../index/types.js';
 import { parseGitUrl, redactUrls, type GitRemote } from './git/url.js';
+
+/**
+ * Parses one root argument: `dir`, or `prefix=dir` to mount `dir` under an organizational prefix
+ * (`acme/billing=./billing-skills` serves its skills as `skill://acme/billing/<skill>/…`). An argument starting
+ * with `/`, `./` or `../` is always a directory, so paths holding `=` stay usable.
+ *
+ * @param arg the argument as typed.
+ * @param cwd directory relative paths are resolved against.
+ * @returns the root with an absolute `dir` and the prefix segments.
+ * @throws RangeError when the prefix is empty or holds an empty, `.` or `..` segment.
+ */
+export function parseRootArg(arg: string, cwd: string): RootSpec {
+  const equals = arg.indexOf('=');
+  // An absolute or explicitly relative path is a directory even when it holds '=' (`/srv/build=42/skills`).
+  const plainPath = path.isAbsolute(arg) || arg.startsWith('./') || arg.startsWith('../') || arg.startsWith('.\\');
+  if (equals === -1 || plainPath) return Object.freeze({ dir: path.resolve(cwd, arg), prefix: Object.freeze([]) });
+  const prefixText = arg.slice(0, equals);
+  const dirText = arg.slice(equals + 1);
+  const prefix = prefixText.split('/');
+  if (
+    dirText === '' ||
+    prefix.some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\0'))
+  ) {
+    throw new RangeError(
+      `root "${arg}" must be a directory or prefix=directory, with a prefix of non-empty "/"-separated names (e.g. acme/billing=./skills)`,
+    );
+  }
+  return Object.freeze({ dir: path.resolve(cwd, dirText), prefix: Object.freeze(prefix) });
+}
 
 /** A git root as given on the command line. */
 export interface GitRootSpec {
@@ -60,6 +93,44 @@ export function parseSourceArg(arg: string, cwd: string): SourceSpec {
     return { kind: 'git', git: parseGitSource(arg.slice(equals + 1), prefix) };
   }
   return { kind: 'folder', root: parseRootArg(arg, cwd) };
+}
+
+/**
+ * Resolves root arguments: folders (`dir`, `prefix=dir`) against `cwd`, each checked to be a directory, and git roots
+ * (`git+<url>#<ref>:<subdir>`, `github:owner/repo…`, with an optional `prefix=`), checked for form only (they are
+ * fetched when the server or command starts).
+ *
+ * @param args root arguments as typed.
+ * @returns the sources, in order.
+ * @throws SkillsServeError `ROOT_UNUSABLE` naming the resolved absolute path of the first folder that is missing or
+ *   not a directory; `CONFIG_INVALID` for a malformed argument.
+ */
+export function resolveSources(args: readonly string[], cwd: string): SourceSpec[] {
+  return args.map((arg) => {
+    let source: SourceSpec;
+    try {
+      source = parseSourceArg(arg, cwd);
+    } catch (error) {
+      throw new SkillsServeError('CONFIG_INVALID', (error as Error).message);
+    }
+    if (source.kind === 'git') return source;
+    const { dir } = source.root;
+    let stat;
+    try {
+      stat = statSync(dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      // `git@github.com:acme/skills` is git's scp-like syntax, not a folder: say how to write it as a git root.
+      const scpLike = /^[\w.-]+@[\w.-]+:(?!\/\/)/u.test(arg) && code === 'ENOENT';
+      throw new SkillsServeError(
+        'ROOT_UNUSABLE',
+        `skills root ${dir} cannot be used (${code === 'ENOENT' ? 'it does not exist' : code})` +
+          (scpLike ? `; for a git remote, write git+ssh://${arg.replace(':', '/')}` : ''),
+      );
+    }
+    if (!stat.isDirectory()) throw new SkillsServeError('ROOT_UNUSABLE', `skills root ${dir} is not a directory`);
+    return source;
+  });
 }
 
 /** GitHub owner (user or organization) names: letters, digits, single hyphens, at most 39 characters. */

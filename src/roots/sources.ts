@@ -6,22 +6,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type { RootSpec } from '../index/types.js';
-import type { GitLimits } from './git/settings.js';
 import { provenanceMeta } from './git/provenance.js';
 import { GitRoot, type Checkout, type GitLogger } from './git/root.js';
-import type { GitAllowEntry } from './git/url.js';
+import type { GitSettings } from './git/settings.js';
 import type { SourceSpec } from './root-arg.js';
-
-/** How git roots are fetched (`--cache-dir`, `--git-*`, `SKILLS_SERVE_GIT_TOKEN`). */
-export interface GitSettings {
-  readonly cacheDir: string;
-  readonly pollMs: number | undefined;
-  readonly allow: readonly GitAllowEntry[];
-  readonly limits: Partial<GitLimits>;
-  readonly token: string | undefined;
-  /** The process environment (git needs `PATH`, `HOME` and the user's credential setup). */
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
 
 /** How long a replaced tree stays on disk after the swap, for reads that began before it (ms). */
 export const RELEASE_GRACE_MS = 5000;
@@ -63,7 +51,7 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
             spec: spec.git,
             cacheDir: settings.cacheDir,
             env: settings.env,
-            ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
+            pollMs: settings.pollMs,
             limits: settings.limits,
             allow: settings.allow,
             ...(settings.token === undefined ? {} : { token: settings.token }),

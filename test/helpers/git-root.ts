@@ -4,6 +4,7 @@
  */
 import { afterEach } from 'vitest';
 import { GitRoot, type GitLogger, type GitRootOptions } from '../../src/roots/git/root.js';
+import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitLimits } from '../../src/roots/git/settings.js';
 import { parseSourceArg, type GitRootSpec } from '../../src/roots/root-arg.js';
 import { startGitHttp, type GitHttpOptions, type GitHttpServer } from './git-http.js';
 import { isolatedGitEnv, type TestRemote } from './git-repo.js';
@@ -21,13 +22,14 @@ export interface LogLine {
 }
 
 /** A logger that records everything, for assertions (and for proving a token never appears). */
-export function recordingLogger(): GitLogger & { lines: LogLine[]; text(): string } {
+export function recordingLogger(): GitLogger & { lines: LogLine[]; text(): string; warnings(): string[] } {
   const lines: LogLine[] = [];
   return {
     lines,
     info: (object, message) => lines.push({ level: 'info', object, message }),
     warn: (object, message) => lines.push({ level: 'warn', object, message }),
     text: () => lines.map((line) => `${line.level} ${JSON.stringify(line.object)} ${line.message}`).join('\n'),
+    warnings: () => lines.filter((line) => line.level === 'warn').map((line) => line.message),
   };
 }
 
@@ -66,14 +68,20 @@ export function gitSpec(url: string, suffix = ''): GitRootSpec {
  * A git root over a fresh (or given) cache, with the isolated git environment; stopped after the test.
  *
  * @param spec the root.
- * @param options anything to override (`cacheDir`, `pollMs`, `limits`, `env`, …).
+ * @param options anything to override (`cacheDir`, `pollMs`, `limits`, `env`, …); `limits` are merged into the
+ *   defaults.
  */
-export async function makeGitRoot(spec: GitRootSpec, options: Partial<GitRootOptions> = {}): Promise<GitRoot> {
+export async function makeGitRoot(
+  spec: GitRootSpec,
+  options: Partial<Omit<GitRootOptions, 'limits'>> & { limits?: Partial<GitLimits> } = {},
+): Promise<GitRoot> {
   const root = new GitRoot({
     spec,
     cacheDir: options.cacheDir ?? (await makeTempDir()),
     env: isolatedGitEnv(),
+    pollMs: DEFAULT_GIT_POLL_MS,
     ...options,
+    limits: { ...DEFAULT_GIT_LIMITS, ...options.limits },
   });
   started.roots.push(root);
   return root;

@@ -258,8 +258,6 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
     const { url } = await remoteUrl(remote, transport);
     const logger = recordingLogger();
     const root = await makeGitRoot(gitSpec(url, 'main'), { limits: { maxFiles: 3 }, logger });
-    const warnings: string[] = [];
-    root.on('warning', (message) => warnings.push(message));
     const commits: string[] = [];
     root.on('commit', (next) => commits.push(next.provenance.commit));
     await root.start();
@@ -268,7 +266,7 @@ describe.each(TRANSPORTS)('limits (%s)', (transport) => {
     );
     expect(await root.pollNow()).toBe(false);
     expect(await root.pollNow()).toBe(false);
-    expect(warnings).toEqual([
+    expect(logger.warnings()).toEqual([
       `${url}#main at commit ${tooBig} is not served: its tree holds 5 files, over the limit of 3 (--git-max-files); still serving commit ${first}`,
     ]);
     expect(commits).toEqual([]);
@@ -305,9 +303,8 @@ describe('a pushed commit without the subdirectory', () => {
     const remote = await createRemote();
     const first = await remote.commit({ 'skills/alpha/SKILL.md': skillMd('alpha', 'First.') });
     const cacheDir = await makeTempDir();
-    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { cacheDir });
-    const warnings: string[] = [];
-    root.on('warning', (message) => warnings.push(message));
+    const logger = recordingLogger();
+    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { cacheDir, logger });
     const commits: string[] = [];
     root.on('commit', (next) => commits.push(next.provenance.commit));
     await root.start();
@@ -317,16 +314,15 @@ describe('a pushed commit without the subdirectory', () => {
     expect(await root.pollNow()).toBe(false);
     expect(await root.pollNow()).toBe(false);
     expect(await root.pollNow()).toBe(false);
-    expect(warnings).toEqual([
+    expect(logger.warnings()).toEqual([
       `${remote.fileUrl}#main:skills: there is no directory "skills" at commit ${moved}; still serving commit ${first}`,
     ]);
     // A restart meanwhile starts from the last commit fetched, with the same one warning, and polls quietly.
-    const restarted = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { cacheDir });
-    const restartWarnings: string[] = [];
-    restarted.on('warning', (message) => restartWarnings.push(message));
+    const restartLogger = recordingLogger();
+    const restarted = await makeGitRoot(gitSpec(remote.fileUrl, 'main:skills'), { cacheDir, logger: restartLogger });
     expect((await restarted.start()).provenance.commit).toBe(first);
     expect(await restarted.pollNow()).toBe(false);
-    expect(restartWarnings).toEqual([
+    expect(restartLogger.warnings()).toEqual([
       expect.stringMatching(
         new RegExp(
           `^${remote.fileUrl.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}#main:skills: there is no directory "skills" at commit ${moved}; serving commit ${first} fetched .* from the cache$`,
@@ -338,7 +334,7 @@ describe('a pushed commit without the subdirectory', () => {
     const restored = await remote.commit({ 'skills/alpha/SKILL.md': skillMd('alpha', 'Back.') });
     expect(await root.pollNow()).toBe(true);
     expect(commits).toEqual([restored]);
-    expect(warnings).toHaveLength(1);
+    expect(logger.warnings()).toHaveLength(1);
   });
 });
 
@@ -475,13 +471,11 @@ describe('SKILLS_SERVE_GIT_TOKEN', () => {
         .every((request) => request.authorization === basic(TOKEN)),
     ).toBe(true);
     // An outage while polling: the warning carries git's reason, never the token.
-    const warnings: string[] = [];
-    root.on('warning', (message) => warnings.push(message));
     await server?.close();
     await root.pollNow();
-    expect(warnings).toHaveLength(1);
+    expect(logger.warnings()).toHaveLength(1);
     for (const form of forms(TOKEN)) {
-      expect(`${JSON.stringify(checkout)}\n${logger.text()}\n${warnings.join('\n')}`).not.toContain(form);
+      expect(`${JSON.stringify(checkout)}\n${logger.text()}\n${logger.warnings().join('\n')}`).not.toContain(form);
       expect(await allText(cacheDir)).not.toContain(form);
     }
   });

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
+import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS } from '../../src/roots/git/settings.js';
 import { Runtime, type RuntimeChange } from '../../src/runtime.js';
 import { waitFor } from '../helpers/wait.js';
 import { addToTree, removeTree, skillMd, makeTree } from '../helpers/tree.js';
@@ -26,7 +27,14 @@ function memoryLogger(lines: Record<string, unknown>[]): pino.Logger {
 function configFor(dir: string): Config {
   return {
     sources: [{ kind: 'folder', root: { dir, prefix: [] } }],
-    git: { cacheDir: dir, pollMs: undefined, allow: [], limits: {}, token: undefined, env: {} },
+    git: {
+      cacheDir: dir,
+      pollMs: DEFAULT_GIT_POLL_MS,
+      allow: [],
+      limits: DEFAULT_GIT_LIMITS,
+      token: undefined,
+      env: {},
+    },
     ttlMs: undefined,
     cacheScope: 'private',
     logLevel: 'info',

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRootArg } from '../../src/config.js';
+import { parseRootArg } from '../../src/roots/root-arg.js';
 
 const CWD = path.resolve('/work/base');
 const message = (arg: string): string =>

@@ -30,14 +30,7 @@ import {
   type RemoteCache,
 } from './cache.js';
 import { materializeTree, type MaterializedTree } from './materialize.js';
-import {
-  DEFAULT_GIT_LIMITS,
-  DEFAULT_GIT_POLL_MS,
-  DEFAULT_GIT_TIMEOUT_MS,
-  MAX_GIT_POLL_MS,
-  MIN_GIT_POLL_MS,
-  type GitLimits,
-} from './settings.js';
+import { GIT_NETWORK_TIMEOUT_MS, type GitLimits } from './settings.js';
 import type { Provenance } from './provenance.js';
 import { ensureBareRepository, fetchRef, hasCommit, resolveRef, type RefKind, type RemoteContext } from './remote.js';
 import { tokenAuth } from './token.js';
@@ -58,20 +51,14 @@ export interface GitRootOptions {
   readonly cacheDir: string;
   /** The process environment, passed in by the CLI (git needs `PATH`, `HOME`, the user's credential setup). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /**
-   * Branch poll interval (ms), {@link MIN_GIT_POLL_MS}…{@link MAX_GIT_POLL_MS}; default {@link DEFAULT_GIT_POLL_MS}.
-   */
-  readonly pollMs?: number;
-  /** Limits on what one fetch may download and one tree may hold; defaults {@link DEFAULT_GIT_LIMITS}. */
-  readonly limits?: Partial<GitLimits>;
+  /** Branch poll interval (ms; `--git-poll`, checked by the command line). */
+  readonly pollMs: number;
+  /** Limits on what one fetch may download and one tree may hold. */
+  readonly limits: GitLimits;
   /** `--git-allow` entries; empty or absent: every remote. */
   readonly allow?: readonly GitAllowEntry[];
   /** `SKILLS_SERVE_GIT_TOKEN`: sent as HTTP Basic auth to this remote's https origin (or loopback http). */
   readonly token?: string;
-  /** User name sent with the token (default `x-access-token`, which GitHub expects; GitLab takes any). */
-  readonly tokenUsername?: string;
-  /** Longest one network operation may take (ms); default {@link DEFAULT_GIT_TIMEOUT_MS}. */
-  readonly timeoutMs?: number;
   readonly logger?: GitLogger;
 }
 
@@ -99,9 +86,7 @@ interface Held {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- typed EventEmitter on/once
 export interface GitRoot {
   on(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
-  on(event: 'warning', listener: (message: string) => void): this;
   once(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
-  once(event: 'warning', listener: (message: string) => void): this;
 }
 
 /** A git root: start it, listen for `commit`, release old checkouts, stop it. */
@@ -124,29 +109,21 @@ export class GitRoot extends EventEmitter {
   /** A commit refused (over the limits, or without the subdirectory), not fetched again until the branch moves on. */
   #refusedCommit: string | undefined;
 
-  /**
-   * @param options the root, cache, environment and policies.
-   * @throws RangeError for a poll interval out of range.
-   */
+  /** @param options the root, cache, environment and policies. */
   constructor(options: GitRootOptions) {
     super();
     this.#options = options;
-    this.#limits = { ...DEFAULT_GIT_LIMITS, ...options.limits };
-    this.#pollMs = options.pollMs ?? DEFAULT_GIT_POLL_MS;
-    if (!Number.isInteger(this.#pollMs) || this.#pollMs < MIN_GIT_POLL_MS || this.#pollMs > MAX_GIT_POLL_MS) {
-      throw new RangeError(
-        `git poll interval must be an integer from ${MIN_GIT_POLL_MS} to ${MAX_GIT_POLL_MS} ms (got ${String(options.pollMs)})`,
-      );
-    }
+    this.#limits = options.limits;
+    this.#pollMs = options.pollMs;
     this.#cache = remoteCache(options.cacheDir, options.spec.remote);
-    const auth = tokenAuth(options.spec.remote, options.token, options.tokenUsername);
+    const auth = tokenAuth(options.spec.remote, options.token);
     if (auth.warning !== undefined) this.#warn(auth.warning);
     this.#context = {
       remote: options.spec.remote,
       env: options.env,
       secretConfig: auth.secretConfig,
       secrets: auth.secrets,
-      timeoutMs: options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
+      timeoutMs: GIT_NETWORK_TIMEOUT_MS,
       signal: this.#abort.signal,
     };
   }
@@ -333,7 +310,6 @@ export class GitRoot extends EventEmitter {
 
   #warn(message: string): void {
     this.#options.logger?.warn({ event: 'git-warning', ...this.#logFields(this.#current?.provenance.commit) }, message);
-    if (this.listenerCount('warning') > 0) this.emit('warning', message);
   }
 
   #schedule(): void {

@@ -1,5 +1,5 @@
 /**
- * `SKILLS_SERVE_GIT_TOKEN` as HTTP authentication for one remote (issue 14 "Safety"). The token becomes an
+ * `SKILLS_SERVE_GIT_TOKEN` as HTTP authentication for one remote (docs/git-roots.md). The token becomes an
  * `Authorization: Basic` header scoped to the remote's origin (`http.<origin>/.extraHeader`), passed to git through
  * the environment (never the argument vector), and only over https or to a loopback host: a token is never sent in
  * clear text across a network. Redirects are not followed while a token is sent, so it cannot be carried to another
@@ -7,8 +7,8 @@
  */
 import type { GitRemote } from './url.js';
 
-/** User name sent with the token by default: what GitHub expects for tokens; GitLab and Gitea accept any. */
-export const DEFAULT_TOKEN_USERNAME = 'x-access-token';
+/** User name sent with the token: what GitHub expects for tokens; GitLab and Gitea accept any. */
+const TOKEN_USERNAME = 'x-access-token';
 
 /** What a token turns into for one remote. */
 export interface TokenAuth {
@@ -28,13 +28,12 @@ const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/u;
  *
  * @param remote the remote.
  * @param token the token, or `undefined`/`''` for none (the user's credential helpers still apply).
- * @param username the Basic-auth user name (default {@link DEFAULT_TOKEN_USERNAME}).
  * @returns the configuration, the secrets to redact, and a warning when the token is withheld (plain http to a
  *   host that is not loopback).
  */
-export function tokenAuth(remote: GitRemote, token: string | undefined, username = DEFAULT_TOKEN_USERNAME): TokenAuth {
+export function tokenAuth(remote: GitRemote, token: string | undefined): TokenAuth {
   if (token === undefined || token === '') return { secretConfig: [], secrets: [] };
-  const secrets = [token, `${username}:${token}`];
+  const secrets = [token, `${TOKEN_USERNAME}:${token}`];
   if (remote.scheme !== 'https' && remote.scheme !== 'http') return { secretConfig: [], secrets };
   if (remote.scheme === 'http' && !LOOPBACK.test(remote.hostname)) {
     return {
@@ -44,8 +43,8 @@ export function tokenAuth(remote: GitRemote, token: string | undefined, username
     };
   }
   const origin = `${remote.scheme}://${remote.hostname}${remote.port === '' ? '' : `:${remote.port}`}/`;
-  const header = `Authorization: Basic ${Buffer.from(`${username}:${token}`).toString('base64')}`;
+  const header = `Authorization: Basic ${Buffer.from(`${TOKEN_USERNAME}:${token}`).toString('base64')}`;
   // After a redirect git would send its extra headers to the new location too; no run follows one
-  // (`http.followRedirects=false` is in every run's safety configuration, git-exec.ts).
+  // (`http.followRedirects=false` is in every run's safety configuration, `exec.ts`).
   return { secretConfig: [[`http.${origin}.extraHeader`, header]], secrets };
 }
