@@ -4,8 +4,9 @@
 // reads tsconfig.json; the .mjs/.js scripts get the untyped rules.
 import js from '@eslint/js';
 import stylistic from '@stylistic/eslint-plugin';
-import prettier from 'eslint-config-prettier';
 import { defineConfig } from 'eslint/config';
+import prettier from 'eslint-config-prettier';
+import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -55,9 +56,27 @@ export default defineConfig(
     rules: { eqeqeq: ['error', 'always'] },
   },
   {
+    // One order for every import block (`eslint --fix` sorts them): packages first, then the project's own modules.
+    plugins: { 'simple-import-sort': simpleImportSort },
+    rules: { 'simple-import-sort/imports': 'error', 'simple-import-sort/exports': 'error' },
+  },
+  {
     // stdout is the JSON-RPC channel: the server logs through pino to stderr, never through console.
     files: ['src/**'],
-    rules: { 'no-console': 'error' },
+    rules: {
+      'no-console': 'error',
+      // Config is resolved once (docs/ARCHITECTURE.md, "Invariants"): only the command line reads the environment
+      // and argv; everything else is handed what it needs.
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only src/cli/ reads the environment: take it from Config.' },
+        { object: 'process', property: 'argv', message: 'Only src/cli/ reads argv: take it from Config.' },
+      ],
+    },
+  },
+  {
+    files: ['src/cli/**'],
+    rules: { 'no-restricted-properties': 'off' },
   },
   prettier,
   {

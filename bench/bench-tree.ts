@@ -9,7 +9,7 @@
  * - every skill stays under the 16 MiB per-skill limit (largest asset 8 MiB), so every skill is published.
  * Deterministic content, so runs compare.
  */
-import { writeSyntheticTree, skillRel } from './tree.js';
+import { skillRel, writeSyntheticTree } from './tree.js';
 
 const MIB = 1024 * 1024;
 /** Sizes of the large assets, cycled in skill order (bytes); big ones first so the 1,000-skill tree gets its share. */

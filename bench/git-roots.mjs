@@ -10,10 +10,11 @@
 //
 // Trees: the skills directory once ("x1"), and ten copies of it whose every file differs by one line ("x10").
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
 import { build } from 'esbuild';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import path from 'node:path';
+
 import { peakRssKb, spawnNode, within } from './stdio.mjs';
 
 /** The request headers of a 2025-11-25 client without a session (what the server expects, checked with curl). */

@@ -2,12 +2,13 @@
 // Live-update latency: time from a file write to the `notifications/resources/updated` a subscribed host receives,
 // on a small and a large tree, median of EDITS edits each. The ratio large/small shows whether one change costs
 // O(changed) (ratio near 1) or O(tree). Run after `npm run build`: `node bench/live-latency.mjs [small] [large]`.
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const BIN = fileURLToPath(new URL('../bin/skills-serve.js', import.meta.url));
 const EDITS = 20;

@@ -5,6 +5,7 @@
 // is measured while another rebuild is still running.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { peakRssKb, within } from './stdio.mjs';
 
 export const EDITS = 20;

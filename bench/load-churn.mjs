@@ -10,6 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, promises as fsp, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { seededRandom as random } from './load-tracker.mjs';
 
 const digest = (bytes) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;

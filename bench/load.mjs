@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
 import { leakCheck, percentile, PublishHistory } from './load-tracker.mjs';
 import { LOAD_FIGURES_BEGIN, LOAD_FIGURES_END } from './report.mjs';
 import { killAll, readLines, spawnNode, within } from './stdio.mjs';

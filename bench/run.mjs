@@ -26,7 +26,9 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { build } from 'esbuild';
+
 import { measureHttp } from './http.mjs';
 import { EDITS, measureLiveLatency } from './live.mjs';
 import { loadFiguresOf, renderReport } from './report.mjs';

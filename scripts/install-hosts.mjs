@@ -5,7 +5,8 @@
 // Already-installed versions are reused. Prints one line per step; exits 1 with the reason when a step fails.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { HOSTS, hostsCacheDir, hostBinary } from '../test/hosts/hosts.mjs';
+
+import { hostBinary, HOSTS, hostsCacheDir } from '../test/hosts/hosts.mjs';
 
 /** Runs a command, inheriting stdio; returns whether it exited 0. */
 function run(command, args, options = {}) {

@@ -4,6 +4,8 @@
  * diagnostic logged once, `--strict`). Transports are thin adapters (`transports/stdio.ts`, `transports/http.ts`)
  * that announce the runtime's typed events to their clients (docs/ARCHITECTURE.md, "Runtime").
  */
+import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
+
 import type { Config } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { IndexBuilder } from './index/build.js';
@@ -12,15 +14,14 @@ import type { ServedFile } from './index/snapshot.js';
 import { SnapshotStore } from './index/store.js';
 import type { Diagnostic, RootSpec, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
+import { Sources } from './roots/sources.js';
 import { CompatSurfaces } from './server/compat/surfaces.js';
 import { logDiagnostic } from './server/diagnostics.js';
 import { createFileReader, type FileReader } from './server/read.js';
-import type { CacheHint, SkillsHandlerContext } from './server/skills-handlers.js';
 import { createSkillSource } from './server/sdk-source.js';
-import { Sources } from './roots/sources.js';
+import type { CacheHint, SkillsHandlerContext } from './server/skills-handlers.js';
 import { LiveIndex } from './watch/live-index.js';
 import { TreeWatcher } from './watch/watcher.js';
-import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 
 /** What adapters hear after every swap but the first. */
 export interface RuntimeChange {

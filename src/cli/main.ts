@@ -4,22 +4,25 @@
  * Every flag has an environment twin `SKILLS_SERVE_<FLAG>`.
  */
 import './heap.js';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+
 import os from 'node:os';
 import path from 'node:path';
+
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+
 import type { CommandOptions } from '../commands/snapshot-once.js';
 import {
   CACHE_SCOPES,
+  type CacheScope,
   COMPAT_MODES,
+  type CompatMode,
+  type Config,
   DEFAULT_INSTRUCTIONS_MAX,
   DEFAULT_INSTRUCTIONS_WAIT_MS,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
-  RESOURCE_LIST_MODES,
-  type CacheScope,
-  type CompatMode,
-  type Config,
   type HttpEndpoint,
+  RESOURCE_LIST_MODES,
   type ResourceListMode,
 } from '../config.js';
 import { exitCodeOf, SkillsServeError } from '../errors.js';
@@ -27,7 +30,7 @@ import { SYMLINK_POLICIES, type SymlinkPolicy } from '../index/policy.js';
 import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 import { resolveCacheDir } from '../roots/git/cache.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitSettings } from '../roots/git/settings.js';
-import { parseGitAllow, type GitAllowEntry } from '../roots/git/url.js';
+import { type GitAllowEntry, parseGitAllow } from '../roots/git/url.js';
 import { resolveSources, type SourceSpec } from '../roots/root-arg.js';
 import { run } from '../runtime.js';
 import { StdioAdapter } from '../transports/stdio.js';

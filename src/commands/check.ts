@@ -3,9 +3,10 @@
  * authors before they ship and for CI. Exit 1 when any skill was left out.
  */
 import path from 'node:path';
+
 import type { Diagnostic, Snapshot } from '../index/types.js';
 import type { SourceSpec } from '../roots/root-arg.js';
-import { snapshotOf, type CommandOptions } from './snapshot-once.js';
+import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
 /** The `--json` document. */
 export interface CheckReport {

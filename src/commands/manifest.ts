@@ -3,11 +3,12 @@
  * with `--check FILE` compares the tree with a saved manifest and exits 1 with a readable summary when they differ.
  */
 import { readFile } from 'node:fs/promises';
+
 import { entryOf } from '../index/entry.js';
 import type { SkillEntry } from '../index/types.js';
 import type { SourceSpec } from '../roots/root-arg.js';
-import { snapshotOf, type CommandOptions } from './snapshot-once.js';
 import { diffManifests, formatManifestDiff, manifestsMatch } from './manifest-diff.js';
+import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
 /** The manifest document: `{ "skills": [ entry, … ] }`. */
 export interface Manifest {

@@ -7,8 +7,8 @@ import { buildSnapshot } from '../index/build.js';
 import type { SymlinkPolicy } from '../index/policy.js';
 import type { Snapshot } from '../index/types.js';
 import type { Logger } from '../log.js';
-import type { SourceSpec } from '../roots/root-arg.js';
 import type { GitSettings } from '../roots/git/settings.js';
+import type { SourceSpec } from '../roots/root-arg.js';
 import { Sources } from '../roots/sources.js';
 
 /** What every one-shot command is given. */

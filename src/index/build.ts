@@ -7,6 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+
 import {
   compareDiagnostics,
   duplicateRoot,
@@ -21,15 +22,15 @@ import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
 import { readFrontmatter } from './frontmatter.js';
 import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
 import { findHiddenCharacters } from './hygiene.js';
-import { buildNamespace, findChild, placeSkill, removeSkill } from './namespace.js';
 import { decodeLossless } from './mime.js';
+import { buildNamespace, findChild, placeSkill, removeSkill } from './namespace.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
-import { outermostRegions, regionContains, type Region } from './region.js';
+import { outermostRegions, type Region, regionContains } from './region.js';
 import { createSlicer } from './slice.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
-import { DirNode, type Diagnostic, type FileNode, type RootSpec, type SkillRecord, type Snapshot } from './types.js';
+import { type Diagnostic, DirNode, type FileNode, type RootSpec, type SkillRecord, type Snapshot } from './types.js';
 import { compareUris } from './uri.js';
-import { TransientWalkError, walkRegion, type WalkedRegion, type WalkObserver } from './walk.js';
+import { TransientWalkError, type WalkedRegion, type WalkObserver, walkRegion } from './walk.js';
 
 /** How the index treats the trees it walks, and who hears about them. */
 export interface IndexOptions {

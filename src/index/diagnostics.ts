@@ -4,6 +4,7 @@
  * file or link that was skipped, or a finding about a skill that is still served (docs/ARCHITECTURE.md, "Policies").
  */
 import path from 'node:path';
+
 import type { Diagnostic } from './types.js';
 
 /** Rules whose diagnostics are errors: the skill is not published. */

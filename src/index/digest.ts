@@ -8,6 +8,7 @@
  */
 import { createHash, hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
+
 import { containsPrivateKey, SECRET_SCAN_BYTES } from './hygiene.js';
 import type { FileIdentity } from './record.js';
 

@@ -4,10 +4,11 @@
  * skill"; Agent Skills frontmatter rules).
  */
 import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
+
 import type { ReadFrontmatter } from './frontmatter.js';
 import { digestOf } from './record.js';
 import type { RuleProblem } from './rules.js';
-import { DirNode, FileNode, type Diagnostic, type SkillEntry, type SkillRecord } from './types.js';
+import { type Diagnostic, DirNode, FileNode, type SkillEntry, type SkillRecord } from './types.js';
 import { buildSkillUri, compareUris, encodeSegment } from './uri.js';
 
 /** What {@link buildRecord} needs for one skill. */

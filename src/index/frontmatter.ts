@@ -11,6 +11,7 @@
  * both paths give the same result on every skill of the shared corpus and on generated frontmatter.
  */
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
+
 import { classifyProblem, type RuleProblem } from './rules.js';
 
 /** The fields of a valid frontmatter that the server also needs. */

@@ -3,7 +3,7 @@
  * files over `SYNC_HASH_MAX_BYTES` to a {@link LargeFileHasher}, going on with its listing while they are read on the
  * thread pool (docs/ARCHITECTURE.md, "The walk"; why there is no hashing thread: "Memory").
  */
-import { hashFile, type Hashed } from './digest.js';
+import { type Hashed, hashFile } from './digest.js';
 
 /** Hashes one large file. */
 export interface LargeFileHasher {

@@ -11,8 +11,9 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { describeIoError } from './digest.js';
+
 import { specialFile, symlinkDangling, symlinkLoop, symlinkOutside, symlinkSkipped } from './diagnostics.js';
+import { describeIoError } from './digest.js';
 import { isInsideRoot, MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import type { Diagnostic } from './types.js';
 

@@ -7,6 +7,7 @@
  * "resources/read" and "resources/directory/read".
  */
 import path from 'node:path';
+
 import { DirNode, type FileNode, type SkillRecord } from './types.js';
 
 /**

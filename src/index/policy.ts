@@ -2,6 +2,7 @@
  * What the index serves: pure decisions about names and links (docs/ARCHITECTURE.md, "Policies").
  */
 import path from 'node:path';
+
 import ignore, { type Ignore } from 'ignore';
 
 /** Per-directory ignore rules, gitignore syntax, applied to that directory's subtree. */

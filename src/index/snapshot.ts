@@ -4,10 +4,11 @@
  * Implements SEP-2640 "skills/list" and "resources/directory/read" pagination, and "skills/get" lookups.
  */
 import { DIRECTORY_MIME_TYPE } from '@modelcontextprotocol/server/ext/skills';
+
 import { SkillsServeError } from '../errors.js';
 import { mimeTypeFor } from './mime.js';
 import { EMPTY_NAMESPACE, locate } from './namespace.js';
-import { DirNode, FileNode, type DirectoryChild, type SkillRecord, type Snapshot } from './types.js';
+import { type DirectoryChild, DirNode, FileNode, type SkillRecord, type Snapshot } from './types.js';
 import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, MAX_URI_LENGTH, parseSkillUri } from './uri.js';
 
 /** An empty snapshot (generation 0): what a store holds before its first build. */

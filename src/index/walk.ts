@@ -11,9 +11,9 @@
  * Problems inside the tree never throw: each becomes one warning diagnostic (special files, unreadable files and
  * directories, links not followed, names that are not UTF-8). The walk yields to the event loop every `SLICE_MS`.
  */
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { describeIoError, hashFileSync, isTransientIoError, NotHashableError, type Hashed } from './digest.js';
+
 import {
   secretFile,
   specialFile,
@@ -22,23 +22,24 @@ import {
   unreadableIgnoreFile,
   unrepresentableName,
 } from './diagnostics.js';
+import { describeIoError, type Hashed, hashFileSync, isTransientIoError, NotHashableError } from './digest.js';
 import type { LargeFileHasher } from './hash-pool.js';
 import { looksLikeSecretName } from './hygiene.js';
-import { isDiagnostic, resolveLink, type LinkTarget } from './links.js';
+import { isDiagnostic, type LinkTarget, resolveLink } from './links.js';
+import { findChild } from './namespace.js';
 import {
   IGNORE_FILE,
+  type IgnoreLayer,
   isIgnoredByLayers,
   isIgnoredName,
   isRepresentableName,
   MANIFEST_NAME,
   parseIgnoreFile,
-  type IgnoreLayer,
   type SymlinkPolicy,
 } from './policy.js';
-import { findChild } from './namespace.js';
 import { holdsPrivateKey, makeKey, sameIdentity } from './record.js';
 import { createSlicer } from './slice.js';
-import { DirNode, FileNode, type Diagnostic } from './types.js';
+import { type Diagnostic, DirNode, FileNode } from './types.js';
 
 /**
  * A region walk met a transient failure (out of file descriptors: EMFILE, ENFILE) that would make it publish a wrong

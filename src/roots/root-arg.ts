@@ -13,9 +13,10 @@
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
+
 import { SkillsServeError } from '../errors.js';
 import type { RootSpec } from '../index/types.js';
-import { parseGitUrl, redactUrls, type GitRemote } from './git/url.js';
+import { type GitRemote, parseGitUrl, redactUrls } from './git/url.js';
 
 /**
  * Parses one root argument: `dir`, or `prefix=dir` to mount `dir` under an organizational prefix

@@ -5,9 +5,10 @@
  * which: it serves directories.
  */
 import { EventEmitter } from 'node:events';
+
 import type { RootSpec } from '../index/types.js';
 import { provenanceMeta } from './git/provenance.js';
-import { GitRoot, type Checkout, type GitLogger } from './git/root.js';
+import { type Checkout, type GitLogger, GitRoot } from './git/root.js';
 import type { GitSettings } from './git/settings.js';
 import type { SourceSpec } from './root-arg.js';
 

@@ -8,6 +8,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
+
 import type { Logger } from '../log.js';
 import type { CompatSurfaces } from './compat/surfaces.js';
 import type { PublicDiagnostic } from './diagnostics.js';

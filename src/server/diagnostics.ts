@@ -4,6 +4,7 @@
  * layout (pure).
  */
 import path from 'node:path';
+
 import type { Diagnostic, RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
 import { isVisible, type Visibility } from './visibility.js';

@@ -4,6 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
+
 import { SkillsServeError } from '../errors.js';
 import { decodeLossless } from '../index/mime.js';
 import { identityOf } from '../index/record.js';

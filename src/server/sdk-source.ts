@@ -6,6 +6,7 @@
  */
 import type { Resource } from '@modelcontextprotocol/server';
 import type { Skill, SkillSource } from '@modelcontextprotocol/server/ext/skills';
+
 import type { ResourceListMode } from '../config.js';
 import { entryOf } from '../index/entry.js';
 import { mimeTypeFor } from '../index/mime.js';

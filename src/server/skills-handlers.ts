@@ -8,65 +8,32 @@
  * `resources/read` checks the URI exactly as the client sent it (the SDK's handler parses it with WHATWG `URL` first,
  * which resolves dot segments: `skill://s/references/../SKILL.md` would read `skill://s/SKILL.md`).
  */
-import type { McpServer, ServerContext as RequestContext, StandardSchemaV1 } from '@modelcontextprotocol/server';
+import type { McpServer, ServerContext as RequestContext } from '@modelcontextprotocol/server';
 import {
+  RESOURCES_DIRECTORY_READ_METHOD,
   SKILLS_GET_METHOD,
   SKILLS_LIST_METHOD,
-  RESOURCES_DIRECTORY_READ_METHOD,
 } from '@modelcontextprotocol/server/ext/skills';
+
 import { asProtocolErrors, SkillsServeError } from '../errors.js';
-import type { ExtensionRequestHook } from './compat/surfaces.js';
-import { isJsonObject } from '../wire/jsonrpc-gate.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
-import { parseSkillUri } from '../index/uri.js';
-import type { DirectoryChild, Snapshot } from '../index/types.js';
-import type { PublicDiagnostic } from './diagnostics.js';
-import { Base64Blob, RawJson } from '../wire/raw-json.js';
-import { isVisible, leadsToVisible, visibleChildren, visibleSkills, type Visibility } from './visibility.js';
-import type { FileReader } from './read.js';
-import type { Era } from './subscriptions.js';
 import type { SnapshotStore } from '../index/store.js';
-
-/** Longest part of a client's URI echoed back in an error message (characters). */
-export const ECHO_MAX_CHARS = 200;
-
-/** A client-sent value, shortened for an error message. */
-export function echo(text: string): string {
-  return text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}… (${text.length} characters)`;
-}
-
-/** Builds a Standard Schema for params with the given string fields (`?` marks optional ones). */
-function stringParams<T extends Record<string, string | undefined>>(
-  fields: readonly string[],
-): StandardSchemaV1<unknown, T> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'skills-serve',
-      validate: (value: unknown) => {
-        const params = (value ?? {}) as Record<string, unknown>;
-        if (typeof params !== 'object' || Array.isArray(params))
-          return { issues: [{ message: 'params must be an object' }] };
-        const result: Record<string, string> = {};
-        for (const field of fields) {
-          const optional = field.endsWith('?');
-          const name = optional ? field.slice(0, -1) : field;
-          const given = params[name];
-          if (given === undefined && optional) continue;
-          if (typeof given !== 'string')
-            return { issues: [{ message: `params.${name} must be a string`, path: [name] }] };
-          result[name] = given;
-        }
-        return { value: result as T };
-      },
-    },
-  };
-}
-
-/** `{ uri: string }`. */
-export const URI_PARAMS = stringParams<{ uri: string }>(['uri']);
-const LIST_PARAMS = stringParams<{ cursor?: string }>(['cursor?']);
-const DIRECTORY_PARAMS = stringParams<{ uri: string; cursor?: string }>(['uri', 'cursor?']);
+import type { DirectoryChild, Snapshot } from '../index/types.js';
+import { parseSkillUri } from '../index/uri.js';
+import { isJsonObject } from '../wire/jsonrpc-gate.js';
+import {
+  DIAGNOSTICS_LOGGER,
+  DIRECTORY_PARAMS,
+  echo,
+  type Era,
+  type ExtensionRequestHook,
+  LIST_PARAMS,
+  URI_PARAMS,
+} from '../wire/protocol.js';
+import { Base64Blob, RawJson } from '../wire/raw-json.js';
+import type { PublicDiagnostic } from './diagnostics.js';
+import type { FileReader } from './read.js';
+import { isVisible, leadsToVisible, type Visibility, visibleChildren, visibleSkills } from './visibility.js';
 
 /** Cache hints of 2026-07-28 results (SEP-2640: `ttlMs` and `cacheScope` on `skills/list` and `skills/get`). */
 export interface CacheHint {
@@ -93,9 +60,6 @@ export interface SkillsHandlerContext {
    */
   readonly diagnostics?: () => readonly PublicDiagnostic[];
 }
-
-/** The logger name of diagnostics sent to hosts as `notifications/message`. */
-export const DIAGNOSTICS_LOGGER = 'skills-serve';
 
 /** Whether a request is the first page of `skills/list`, which stateless HTTP answers with the diagnostics first. */
 export function announcesDiagnostics(method: SkillsMethod, params: { cursor?: unknown } | undefined): boolean {

@@ -7,18 +7,16 @@
  *   every 2026-07-28 connection (the SDK's listen router delivers it only to listeners that asked for it).
  * - `notifications/prompts/list_changed` goes to the connections offered the compat prompts when they change.
  */
-import { ProtocolError, ProtocolErrorCode, type McpServer } from '@modelcontextprotocol/server';
+import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 import type { SnapshotDiff } from '../index/diff.js';
 import { canonicalSkillUri } from '../index/uri.js';
 import type { Logger } from '../log.js';
+import { DIAGNOSTICS_LOGGER, echo, type Era, URI_PARAMS } from '../wire/protocol.js';
 import type { PublicDiagnostic } from './diagnostics.js';
-import { DIAGNOSTICS_LOGGER, echo, URI_PARAMS } from './skills-handlers.js';
 
 /** Most URIs one 2025-era connection may subscribe to. */
 export const MAX_SUBSCRIPTIONS = 10_000;
-
-/** Protocol era of a connection, as the SDK's serving entry decided it. */
-export type Era = 'legacy' | 'modern';
 
 interface Connection {
   readonly server: McpServer;

@@ -4,7 +4,7 @@
  * starts with one of them, every file and directory under them, and the grouping directories on the way to them
  * (listing only what leads to them). Everything else is answered exactly as if it did not exist.
  */
-import { DirNode, FileNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../index/types.js';
+import { type DirectoryChild, DirNode, FileNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
 
 /** One client's view. */

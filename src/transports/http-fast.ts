@@ -7,16 +7,17 @@
  * the ordinary way, with the body handed on as read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject, isRequestId } from '../wire/jsonrpc-gate.js';
+
 import {
   announcesDiagnostics,
   answerSkillsMethod,
-  DIAGNOSTICS_LOGGER,
   parseSkillsParams,
   SKILLS_METHODS,
   type SkillsHandlerContext,
   type SkillsMethod,
 } from '../server/skills-handlers.js';
+import { isJsonObject, isRequestId } from '../wire/jsonrpc-gate.js';
+import { DIAGNOSTICS_LOGGER } from '../wire/protocol.js';
 import { partChunks, RawJson, serializeParts } from '../wire/raw-json.js';
 
 /** Largest body the fast path reads itself (bytes); the four methods' requests are far smaller. */

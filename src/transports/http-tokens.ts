@@ -11,6 +11,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
+
 import type { Visibility } from '../server/visibility.js';
 
 /** One token's entry, resolved. */

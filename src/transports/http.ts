@@ -8,9 +8,12 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+
 import type { HttpEndpoint } from '../config.js';
+import { SkillsServeError } from '../errors.js';
 import type { Snapshot } from '../index/types.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
@@ -18,7 +21,6 @@ import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.
 import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
-import { SkillsServeError } from '../errors.js';
 import { HttpTokens, tokenDigest } from './http-tokens.js';
 
 /** The path MCP is served on. */

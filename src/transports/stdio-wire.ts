@@ -11,11 +11,13 @@
  * - When stdin ends, the requests already read are answered first (bounded), then it closes; it closes at once when
  *   stdout fails (the host went away). `onclose` fires once.
  */
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
-import { classifyLine, type LineVerdict } from '../wire/jsonrpc-gate.js';
+
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { INVALID_REQUEST } from '@modelcontextprotocol/server';
-import { partChunks, serializeParts, type MessagePart } from '../wire/raw-json.js';
+
+import { classifyLine, type LineVerdict } from '../wire/jsonrpc-gate.js';
+import { type MessagePart, partChunks, serializeParts } from '../wire/raw-json.js';
 
 /** Bytes of one message queued on stdout before its next chunk waits for the host to read (a few chunks in flight). */
 export const WRITE_AHEAD_BYTES = 4 * 1024 * 1024;

@@ -4,11 +4,12 @@
  * diagnostics as log messages. It ends when stdin ends or stdout fails (the host went away).
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+
+import { describeSource } from '../roots/root-arg.js';
 import type { Adapter, Runtime } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { publicDiagnostic } from '../server/diagnostics.js';
 import { ConnectionRegistry } from '../server/subscriptions.js';
-import { describeSource } from '../roots/root-arg.js';
 import { StdioWire } from './stdio-wire.js';
 
 /** Serves one host on this process's stdin and stdout. */

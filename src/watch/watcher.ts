@@ -12,8 +12,9 @@
  * - **Queue overflow**: the kernel drops events when its queue fills, and `fs.watch` does not say so; a batch of more
  *   than {@link OVERFLOW_SUSPECT_EVENTS} events asks for a rescan of the roots it touched.
  */
-import { realpathSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
+import { type FSWatcher, realpathSync, type Stats, statSync, watch } from 'node:fs';
 import path from 'node:path';
+
 import type { IndexObserver } from '../index/build.js';
 import { sameIdentity } from '../index/record.js';
 import { regionContains } from '../index/region.js';

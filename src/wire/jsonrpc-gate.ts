@@ -5,7 +5,7 @@
  * (`transports/stdio-wire.ts`) answers each refused line (-32700 Parse error, or -32600 Invalid Request with the
  * request's `id`, or `null` when it has none) and logs it, so a host never waits for an answer that cannot come.
  */
-import { INVALID_REQUEST, PARSE_ERROR, parseJSONRPCMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { INVALID_REQUEST, type JSONRPCMessage, PARSE_ERROR, parseJSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** What to do with one line from stdin. */
 export type LineVerdict =

@@ -5,7 +5,9 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { cli } from '../helpers/cli.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { FIXTURES, REPO, SAMPLE_SKILLS } from '../helpers/server.js';

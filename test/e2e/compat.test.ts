@@ -6,11 +6,13 @@
  */
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
+import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
 import { SAMPLE_CATALOG_LINES, SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { cli } from '../helpers/cli.js';
-import { connect, errorCodeOf, ERAS, rawRequest, SAMPLE_SKILLS, spawnRaw, type Connection } from '../helpers/server.js';
+import { connect, type Connection, ERAS, errorCodeOf, rawRequest, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 
 const BOTH_ERAS = [ERAS[1], ERAS[2]] as const;

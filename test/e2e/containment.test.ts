@@ -25,11 +25,13 @@
  * <base>/skills/s/linkdir -> ../../skills-secret       directory link out of the root: never served
  * ```
  */
-import { ProtocolError } from '@modelcontextprotocol/client';
 import { promises as fsp, readFileSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
+
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, ERAS, rawRequest, type Connection } from '../helpers/server.js';
+
+import { connect, type Connection, ERAS, rawRequest } from '../helpers/server.js';
 import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 
 const METHODS = ['resources/read', 'skills/get', 'resources/directory/read'] as const;

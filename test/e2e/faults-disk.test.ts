@@ -11,8 +11,10 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogDifference, diskCatalog, listAll, reduceListing, type ListedSkill } from '../helpers/faults.js';
+
+import { catalogDifference, diskCatalog, listAll, type ListedSkill, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';

@@ -14,12 +14,14 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { converge, listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
-import { eventsOf, logLines, waitForEvent, type LogLine } from '../helpers/logs.js';
+import { eventsOf, type LogLine, logLines, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
+import { bytesOfRead, errorOf, type Message, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const PRLIMIT = spawnSync('prlimit', ['--version']).status === 0;

@@ -7,7 +7,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { catalogDifference, diskCatalog, listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';

@@ -7,15 +7,17 @@
  * `skills/list` / `skills/get` answers); errors are -32602 and only for what the churn removed; and once the disk
  * is quiet, the catalog is exactly the disk.
  */
-import { promises as fsp, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, promises as fsp, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { seededRandom as random } from '../../bench/load-tracker.mjs';
 import { catalogDifference, diskCatalog, listAll, PublishedHistory, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { hasEvent, logReader, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
+import { bytesOfRead, errorOf, type Message, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -11,11 +11,12 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { waitFor } from '../helpers/live.js';
 import { hasEvent } from '../helpers/logs.js';
 import { servingPort } from '../helpers/server.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { idKey, spawnWire, stopAll, wireProblem, type Message, type Wire } from '../helpers/wire.js';
+import { idKey, type Message, spawnWire, stopAll, type Wire, wireProblem } from '../helpers/wire.js';
 
 const FUZZ_RUNS = Number(process.env['SKILLS_SERVE_FUZZ_RUNS'] ?? 200);
 const FUZZ_SEED = Number(process.env['SKILLS_SERVE_FUZZ_SEED'] ?? 20_261_130);

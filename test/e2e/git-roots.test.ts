@@ -8,12 +8,14 @@
 import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGitHttp, type GitHttpServer } from '../helpers/git-http.js';
+
+import { type GitHttpServer, startGitHttp } from '../helpers/git-http.js';
 import { createRemote, type TestRemote } from '../helpers/git-repo.js';
 import { waitFor } from '../helpers/live.js';
 import { logLines } from '../helpers/logs.js';
-import { BIN, connect, ERAS, rawRequest, type Connection } from '../helpers/server.js';
+import { BIN, connect, type Connection, ERAS, rawRequest } from '../helpers/server.js';
 import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
 
 const PROVENANCE = 'dev.skills-serve/source';

@@ -9,13 +9,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { hasEvent } from '../helpers/logs.js';
 import { servingPort } from '../helpers/server.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, hasStackTrace, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
+import { bytesOfRead, errorOf, hasStackTrace, type Message, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 /** How long a stop may take, in-flight work included (ms). */

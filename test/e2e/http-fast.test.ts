@@ -7,9 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { eventsOf } from '../helpers/logs.js';
-import { SAMPLE_SKILLS, startHttpServer, type HttpServer } from '../helpers/server.js';
+import { type HttpServer, SAMPLE_SKILLS, startHttpServer } from '../helpers/server.js';
 import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 
 interface Answer {

@@ -4,22 +4,24 @@
  * as an absent skill is (same code, same message), so nothing leaks existence; an unknown token gets 401; the file
  * is read again when it changes. Both eras.
  */
-import { Client } from '@modelcontextprotocol/client';
-import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf } from '../helpers/logs.js';
 import {
   ANY_RESULT,
-  ERAS,
   eraClientOptions,
+  ERAS,
+  type HttpServer,
   SAMPLE_SKILLS,
   startHttpServer,
-  type HttpServer,
 } from '../helpers/server.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 

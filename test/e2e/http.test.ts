@@ -2,23 +2,25 @@
  * Streamable HTTP (`--http`): both eras verify every file with SkillsClient; two replicas on one tree publish
  * identical entries and accept each other's cursors; Host/Origin checks, bearer token, health endpoints, SIGTERM.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
-import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import {
   ANY_RESULT,
+  type Era,
   eraClientOptions,
   ERAS,
+  type HttpServer,
   SAMPLE_SKILLS,
   startHttpServer,
-  type Era,
-  type HttpServer,
 } from '../helpers/server.js';
+import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
 
 let servers: HttpServer[] = [];

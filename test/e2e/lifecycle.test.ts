@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, hasEvent, logLines } from '../helpers/logs.js';

@@ -8,7 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { BIN, connect, type Connection } from '../helpers/server.js';
 import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
 

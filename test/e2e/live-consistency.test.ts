@@ -7,15 +7,17 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
+  type BaseTree,
   LIVE_ERAS,
+  type LiveServer,
   makeBaseTree,
   startOnBaseTree,
   stopLive,
   waitFor,
-  type BaseTree,
-  type LiveServer,
 } from '../helpers/live.js';
 import { errorCodeOf } from '../helpers/server.js';
 import { sha256, skillMd } from '../helpers/tree.js';

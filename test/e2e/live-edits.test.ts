@@ -4,18 +4,20 @@
  * 2025-era host (subscribed with `resources/subscribe`) and a 2026-07-28 host (`subscriptions/listen`) hear, and that
  * every file reads back verified.
  */
-import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import {
+  type BaseTree,
   LIVE_ERAS,
+  type LiveServer,
   makeBaseTree,
   startOnBaseTree,
   stopLive,
   writeAtomically,
-  type BaseTree,
-  type LiveServer,
 } from '../helpers/live.js';
 import { errorCodeOf, rawRequest } from '../helpers/server.js';
 import { addToTree, sha256, skillMd } from '../helpers/tree.js';

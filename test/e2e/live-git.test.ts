@@ -4,14 +4,16 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
+  type ExpectedSkill,
   LIVE_ERAS,
+  type LiveServer,
   startLive,
   stopLive,
   writeFilesAtomically,
-  type ExpectedSkill,
-  type LiveServer,
 } from '../helpers/live.js';
 import { eventsOf } from '../helpers/logs.js';
 import { addToTree, makeTree, skillMd } from '../helpers/tree.js';

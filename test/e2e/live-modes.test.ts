@@ -4,15 +4,17 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
+  type BaseTree,
   LIVE_ERAS,
+  type LiveServer,
   makeBaseTree,
   startOnBaseTree,
   stopLive,
   writeFilesAtomically,
-  type BaseTree,
-  type LiveServer,
 } from '../helpers/live.js';
 import { eventsOf, hasEvent } from '../helpers/logs.js';
 import { skillMd } from '../helpers/tree.js';

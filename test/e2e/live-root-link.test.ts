@@ -6,8 +6,10 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIVE_ERAS, startLive, stopLive, type ExpectedSkill, type LiveServer } from '../helpers/live.js';
+
+import { type ExpectedSkill, LIVE_ERAS, type LiveServer, startLive, stopLive } from '../helpers/live.js';
 import { makeTree, skillMd } from '../helpers/tree.js';
 
 /** Two releases of one catalog, and `current` pointing at the first. */

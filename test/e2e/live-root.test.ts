@@ -5,15 +5,17 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
   BASE_SUBSCRIBED,
   LIVE_ERAS,
+  type LiveServer,
   makeBaseTree,
   startLive,
   stopLive,
   writeFilesAtomically,
-  type LiveServer,
 } from '../helpers/live.js';
 import { eventsOf, hasEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';

@@ -5,17 +5,19 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import {
+  type BaseTree,
   LIVE_ERAS,
+  type LiveServer,
+  type LogLine,
   makeBaseTree,
   startOnBaseTree,
   stopLive,
   writeAtomically,
   writeFilesAtomically,
-  type BaseTree,
-  type LiveServer,
-  type LogLine,
 } from '../helpers/live.js';
 import { eventsOf } from '../helpers/logs.js';
 import { makeTree, skillMd } from '../helpers/tree.js';

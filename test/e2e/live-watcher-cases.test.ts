@@ -7,15 +7,17 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import {
+  type BaseTree,
+  type ExpectedSkill,
   LIVE_ERAS,
+  type LiveServer,
   makeBaseTree,
   startOnBaseTree,
   stopLive,
-  type BaseTree,
-  type ExpectedSkill,
-  type LiveServer,
 } from '../helpers/live.js';
 import { skillMd } from '../helpers/tree.js';
 

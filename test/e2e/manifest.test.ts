@@ -6,10 +6,12 @@
  */
 import { promises as fsp, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { cli } from '../helpers/cli.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { connect, ERAS, FIXTURES, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+import { connect, type Connection, ERAS, FIXTURES, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
 import { sha256, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 interface Resource {

@@ -7,15 +7,17 @@
  * transport, before any JSON parsing, and none may contain the marker, the root's absolute path or `os.tmpdir()`.
  * stderr may name paths (it is the operator's log) and is expected to.
  */
-import { Client, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { SkillsClient, type Skill } from '@modelcontextprotocol/client/ext/skills';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
+import { Client, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { eventsOf, hasEvent } from '../helpers/logs.js';
-import { ANY_RESULT, BIN, eraClientOptions, ERAS, SAMPLE_SKILLS, type Era } from '../helpers/server.js';
+import { ANY_RESULT, BIN, type Era, eraClientOptions, ERAS, SAMPLE_SKILLS } from '../helpers/server.js';
 import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
 

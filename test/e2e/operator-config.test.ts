@@ -5,18 +5,20 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+
 import { cli } from '../helpers/cli.js';
 import { waitForEvent } from '../helpers/logs.js';
 import {
   eraClientOptions,
   ERAS,
+  handshake,
+  type HttpServer,
   SAMPLE_SKILLS,
   spawnRaw,
-  handshake,
   startHttpServer,
-  type HttpServer,
 } from '../helpers/server.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 

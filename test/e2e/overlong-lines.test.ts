@@ -7,8 +7,9 @@
  * arrives.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { errorOf, spawnWire, stopAll, type Message, type Wire } from '../helpers/wire.js';
+import { errorOf, type Message, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const MiB = 1024 * 1024;
 /** Peak resident set the server may reach while a host streams 60 MiB at it (issue 13: bounded memory). */

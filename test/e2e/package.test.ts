@@ -9,10 +9,12 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { requireDist } from '../helpers/dist.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { connect, ERAS, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+import { connect, type Connection, ERAS, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
 
 const PACKAGE = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
 

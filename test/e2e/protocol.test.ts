@@ -4,8 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, errorCodeOf, ERAS, FIXTURES, rawRequest, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+
+import { connect, type Connection, ERAS, errorCodeOf, FIXTURES, rawRequest, SAMPLE_SKILLS } from '../helpers/server.js';
 
 let connection: Connection | undefined;
 afterEach(async () => {

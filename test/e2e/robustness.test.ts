@@ -10,9 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
-import { handshake, spawnRaw, type RawServer } from '../helpers/server.js';
+import { handshake, type RawServer, spawnRaw } from '../helpers/server.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -6,10 +6,12 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { cli } from '../helpers/cli.js';
-import { eventsOf, logLines, waitForEvent, type LogLine } from '../helpers/logs.js';
-import { connect, ERAS, type Connection } from '../helpers/server.js';
+import { eventsOf, type LogLine, logLines, waitForEvent } from '../helpers/logs.js';
+import { connect, type Connection, ERAS } from '../helpers/server.js';
 import { sha256, skillMd, tempTrees } from '../helpers/tree.js';
 
 /** `path` as typed on a command line run from this process's working directory (the spawned server inherits it). */

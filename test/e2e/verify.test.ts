@@ -2,11 +2,13 @@
  * Every served file of every tree verifies with the host-side SkillsClient (size, digest, frontmatter) in every
  * era, over the real stdio transport of the built CLI; the bytes read equal the bytes on disk.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { connect, ERAS, FIXTURES, REPO, SAMPLE_SKILLS, type Connection } from '../helpers/server.js';
+import { connect, type Connection, ERAS, FIXTURES, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
 
 const CORPUS = path.resolve(REPO, '..', 'shared', 'corpora', 'anthropics-skills', 'skills');
 

@@ -3,6 +3,7 @@
  * For a server kept running, see `server.ts`.
  */
 import { spawnSync } from 'node:child_process';
+
 import { BIN, REPO } from './server.js';
 
 /** How a CLI run ended. */

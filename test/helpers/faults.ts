@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { PublishHistory } from '../../bench/load-tracker.mjs';
 import { waitFor } from './wait.js';
 import { resultOf, type Wire } from './wire.js';

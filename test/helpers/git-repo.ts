@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+
 import { addToTree, makeTempDir, type TreeEntry } from './tree.js';
 
 /** The environment every helper git run gets: nothing from the developer's own git setup. */

@@ -3,10 +3,11 @@
  * recording logger, and {@link GitRoot}s that are stopped after each test.
  */
 import { afterEach } from 'vitest';
-import { GitRoot, type GitLogger, type GitRootOptions } from '../../src/roots/git/root.js';
+
+import { type GitLogger, GitRoot, type GitRootOptions } from '../../src/roots/git/root.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitLimits } from '../../src/roots/git/settings.js';
-import { parseSourceArg, type GitRootSpec } from '../../src/roots/root-arg.js';
-import { startGitHttp, type GitHttpOptions, type GitHttpServer } from './git-http.js';
+import { type GitRootSpec, parseSourceArg } from '../../src/roots/root-arg.js';
+import { type GitHttpOptions, type GitHttpServer, startGitHttp } from './git-http.js';
 import { isolatedGitEnv, type TestRemote } from './git-repo.js';
 import { makeTempDir } from './tree.js';
 

@@ -8,16 +8,18 @@
  * sentinel's update is heard, every notification of an earlier snapshot has been heard too: a test can then claim
  * "exactly these notifications" (and "none") without sleeping.
  */
-import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { promises as fsp, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { logLines, waitForEvent as waitForLogEvent, type LogFields, type LogLine } from './logs.js';
-import { connect, ERAS, type Connection, type Era } from './server.js';
-import { makeTree, removeTree, sha256, skillMd } from './tree.js';
-import { waitFor, WAIT_MS } from './wait.js';
 
-export { waitFor, WAIT_MS, type WaitOptions } from './wait.js';
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
+
+import { type LogFields, type LogLine, logLines, waitForEvent as waitForLogEvent } from './logs.js';
+import { connect, type Connection, type Era, ERAS } from './server.js';
+import { makeTree, removeTree, sha256, skillMd } from './tree.js';
+import { WAIT_MS, waitFor } from './wait.js';
+
 export type { LogLine } from './logs.js';
+export { WAIT_MS, waitFor, type WaitOptions } from './wait.js';
 
 /**
  * The eras live tests run in: a 2025-era host (`resources/subscribe`) and a 2026-07-28 host (`subscriptions/listen`).

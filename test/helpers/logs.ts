@@ -7,7 +7,8 @@
  * those as text.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { waitFor, WAIT_MS } from './wait.js';
+
+import { WAIT_MS, waitFor } from './wait.js';
 
 /** One parsed stderr log line (pino JSON). */
 export type LogLine = Record<string, unknown> & {

@@ -2,13 +2,15 @@
  * End-to-end harness: spawns the built CLI (`bin/skills-serve.js`) over real stdio and connects the official v2
  * client in a chosen protocol era, with the host-side `SkillsClient` that verifies every read.
  */
-import { Client, ProtocolError, type ClientOptions } from '@modelcontextprotocol/client';
-import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { eventsOf, logLines, type LogLine } from './logs.js';
+
+import { Client, type ClientOptions, ProtocolError } from '@modelcontextprotocol/client';
+import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+import { eventsOf, type LogLine, logLines } from './logs.js';
 import { waitFor } from './wait.js';
 
 export const REPO = path.resolve(import.meta.dirname, '..', '..');

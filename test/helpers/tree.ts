@@ -11,6 +11,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { afterAll } from 'vitest';
 
 /** One entry of a {@link makeTree} spec: file contents, a symlink, a FIFO, or an (empty) directory. */

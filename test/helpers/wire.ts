@@ -6,8 +6,9 @@
  *
  * Every wait is bounded; {@link stopAll} ends whatever a test file started (stdin end, then SIGKILL by pid).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+
 import { BIN } from './server.js';
 
 export type Message = Record<string, unknown>;

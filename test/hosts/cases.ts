@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { BIN, SAMPLE_SKILLS } from '../helpers/server.js';
 import { CORPUS, generatedCatalog } from './harness.js';
 

@@ -4,10 +4,12 @@
  * the server instructions, within budget, pointer intact), a prompt run as a slash command (its SKILL.md reaches the
  * model verbatim), a live edit followed, and stderr as Claude Code records it.
  */
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkInstructions, HOST_CASES, promptManifest, published, removeCaseTrees, type Published } from './cases.js';
+
+import { checkInstructions, HOST_CASES, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
 import { HostUser, type TmuxSession } from './harness.js';
 
 const BUDGET = 4096;

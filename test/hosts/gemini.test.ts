@@ -6,8 +6,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkInstructions, HOST_CASES, promptManifest, published, removeCaseTrees, type Published } from './cases.js';
+
+import { checkInstructions, HOST_CASES, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
 import { HostUser, type TmuxSession } from './harness.js';
 
 const BUDGET = 4096;

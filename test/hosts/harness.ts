@@ -18,9 +18,10 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { waitFor } from '../helpers/live.js';
 import { BIN, REPO } from '../helpers/server.js';
-import { HOSTS, hostBinary } from './hosts.mjs';
+import { hostBinary, HOSTS } from './hosts.mjs';
 
 const HERE = path.join(REPO, 'test', 'hosts');
 /** The shared corpus next to the repository (absent on a machine without shared/). */

@@ -4,14 +4,16 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { expect } from 'vitest';
+
 import { buildSnapshot } from '../../src/index/build.js';
 import { entryOf } from '../../src/index/entry.js';
 import { findDirectory, findFile, listDirectory } from '../../src/index/snapshot.js';
 import {
-  DirNode,
-  type DirectoryChild,
   type Diagnostic,
+  type DirectoryChild,
+  DirNode,
   type SkillRecord,
   type Snapshot,
 } from '../../src/index/types.js';

@@ -4,7 +4,9 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { remoteCache, removeAbandonedTrees } from '../../src/roots/git/cache.js';
 import { parseGitUrl } from '../../src/roots/git/url.js';
 import { committedTree, createRemote, diskTree, isolatedGitEnv } from '../helpers/git-repo.js';

@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { buildSnapshot } from '../../src/index/build.js';
 import { entryOf } from '../../src/index/entry.js';
 import { findFile } from '../../src/index/snapshot.js';

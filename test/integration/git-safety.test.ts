@@ -10,7 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { GitSourceError } from '../../src/roots/git/errors.js';
 import { parseGitAllow } from '../../src/roots/git/url.js';
 import { committedTree, createRemote, diskTree, git, isolatedGitEnv } from '../helpers/git-repo.js';

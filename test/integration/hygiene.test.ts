@@ -1,6 +1,8 @@
 /** Hygiene warnings from a real build: the skill stays served, each finding is one warning with its location. */
 import path from 'node:path';
+
 import { afterEach, expect, it } from 'vitest';
+
 import { buildSnapshot } from '../../src/index/build.js';
 import { tempTrees } from '../helpers/tree.js';
 

@@ -5,8 +5,10 @@
  */
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildSnapshot, IndexBuilder, REGION_BURST_LIMIT, type IndexObserver } from '../../src/index/build.js';
+
+import { buildSnapshot, IndexBuilder, type IndexObserver, REGION_BURST_LIMIT } from '../../src/index/build.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 
 const temps = tempTrees();

@@ -4,7 +4,9 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { entryOf } from '../../src/index/entry.js';
 import { digestOf } from '../../src/index/record.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
@@ -19,8 +21,8 @@ import {
   resourcesOnDisk,
   rowOnDisk,
   servedFileUris,
-  skillUris,
   skillsListing,
+  skillUris,
 } from './expect-disk.js';
 
 const fixture = (name: string): string => path.join(FIXTURES_DIR, name);

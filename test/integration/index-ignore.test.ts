@@ -4,7 +4,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';

@@ -3,7 +3,9 @@
  * and the rest of the catalog is served: the `invalid` fixture, and invalid skills nested in valid ones (and back).
  */
 import path from 'node:path';
+
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { FIXTURES_DIR, makeTree, removeTree, skillMd } from '../helpers/tree.js';

@@ -4,7 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { SYNC_HASH_MAX_BYTES } from '../../src/index/digest.js';
 import { entryOf } from '../../src/index/entry.js';
 import { findSkill } from '../../src/index/snapshot.js';

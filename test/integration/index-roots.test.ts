@@ -3,7 +3,9 @@
  * snapshot itself: metadata only, never file contents, frozen, each entry serialized once.
  */
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { buildSnapshot } from '../../src/index/build.js';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';

@@ -3,7 +3,9 @@
  * digests of the bytes on disk, nested skills, grouping directories and directory listings.
  */
 import path from 'node:path';
+
 import { beforeAll, describe, expect, it } from 'vitest';
+
 import { entryOf } from '../../src/index/entry.js';
 import { digestOf } from '../../src/index/record.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';

@@ -5,7 +5,9 @@
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 import {

@@ -4,7 +4,9 @@
  * dangling links and loops are skipped with exactly one warning each, and the rest of the skill is still served.
  */
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 import {

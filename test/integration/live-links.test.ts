@@ -4,7 +4,9 @@
  */
 import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { digestOf } from '../../src/index/record.js';
 import { findFile } from '../../src/index/snapshot.js';

@@ -4,13 +4,15 @@
  * real runtime in process on a real, watched directory.
  */
 import { Writable } from 'node:stream';
+
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import type { Config } from '../../src/config.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS } from '../../src/roots/git/settings.js';
 import { Runtime, type RuntimeChange } from '../../src/runtime.js';
+import { addToTree, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
-import { addToTree, removeTree, skillMd, makeTree } from '../helpers/tree.js';
 
 /** A pino logger writing JSON lines into `lines`. */
 function memoryLogger(lines: Record<string, unknown>[]): pino.Logger {

@@ -8,8 +8,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterAll, expect, it } from 'vitest';
-import { waitForEvent, type LogLine } from '../helpers/logs.js';
+
+import { type LogLine, waitForEvent } from '../helpers/logs.js';
 import { handshake, spawnRaw } from '../helpers/server.js';
 import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+
 import type { Region } from '../../src/index/region.js';
 import { eventPath, isIgnoredEventName, regionOf, regionsOf, type WatchEvent } from '../../src/watch/classify.js';
 

@@ -4,27 +4,33 @@
  * from them (with injected reads).
  */
 import path from 'node:path';
+
 import { beforeAll, describe, expect, it } from 'vitest';
+
+import { DEFAULT_INSTRUCTIONS_MAX } from '../../src/config.js';
 import { buildSnapshot } from '../../src/index/build.js';
 import { findDirectory, listDirectory } from '../../src/index/snapshot.js';
+import { SnapshotStore } from '../../src/index/store.js';
 import type { SkillRecord, Snapshot } from '../../src/index/types.js';
+import { createLogger } from '../../src/log.js';
 import {
   assignPromptNames,
   buildInstructions,
   collapseWhitespace,
-  declaresSkillsExtension,
   directoryText,
   INSTRUCTIONS_EMPTY,
   INSTRUCTIONS_HEADING,
   INSTRUCTIONS_PENDING,
   instructionsLine,
   instructionsPointer,
+  type NamedSkill,
   relativeFilePaths,
   resolveFile,
   resolveSkill,
   skillFilesText,
-  type NamedSkill,
 } from '../../src/server/compat/catalog.js';
+import { SkillSearch } from '../../src/server/compat/search.js';
+import { CompatSurfaces } from '../../src/server/compat/surfaces.js';
 import {
   binaryContent,
   callCompatTool,
@@ -32,11 +38,7 @@ import {
   stringArgs,
   type ToolDeps,
 } from '../../src/server/compat/tools.js';
-import { CompatSurfaces } from '../../src/server/compat/surfaces.js';
-import { SkillSearch } from '../../src/server/compat/search.js';
-import { SnapshotStore } from '../../src/index/store.js';
-import { DEFAULT_INSTRUCTIONS_MAX } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { declaresSkillsExtension } from '../../src/wire/protocol.js';
 import { SAMPLE_CATALOG_LINES } from '../helpers/sample.js';
 import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 

@@ -6,7 +6,9 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { diffSnapshots, type SnapshotDiff } from '../../src/index/diff.js';
 import { EMPTY_SNAPSHOT, findDirectory, findFile } from '../../src/index/snapshot.js';

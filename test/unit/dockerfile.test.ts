@@ -9,7 +9,9 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { requireDist } from '../helpers/dist.js';
 import { eventsOf } from '../helpers/logs.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';

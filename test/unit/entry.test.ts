@@ -7,13 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+
 import { SKILL_LIMITS, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { buildSnapshot } from '../../src/index/build.js';
 import { buildRecord, entryOf, problemsDiagnostic } from '../../src/index/entry.js';
-import { readFrontmatter, type ReadFrontmatter } from '../../src/index/frontmatter.js';
+import { type ReadFrontmatter, readFrontmatter } from '../../src/index/frontmatter.js';
 import { makeKey } from '../../src/index/record.js';
-import { DirNode, FileNode, type Diagnostic, type SkillRecord } from '../../src/index/types.js';
+import { type Diagnostic, DirNode, FileNode, type SkillRecord } from '../../src/index/types.js';
 import { skillMd as skillMdOf, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 const SKILL_DIR = '/srv/skills/my-skill';

@@ -1,6 +1,7 @@
 /** The one error path (src/errors.ts): what a request answers for each kind of failure, and what is reported. */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+
 import { asProtocolErrors, SkillsServeError, toProtocolError } from '../../src/errors.js';
 
 describe('toProtocolError', () => {

@@ -10,12 +10,14 @@
  * - Example rows: inputs where a hand-written reader easily differs from the SDK (Unicode spaces, typed keys, …).
  * - Every `SKILL.md` of the shared corpus, of `sample-skills/` and of `test/fixtures/`.
  */
-import { promises as fsp, existsSync } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { readFrontmatter, readPlainFrontmatter, splitSkillMd } from '../../src/index/frontmatter.js';
 import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 

@@ -4,6 +4,7 @@
  * in the environment only, scoped to the remote's origin, and never over plain http off the machine.
  */
 import { describe, expect, it } from 'vitest';
+
 import { gitArguments, gitEnvironment, SAFETY_CONFIG } from '../../src/roots/git/exec.js';
 import { tokenAuth } from '../../src/roots/git/token.js';
 import { parseGitUrl } from '../../src/roots/git/url.js';

@@ -3,11 +3,13 @@
  * a remote, and the provenance `_meta` object.
  */
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
-import { remoteCache, resolveCacheDir, treeDir } from '../../src/roots/git/cache.js';
+
 import { parseByteSize, parseGitMaxFiles, parseGitPollMs } from '../../src/cli/options.js';
-import { DEFAULT_GIT_POLL_MS } from '../../src/roots/git/settings.js';
+import { remoteCache, resolveCacheDir, treeDir } from '../../src/roots/git/cache.js';
 import { PROVENANCE_META_KEY, provenanceMeta } from '../../src/roots/git/provenance.js';
+import { DEFAULT_GIT_POLL_MS } from '../../src/roots/git/settings.js';
 import { parseGitUrl } from '../../src/roots/git/url.js';
 
 describe('resolveCacheDir', () => {

@@ -4,7 +4,9 @@
  * URL never reaches a message.
  */
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { isGitRemoteAllowed, parseGitAllow, parseGitUrl, redactSecrets, redactUrls } from '../../src/roots/git/url.js';
 import { parseSourceArg } from '../../src/roots/root-arg.js';
 

@@ -1,5 +1,6 @@
 /** `--http` parsing, loopback detection and the bearer-token check. */
 import { describe, expect, it } from 'vitest';
+
 import { parseHttpEndpoint } from '../../src/cli/options.js';
 import { hasBearerToken, isLoopbackHost } from '../../src/transports/http.js';
 

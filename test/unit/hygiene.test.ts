@@ -1,5 +1,6 @@
 /** Content-hygiene detectors: hidden characters in SKILL.md, secret-looking names and private key blocks. */
 import { describe, expect, it } from 'vitest';
+
 import { containsPrivateKey, findHiddenCharacters, looksLikeSecretName } from '../../src/index/hygiene.js';
 
 describe('findHiddenCharacters', () => {

@@ -1,5 +1,6 @@
 /** The stdin gate: which lines are messages for the SDK and which are answered with -32700 / -32600. */
 import { describe, expect, it } from 'vitest';
+
 import { classifyLine } from '../../src/wire/jsonrpc-gate.js';
 
 describe('classifyLine', () => {

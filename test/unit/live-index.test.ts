@@ -4,6 +4,7 @@
  * order of rebuilds, retries and distrusted paths can be set exactly.
  */
 import { describe, expect, it } from 'vitest';
+
 import type { IndexBuilder } from '../../src/index/build.js';
 import type { Region } from '../../src/index/region.js';
 import type { ServedFile } from '../../src/index/snapshot.js';

@@ -3,6 +3,7 @@
  * published or wrote are caught, and the leak check compares the last third of a run with the second.
  */
 import { describe, expect, it } from 'vitest';
+
 import { leakCheck, percentile, PublishHistory } from '../../bench/load-tracker.mjs';
 
 const U = 'skill://a/notes.md';

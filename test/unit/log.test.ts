@@ -1,5 +1,6 @@
 /** The default log level: quiet when a host runs the server over stdio, informative in a terminal or over HTTP. */
 import { describe, expect, it } from 'vitest';
+
 import { defaultLogLevel } from '../../src/log.js';
 
 describe('defaultLogLevel', () => {

@@ -4,13 +4,14 @@
  * changed (digest or size), and combinations, all in code-unit URI order.
  */
 import { describe, expect, it } from 'vitest';
+
+import { parseManifest } from '../../src/commands/manifest.js';
 import {
   diffManifests,
   formatManifestDiff,
-  manifestsMatch,
   type ManifestDiff,
+  manifestsMatch,
 } from '../../src/commands/manifest-diff.js';
-import { parseManifest } from '../../src/commands/manifest.js';
 import type { SkillEntry } from '../../src/index/types.js';
 
 const D = (char: string): string => `sha256:${char.repeat(64)}`;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { DEFAULT_MIME_TYPE, mimeTypeFor } from '../../src/index/mime.js';
 
 describe('mimeTypeFor', () => {

@@ -23,8 +23,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
+
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+
 import { DIST, requireDist } from '../helpers/dist.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');

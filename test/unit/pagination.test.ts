@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { SkillsServeError } from '../../src/errors.js';
 import { decodeCursor, encodeCursor, pageOf } from '../../src/index/snapshot.js';
 import { MAX_URI_LENGTH } from '../../src/index/uri.js';

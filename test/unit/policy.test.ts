@@ -1,6 +1,7 @@
 import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_NAME, isIgnoredName, isInsideRoot, isRepresentableName } from '../../src/index/policy.js';
+
+import { isIgnoredName, isInsideRoot, isRepresentableName, MANIFEST_NAME } from '../../src/index/policy.js';
 
 describe('constants', () => {
   it('match SEP-2640 limits and the Agent Skills manifest name', () => {

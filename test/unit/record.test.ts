@@ -7,17 +7,19 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp, statSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { hashFile, hashFileSync, NotHashableError, SYNC_HASH_MAX_BYTES } from '../../src/index/digest.js';
 import {
   digestOf,
+  type FileIdentity,
   holdsPrivateKey,
   identityOf,
   KEY_LENGTH,
   makeKey,
   sameDigest,
   sameIdentity,
-  type FileIdentity,
 } from '../../src/index/record.js';
 import { FileNode } from '../../src/index/types.js';
 import { tempTrees } from '../helpers/tree.js';

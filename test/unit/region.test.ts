@@ -1,6 +1,7 @@
 /** Regions, the unit of rebuilding: containment by whole path segments, and the outermost regions of a batch. */
 import { describe, expect, it } from 'vitest';
-import { outermostRegions, regionContains, type Region } from '../../src/index/region.js';
+
+import { outermostRegions, type Region, regionContains } from '../../src/index/region.js';
 
 const regions = (rootIndex: number, ...rels: string[]): Region[] => rels.map((rel) => ({ rootIndex, rel }));
 

@@ -3,7 +3,9 @@
  * clear RangeError.
  */
 import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+
 import { parseRootArg } from '../../src/roots/root-arg.js';
 
 const CWD = path.resolve('/work/base');

@@ -1,5 +1,6 @@
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
+
 import { classifyProblem, findKeyLine } from '../../src/index/rules.js';
 
 /** The SDK's real problem messages for `SKILL.md` of a skill at path `skillPath`. */

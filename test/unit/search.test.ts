@@ -5,12 +5,14 @@
  */
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
+
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { buildSnapshot } from '../../src/index/build.js';
-import type { Snapshot } from '../../src/index/types.js';
-import { searchArgs } from '../../src/server/compat/tools.js';
 import { headingsOf, splitSkillMd } from '../../src/index/frontmatter.js';
+import type { Snapshot } from '../../src/index/types.js';
 import { searchTerm, SkillSearch } from '../../src/server/compat/search.js';
+import { searchArgs } from '../../src/server/compat/tools.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
 import { SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 

@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { buildSkillUri, canonicalSkillUri, MAX_URI_LENGTH, parseSkillUri, SKILL_SCHEME } from '../../src/index/uri.js';
 
 const SEED = 20_260_728;

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
+
 import {
-  MAX_URI_LENGTH,
-  SKILL_SCHEME,
   buildSkillUri,
   canonicalSkillUri,
   compareUris,
   encodeSegment,
+  MAX_URI_LENGTH,
   parseSkillUri,
+  SKILL_SCHEME,
 } from '../../src/index/uri.js';
 
 describe('encodeSegment', () => {

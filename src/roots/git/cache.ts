@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
 import type { GitRemote } from './url.js';
 
 /** Where the cache directory comes from: the flag, the environment, the user's home. */

@@ -3,7 +3,7 @@
  * `git-exec.ts`, the only module that starts processes).
  */
 import { GitSourceError } from './errors.js';
-import { spawnGit, type GitRunOptions } from './exec.js';
+import { type GitRunOptions, spawnGit } from './exec.js';
 import { redactSecrets } from './url.js';
 
 /** Oldest git with every option used here (`GIT_CONFIG_COUNT` 2.31, `--no-write-fetch-head` 2.29). */

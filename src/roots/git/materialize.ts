@@ -14,10 +14,11 @@
 import { randomBytes } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
+
+import { BatchReader } from './batch.js';
 import { GitCommandError, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
 import { spawnGit } from './exec.js';
-import { BatchReader } from './batch.js';
 
 /** Limits on what one tree may materialize. */
 export interface TreeLimits {

@@ -3,15 +3,16 @@
  * advertisement: also what a branch poll costs), and a shallow fetch of one ref into the cache's bare repository,
  * watched so that a hostile remote cannot fill the disk.
  */
-import { promises as fsp } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+
+import { isCommitId } from '../root-arg.js';
 import { GitCommandError, gitReason, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
 import { spawnGit } from './exec.js';
 import type { GitRemote } from './url.js';
 import { redactSecrets } from './url.js';
-import { isCommitId } from '../root-arg.js';
 
 /** How a ref behaves: branches (and other non-tag refs, and the default branch) move; tags and commit ids do not. */
 export type RefKind = 'branch' | 'tag' | 'commit';

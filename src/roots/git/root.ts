@@ -17,25 +17,26 @@
  */
 import { EventEmitter } from 'node:events';
 import { promises as fsp } from 'node:fs';
+
 import type { RootSpec } from '../../index/types.js';
-import { checkGitVersion } from './command.js';
-import { GitSourceError } from './errors.js';
+import type { GitRootSpec } from '../root-arg.js';
 import {
   directoryExists,
   readRefRecord,
+  type RemoteCache,
   remoteCache,
   removeAbandonedTrees,
   treeDir,
   writeRefRecord,
-  type RemoteCache,
 } from './cache.js';
-import { materializeTree, type MaterializedTree } from './materialize.js';
-import { GIT_NETWORK_TIMEOUT_MS, type GitLimits } from './settings.js';
+import { checkGitVersion } from './command.js';
+import { GitSourceError } from './errors.js';
+import { type MaterializedTree, materializeTree } from './materialize.js';
 import type { Provenance } from './provenance.js';
-import { ensureBareRepository, fetchRef, hasCommit, resolveRef, type RefKind, type RemoteContext } from './remote.js';
+import { ensureBareRepository, fetchRef, hasCommit, type RefKind, type RemoteContext, resolveRef } from './remote.js';
+import { GIT_NETWORK_TIMEOUT_MS, type GitLimits } from './settings.js';
 import { tokenAuth } from './token.js';
-import { isGitRemoteAllowed, type GitAllowEntry } from './url.js';
-import type { GitRootSpec } from '../root-arg.js';
+import { type GitAllowEntry, isGitRemoteAllowed } from './url.js';
 
 /** The logging a git root does (a pino logger fits). Objects carry `source`, `ref` and `commit`, never a token. */
 export interface GitLogger {

@@ -3,9 +3,9 @@
  * instructions catalog, one prompt name per skill, and which skill or file a tool call names in one snapshot.
  * Nothing here reads the disk or knows the SDK's server classes.
  */
-import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
+
 import { findDirectory, findFile, listDirectory, type ServedFile } from '../../index/snapshot.js';
-import { DirNode, type DirectoryChild, type SkillRecord, type Snapshot } from '../../index/types.js';
+import { type DirectoryChild, DirNode, type SkillRecord, type Snapshot } from '../../index/types.js';
 import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../../index/uri.js';
 
 /** What the instructions catalog shows of a skill (a {@link SkillRecord} is one). */
@@ -112,15 +112,6 @@ export function assignPromptNames(skills: readonly SkillRecord[]): PromptSlot[] 
     taken.add(name);
     return { name, skill };
   });
-}
-
-/** Whether client capabilities declare the Skills extension (`extensions["io.modelcontextprotocol/skills"]`). */
-export function declaresSkillsExtension(capabilities: unknown): boolean {
-  if (typeof capabilities !== 'object' || capabilities === null) return false;
-  const extensions = (capabilities as { extensions?: unknown }).extensions;
-  if (typeof extensions !== 'object' || extensions === null) return false;
-  const declared = (extensions as Record<string, unknown>)[SKILLS_EXTENSION_ID];
-  return typeof declared === 'object' && declared !== null;
 }
 
 /** Which skill a call names: found, several with that name, or a message saying why none. */

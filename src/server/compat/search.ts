@@ -9,6 +9,7 @@
  * when the skill was indexed), so a search never reads a file.
  */
 import MiniSearch from 'minisearch';
+
 import type { SkillRecord, Snapshot } from '../../index/types.js';
 import { baseOf } from '../visibility.js';
 

@@ -13,32 +13,31 @@
  * Instructions are sent in `auto` and `on` alike; a host with the extension may ignore them.
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
+  type GetPromptResult,
   type McpServer,
   ProtocolError,
   ProtocolErrorCode,
-  type GetPromptResult,
   type ServerContext as RequestContext,
 } from '@modelcontextprotocol/server';
 import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
-import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../../config.js';
+
 import type { CompatMode } from '../../config.js';
+import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../../config.js';
 import { asProtocolErrors } from '../../errors.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SnapshotStore } from '../../index/store.js';
 import type { Snapshot } from '../../index/types.js';
 import type { Logger } from '../../log.js';
 import {
-  assignPromptNames,
-  buildInstructions,
-  collapseWhitespace,
   declaresSkillsExtension,
-  type PromptSlot,
-} from './catalog.js';
-import { callCompatTool, COMPAT_TOOLS, type ToolDeps } from './tools.js';
-import { SkillSearch } from './search.js';
-import type { Era } from '../subscriptions.js';
+  envelopeCapabilities,
+  type Era,
+  type ExtensionRequestHook,
+} from '../../wire/protocol.js';
 import { viewOf, type Visibility } from '../visibility.js';
+import { assignPromptNames, buildInstructions, collapseWhitespace, type PromptSlot } from './catalog.js';
+import { SkillSearch } from './search.js';
+import { callCompatTool, COMPAT_TOOLS, type ToolDeps } from './tools.js';
 
 /**
  * Prompts per `prompts/list` page, whatever `--page-size` says: Gemini CLI 0.61.0 reads only the first page (it does
@@ -63,9 +62,6 @@ export interface CompatContext {
    */
   readonly catalogWaitMs?: number;
 }
-
-/** Called by the extension's handlers with each request they answer (method name, request context). */
-export type ExtensionRequestHook = (method: string, ctx: RequestContext | undefined) => void;
 
 /** What one connection's client has shown about itself (`--compat auto`). */
 interface ConnectionState {
@@ -340,12 +336,6 @@ export class CompatSurfaces {
  */
 function promptText(name: string, uri: string, manifest: string): string {
   return `Use the "${name}" skill for this task: follow its SKILL.md (${uri}), quoted below. Read the other files it mentions with the read_skill_file tool.\n\n${manifest}`;
-}
-
-/** The client capabilities a 2026-07-28 request carries in its `_meta` envelope (absent in the 2025 era). */
-function envelopeCapabilities(ctx: RequestContext | undefined): unknown {
-  const envelope = ctx?.mcpReq.envelope as Record<string, unknown> | undefined;
-  return envelope?.[CLIENT_CAPABILITIES_META_KEY];
 }
 
 /** Resolves when `promise` settles or after `ms`, whichever comes first; the timer never keeps the process alive. */

@@ -8,6 +8,7 @@
  */
 import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontextprotocol/server';
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
+
 import { SkillsServeError, toToolError } from '../../errors.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
