@@ -1,43 +1,28 @@
 /**
- * The index builder: roots → region walks → records → one immutable {@link Snapshot}, for every root or only for the
- * regions whose contents changed (docs/ARCHITECTURE.md, "Regions" and "Snapshots"). A region is rebuilt from disk;
- * everything outside it is reused, and inside it only files whose identity changed are read again.
- *
- * Implements SEP-2640 "Skills and nesting" and "The entry"; the policies of docs/ARCHITECTURE.md.
+ * The index builder: what it remembers of each root, and region rebuilds (docs/ARCHITECTURE.md, "Regions"). Roots →
+ * region walks (`walk.ts`) → records (`records.ts`) → one immutable {@link Snapshot} (`assemble.ts`), for every root or
+ * only for the regions whose contents changed. A region is rebuilt from disk; everything outside it is reused, and
+ * inside it only files whose identity changed are read again.
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-import {
-  compareDiagnostics,
-  duplicateRoot,
-  hiddenCharacters,
-  nestedRoot,
-  rootUnusable,
-  skillPathConflict,
-  unreadableDirectory,
-} from './diagnostics.js';
+import { assembleSnapshot, type Placement, settleConflicts } from './assemble.js';
+import { duplicateRoot, nestedRoot, rootUnusable, unreadableDirectory } from './diagnostics.js';
 import { describeIoError } from './digest.js';
-import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
-import { readFrontmatter } from './frontmatter.js';
-import { InProcessHasher, type LargeFileHasher } from './hash-pool.js';
-import { findHiddenCharacters } from './hygiene.js';
-import { decodeLossless } from './mime.js';
-import { buildNamespace, findChild, placeSkill, removeSkill } from './namespace.js';
+import { findChild } from './namespace.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
+import { buildRegionRecords, type BuiltRegion } from './records.js';
 import { outermostRegions, type Region, regionContains } from './region.js';
 import { createSlicer } from './slice.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
-import { type Diagnostic, DirNode, type FileNode, type RootSpec, type SkillRecord, type Snapshot } from './types.js';
-import { compareUris } from './uri.js';
-import { TransientWalkError, type WalkedRegion, type WalkObserver, walkRegion } from './walk.js';
+import { type Diagnostic, DirNode, type FileNode, type RootSpec, type Snapshot } from './types.js';
+import { TransientWalkError, type WalkObserver, walkRegion } from './walk.js';
 
 /** How the index treats the trees it walks, and who hears about them. */
 export interface IndexOptions {
   /** Symlink policy (`--symlinks`); default `within`. */
   readonly symlinks?: SymlinkPolicy;
-  /** Hashes large files (default: on this thread). */
-  readonly hasher?: LargeFileHasher;
   /** Told about every directory walked and every region finished (the watcher). */
   readonly observer?: IndexObserver;
 }
@@ -54,16 +39,6 @@ export interface IndexObserver extends WalkObserver {
 
 /** A root-relative diagnostic key: `'/'` for diagnostics about the root as a whole (kept by region rebuilds). */
 const ROOT_LEVEL = '/';
-
-/** An outermost skill directory of one root, as built. */
-interface BuiltRegion {
-  readonly rel: string;
-  readonly node: DirNode;
-  /** Valid skills in it, outermost first. */
-  readonly records: readonly SkillRecord[];
-  /** Real paths reached through symlinks inside it (see {@link IndexBuilder.regionsLinkedTo}). */
-  readonly linkTargets: readonly string[];
-}
 
 /** What the builder remembers of one root between rebuilds. */
 interface RootState {
@@ -88,10 +63,9 @@ export class IndexBuilder {
   readonly #roots: RootSpec[];
   readonly #states: RootState[];
   readonly #options: IndexOptions;
-  readonly #hasher: LargeFileHasher;
   #last: Snapshot = EMPTY_SNAPSHOT;
-  /** The top skills placed in the last snapshot, each with every record published under it (itself included). */
-  #placed = new Map<SkillRecord, readonly SkillRecord[]>();
+  /** The top skills placed in the last snapshot. */
+  #placed: Placement = new Map();
   /** Real paths whose next walk must read them whatever their identity says (a read found them changed). */
   readonly #distrusted = new Set<string>();
   /** Regions abandoned on a transient failure since {@link IndexBuilder.takeRetries} was last called. */
@@ -99,12 +73,11 @@ export class IndexBuilder {
 
   /**
    * @param roots configured roots in command-line order (earlier roots win conflicts).
-   * @param options symlink policy, hasher, observer.
+   * @param options symlink policy, observer.
    */
   constructor(roots: readonly RootSpec[], options: IndexOptions = {}) {
     this.#roots = [...roots];
     this.#options = options;
-    this.#hasher = options.hasher ?? new InProcessHasher();
     this.#states = roots.map((spec) => ({
       real: undefined,
       base: spec.prefix,
@@ -214,7 +187,15 @@ export class IndexBuilder {
     for (const region of todo) this.#checkOverlap(region.rootIndex);
     for (const region of todo) await this.#rebuildRegion(region, fresh.has(region.rootIndex));
     this.#distrusted.clear();
-    return this.#assemble();
+    const diagnostics = this.#states.flatMap((state) => state.diagnostics.map((item) => item.diagnostic));
+    const roots = this.#states.map((state, index) => ({
+      dir: (this.#roots[index] as RootSpec).dir,
+      regions: state.regions,
+    }));
+    const placed = settleConflicts(roots, diagnostics);
+    this.#last = assembleSnapshot(this.#last, this.#placed, placed, diagnostics);
+    this.#placed = placed;
+    return this.#last;
   }
 
   /**
@@ -308,7 +289,6 @@ export class IndexBuilder {
           symlinks: this.#options.symlinks ?? 'within',
           previous: fresh ? () => undefined : (dir) => previousNode(removed, dir),
           distrusted: this.#distrusted,
-          hasher: this.#hasher,
           observer,
         },
         rel,
@@ -337,160 +317,18 @@ export class IndexBuilder {
     }
     state.diagnostics.push(...walk.diagnostics);
     const slice = createSlicer();
+    const root = { rootIndex, spec, real: state.real, base: state.base };
+    const note = (at: string, diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: at, diagnostic });
     for (const walked of walk.regions) {
-      const built = await this.#buildRecords(rootIndex, spec, state, walked);
+      for (const skillDir of walked.skillDirs) state.candidates.add(skillDir.rel);
+      const built = await buildRegionRecords(root, walked, note);
       state.regions.set(walked.rel, built);
       if (built.linkTargets.length > 0) state.linking.add(built);
       await slice();
     }
   }
-
-  /** The records of one walked region (reusing the previous record of every unchanged skill directory). */
-  async #buildRecords(rootIndex: number, spec: RootSpec, state: RootState, walked: WalkedRegion): Promise<BuiltRegion> {
-    const records: SkillRecord[] = [];
-    for (const skillDir of walked.skillDirs) {
-      state.candidates.add(skillDir.rel);
-      const segments = [...state.base, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/'))];
-      const manifestPath =
-        skillDir.rel === ''
-          ? path.join(spec.dir, MANIFEST_NAME)
-          : path.join(spec.dir, ...skillDir.rel.split('/'), MANIFEST_NAME);
-      const note = (diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: skillDir.rel, diagnostic });
-      const bytes = skillDir.manifestBytes;
-      if (bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
-      const text = decodeLossless(bytes);
-      const hidden = text === undefined ? undefined : findHiddenCharacters(text);
-      if (hidden !== undefined)
-        note(hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
-      const reusable = skillDir.previous?.skill;
-      if (skillDir.node === skillDir.previous && reusable !== undefined && reusable.rootIndex === rootIndex) {
-        records.push(reusable);
-        continue;
-      }
-      const frontmatter = await readFrontmatter(segments, bytes);
-      if ('problems' in frontmatter) {
-        // Every rule the skill breaks in one diagnostic: its frontmatter's, and the limits'.
-        note(problemsDiagnostic(manifestPath, [...frontmatter.problems, ...limitProblems(skillDir.node)]));
-        continue;
-      }
-      const node = skillDir.node === skillDir.previous ? cloneNode(skillDir.node) : skillDir.node;
-      const record = buildRecord({
-        segments,
-        node,
-        dirReal: skillDir.real,
-        rootIndex,
-        rel: skillDir.rel,
-        manifestPath,
-        frontmatter,
-        meta: spec.meta,
-      });
-      if ('severity' in record) {
-        note(record);
-        continue;
-      }
-      (node as { skill: SkillRecord | undefined }).skill = record;
-      records.push(record);
-    }
-    const expectedReal = walked.rel === '' ? state.real : path.join(state.real ?? '', ...walked.rel.split('/'));
-    const linkTargets =
-      walked.node.real !== expectedReal && walked.node.real !== undefined
-        ? [walked.node.real, ...walked.linkTargets]
-        : walked.linkTargets;
-    return { rel: walked.rel, node: walked.node, records, linkTargets };
-  }
-
-  /** Settles conflicts between roots, then patches the previous snapshot with the skills placed or withdrawn. */
-  #assemble(): Snapshot {
-    const diagnostics = this.#states.flatMap((state) => state.diagnostics.map((item) => item.diagnostic));
-    const placed = this.#settle(diagnostics);
-    const previous = this.#last;
-    const removedTops = [...this.#placed.keys()].filter((top) => !placed.has(top));
-    const addedTops = [...placed.keys()].filter((top) => !this.#placed.has(top));
-    const removedRecords = removedTops.flatMap((top) => this.#placed.get(top) ?? []);
-    const addedRecords = addedTops.flatMap((top) => placed.get(top) ?? []);
-    let root = previous.root;
-    if (removedTops.length + addedTops.length > 256 || previous.generation === 0) {
-      root = buildNamespace([...placed.keys()]);
-    } else {
-      for (const top of removedTops) root = removeSkill(root, top.segments);
-      for (const top of addedTops) root = placeSkill(root, top.segments, top.node);
-    }
-    let skills = previous.skills as Map<string, SkillRecord>;
-    let ordered = previous.ordered;
-    if (removedRecords.length + addedRecords.length > 0) {
-      skills = new Map(previous.skills);
-      for (const record of removedRecords) if (skills.get(record.uri) === record) skills.delete(record.uri);
-      for (const record of addedRecords) skills.set(record.uri, record);
-      ordered = patchOrdered(previous.ordered, skills, removedRecords, addedRecords);
-    }
-    let fileCount = previous.fileCount;
-    for (const top of removedTops) fileCount -= top.fileCount;
-    for (const top of addedTops) fileCount += top.fileCount;
-    this.#placed = placed;
-    this.#last = Object.freeze({
-      skills,
-      ordered,
-      root,
-      fileCount,
-      diagnostics: Object.freeze(diagnostics.sort(compareDiagnostics)),
-      generation: previous.generation + 1,
-    });
-    return this.#last;
-  }
-
-  /**
-   * The top skills to place: in each region, valid skills not inside another placed one; across roots, the first
-   * root wins: a skill whose path equals, encloses or lies inside a skill of an earlier root is left out with a
-   * diagnostic naming both roots (its nested skills are then considered on their own).
-   *
-   * @param diagnostics conflict diagnostics are appended.
-   * @returns each top skill with every record published under it (itself included).
-   */
-  #settle(diagnostics: Diagnostic[]): Map<SkillRecord, readonly SkillRecord[]> {
-    const placed = new Map<SkillRecord, readonly SkillRecord[]>();
-    const multiRoot = this.#states.filter((state) => state.regions.size > 0).length > 1;
-    const claimed = new Map<string, SkillRecord>();
-    const prefixes = new Map<string, SkillRecord>();
-    for (const [rootIndex, state] of this.#states.entries()) {
-      const accepted: SkillRecord[] = [];
-      for (const region of state.regions.values()) {
-        const tops: SkillRecord[] = [];
-        for (const record of region.records) {
-          if (tops.some((top) => isInside(record, top))) continue;
-          const winner = multiRoot ? conflictWith(record, claimed, prefixes) : undefined;
-          if (winner !== undefined) {
-            const rootDir = (this.#roots[rootIndex] as RootSpec).dir;
-            const winnerRoot = (this.#roots[winner.rootIndex] as RootSpec).dir;
-            const dir = path.join(rootDir, ...splitRel(record.rel));
-            diagnostics.push(
-              skillPathConflict(dir, record.segments.join('/'), rootDir, winner.segments.join('/'), winnerRoot),
-            );
-            continue;
-          }
-          tops.push(record);
-        }
-        for (const top of tops) {
-          const under = region.records.filter((record) => record === top || isInside(record, top));
-          placed.set(top, under);
-          if (multiRoot) accepted.push(...under);
-        }
-      }
-      for (const record of accepted) {
-        claimed.set(record.segments.join('/'), record);
-        for (let depth = 1; depth < record.segments.length; depth++)
-          prefixes.set(record.segments.slice(0, depth).join('/'), record);
-      }
-    }
-    return placed;
-  }
 }
 
-/**
- * Builds a snapshot of every skill under `roots` in one go (no later incremental rebuilds).
- *
- * @param roots the configured roots, in command-line order (earlier roots win conflicts).
- * @param options symlink policy.
- */
 /**
  * When watching, above this many regions of one root in one rebuild the root is rebuilt whole instead: each region
  * pays a pass over the root's watches (`TreeWatcher.regionFinished`) and indexed state, so a burst (a `git pull`
@@ -513,45 +351,14 @@ function burstsAsRoots(regions: readonly Region[]): readonly Region[] {
   ];
 }
 
+/**
+ * Builds a snapshot of every skill under `roots` in one go (no later incremental rebuilds).
+ *
+ * @param roots the configured roots, in command-line order (earlier roots win conflicts).
+ * @param options symlink policy.
+ */
 export async function buildSnapshot(roots: readonly RootSpec[], options: IndexOptions = {}): Promise<Snapshot> {
   return new IndexBuilder(roots, options).buildAll();
-}
-
-/**
- * The `skills/list` order after a change: a patched copy of `previous` for a few changes, a full sort otherwise.
- *
- * @param skills the skills after the change, by URI.
- */
-function patchOrdered(
-  previous: readonly SkillRecord[],
-  skills: ReadonlyMap<string, SkillRecord>,
-  removed: readonly SkillRecord[],
-  added: readonly SkillRecord[],
-): readonly SkillRecord[] {
-  if (removed.length + added.length > 64)
-    return Object.freeze([...skills.values()].sort((a, b) => compareUris(a.uri, b.uri)));
-  const ordered = [...previous];
-  const indexOf = (uri: string): number => {
-    let low = 0;
-    let high = ordered.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (compareUris((ordered[mid] as SkillRecord).uri, uri) < 0) low = mid + 1;
-      else high = mid;
-    }
-    return low;
-  };
-  for (const record of removed) {
-    const at = indexOf(record.uri);
-    if (ordered[at] === record) ordered.splice(at, 1);
-  }
-  for (const record of added) {
-    if (skills.get(record.uri) !== record) continue;
-    const at = indexOf(record.uri);
-    if (ordered[at]?.uri === record.uri) ordered[at] = record;
-    else ordered.splice(at, 0, record);
-  }
-  return Object.freeze(ordered);
 }
 
 /** The previous node at `rel`: in the removed region whose directory is `rel` or lies above it. */
@@ -572,46 +379,12 @@ function previousNode(removed: ReadonlyMap<string, BuiltRegion>, rel: string): D
   }
 }
 
-/** A fresh copy of a published node (so that assigning its skill never changes what an older snapshot holds). */
-function cloneNode(node: DirNode): DirNode {
-  return new DirNode(node.name, node.children, node.real, undefined);
-}
-
-/** Whether `record`'s directory lies strictly inside `outer`'s (same root). */
-function isInside(record: SkillRecord, outer: SkillRecord): boolean {
-  return (
-    record.rootIndex === outer.rootIndex &&
-    record !== outer &&
-    (outer.rel === '' || record.rel.startsWith(`${outer.rel}/`))
-  );
-}
-
-/** The skill of an earlier root whose path equals, encloses or lies inside `record`'s, if any. */
-function conflictWith(
-  record: SkillRecord,
-  claimed: ReadonlyMap<string, SkillRecord>,
-  prefixes: ReadonlyMap<string, SkillRecord>,
-): SkillRecord | undefined {
-  const key = record.segments.join('/');
-  const inside = prefixes.get(key);
-  if (inside !== undefined) return inside;
-  for (let depth = 1; depth <= record.segments.length; depth++) {
-    const winner = claimed.get(record.segments.slice(0, depth).join('/'));
-    if (winner !== undefined) return winner;
-  }
-  return undefined;
-}
-
 function isRegularFile(file: string): boolean {
   try {
     return statSync(file).isFile();
   } catch {
     return false;
   }
-}
-
-function splitRel(rel: string): string[] {
-  return rel === '' ? [] : rel.split('/');
 }
 
 function parentOf(rel: string): string {

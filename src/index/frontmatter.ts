@@ -12,6 +12,7 @@
  */
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 
+import { decodeLossless } from './mime.js';
 import { classifyProblem, type RuleProblem } from './rules.js';
 
 /** The fields of a valid frontmatter that the server also needs. */
@@ -23,8 +24,6 @@ export interface ReadFrontmatter {
   readonly headings: string;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /** Agent Skills name rule: 1-64 lowercase letters, digits and single hyphens. */
 const NAME_PATTERN = /^[\da-z]+(?:-[\da-z]+)*$/u;
 /** Skill-path segments the plain reader takes as they are; others go to `skillEntry()`, which checks them. */
@@ -35,6 +34,7 @@ const PLAIN_SEGMENT = /^[\w.~-]+$/u;
  *
  * @param segments the skill path (its last segment must equal the frontmatter `name`).
  * @param bytes the raw `SKILL.md`.
+ * @param text `bytes` decoded as UTF-8 (`undefined`: not UTF-8), when the caller has already decoded them.
  * @returns the frontmatter and its `name`/`description`, or the rule problems (each with a stable rule id, the line
  *   when known and a fix hint) that keep the skill from being published.
  * @throws only on a bug (an SDK failure that is not a rule problem).
@@ -42,13 +42,8 @@ const PLAIN_SEGMENT = /^[\w.~-]+$/u;
 export async function readFrontmatter(
   segments: readonly string[],
   bytes: Uint8Array,
+  text: string | undefined = decodeLossless(bytes),
 ): Promise<ReadFrontmatter | { readonly problems: readonly RuleProblem[] }> {
-  let text: string | undefined;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    text = undefined;
-  }
   const split = text === undefined ? undefined : splitSkillMd(text);
   const plain =
     split === undefined || !segments.every((segment) => PLAIN_SEGMENT.test(segment))

@@ -23,7 +23,7 @@ import {
   unrepresentableName,
 } from './diagnostics.js';
 import { describeIoError, type Hashed, hashFileSync, isTransientIoError, NotHashableError } from './digest.js';
-import type { LargeFileHasher } from './hash-pool.js';
+import { hashLargeFile } from './hash-pool.js';
 import { looksLikeSecretName } from './hygiene.js';
 import { isDiagnostic, type LinkTarget, resolveLink } from './links.js';
 import { findChild } from './namespace.js';
@@ -77,7 +77,6 @@ export interface WalkContext {
   readonly previous: (rel: string) => DirNode | undefined;
   /** Real paths to read whatever their identity says (a read found them changed). */
   readonly distrusted: ReadonlySet<string>;
-  readonly hasher: LargeFileHasher;
   readonly observer: WalkObserver | undefined;
 }
 
@@ -135,7 +134,7 @@ interface Listing {
 
 type Slot = DirNode | FileNode | undefined;
 
-/** A large file being hashed by the hasher, and where its node goes. */
+/** A large file being hashed on the thread pool, and where its node goes. */
 interface PendingFile {
   readonly children: Slot[];
   readonly index: number;
@@ -173,7 +172,7 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
 /**
  * Walks region `start` of a root: finds the outermost skill directories in it and builds each one's tree.
  *
- * @param context the root, policies, cache, hasher and observer.
+ * @param context the root, policies, cache and observer.
  * @param start root-relative directory (`''` for the whole root).
  * @returns the regions and diagnostics found; nothing when `start` is ignored or cannot be listed.
  * @throws Error (with `code`) only when `start` itself cannot be resolved (it no longer exists) or is not a directory;
@@ -396,7 +395,7 @@ class RegionWalker {
 
   /**
    * Adds one file to `children`: the previous node when its identity is unchanged, otherwise a new node from its
-   * bytes (a large file is hashed by the hasher and its node put in place by `#settlePending`).
+   * bytes (a large file is hashed by `hashLargeFile` and its node put in place by `#settlePending`).
    *
    * @param keepBytes `SKILL.md`: always read (its bytes are parsed), and returned.
    * @returns the bytes when `keepBytes` and the file could be read, else `undefined`.
@@ -438,7 +437,7 @@ class RegionWalker {
         name,
         dir,
         realOverride,
-        hashed: this.#context.hasher.hash(real),
+        hashed: hashLargeFile(real),
       };
       pending.hashed.catch(() => undefined); // settled (and reported) by #settlePending
       this.#pending.push(pending);
