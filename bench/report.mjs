@@ -17,7 +17,7 @@ function sourceConstant(file, name) {
   }
 }
 /** The watcher's debounce (ms). */
-const DEBOUNCE_MS = sourceConstant('watch/watcher.ts', 'DEBOUNCE_MS');
+const DEBOUNCE_MS = sourceConstant('watch/batch.ts', 'DEBOUNCE_MS');
 /** How long `initialize` waits for the first index build under `--compat auto` (ms). */
 const COMPAT_CATALOG_WAIT_MS = sourceConstant('config.ts', 'DEFAULT_INSTRUCTIONS_WAIT_MS');
 /** Files over this size are hashed off the walk, asynchronously (bytes). */

@@ -171,8 +171,8 @@ export class Runtime {
     let builder: IndexBuilder | undefined;
     this.#watcher = config.watch
       ? new TreeWatcher({
-          roots,
-          unwatched: new Set(roots.flatMap((_, index) => (sources.isGit(index) ? [index] : []))),
+          // A git root's tree changes only with a new commit, which the git source announces: it is not watched.
+          roots: roots.flatMap((spec, index) => (sources.isGit(index) ? [] : [{ index, spec }])),
           pollMs: config.pollMs,
           logger,
           files: (rootIndex) => builder?.files(rootIndex) ?? [],

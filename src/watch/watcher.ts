@@ -1,50 +1,26 @@
 /**
  * The watcher: one `fs.watch` per directory, attached by the index walk as it lists each directory (the builder's
  * {@link IndexObserver}), so watching costs no second walk and no change after a listing is missed
- * (docs/ARCHITECTURE.md, "Watching"). Events are batched (debounced) and handed on as root-relative
- * {@link WatchEvent}s.
- *
- * - **Polling** (`--poll`, and the fallback when the OS refuses more watches: ENOSPC, EMFILE): every interval, each
- *   directory the walk listed and each file the index holds is `stat`ed and compared with what was recorded.
- * - **Roots**: every `ROOT_CHECK_MS` (and at once when the root's parent directory reports a change to its name), each
- *   root's real path and identity are compared with those it was indexed under: a root replaced at once, removed,
- *   back, or a root link re-pointed (`ln -s new tmp && mv -T tmp current`) asks for a rescan of that root.
- * - **Queue overflow**: the kernel drops events when its queue fills, and `fs.watch` does not say so; a batch of more
- *   than {@link OVERFLOW_SUSPECT_EVENTS} events asks for a rescan of the roots it touched.
+ * (docs/ARCHITECTURE.md, "Watching"). It is given only the roots that change in place (folders: a git root's tree
+ * changes only with a new commit, which the git source announces). Events go through an {@link EventBatcher};
+ * polling (`polling.ts`) replaces the native watches of a root under `--poll`, and when the OS refuses more of them;
+ * each root's own identity is checked by {@link RootChecks}.
  */
-import { type FSWatcher, realpathSync, type Stats, statSync, watch } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
 
 import type { IndexObserver } from '../index/build.js';
-import { sameIdentity } from '../index/record.js';
 import { regionContains } from '../index/region.js';
-import { createSlicer } from '../index/slice.js';
-import type { FileNode, RootSpec } from '../index/types.js';
+import type { RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
+import { EventBatcher } from './batch.js';
 import { eventPath, isIgnoredEventName, type NameSeparators, type WatchEvent } from './classify.js';
-
-/** Quiet time after the last event before a batch is handed over (ms). */
-export const DEBOUNCE_MS = 40;
-/** Longest a batch waits while events keep arriving (ms). */
-export const MAX_BATCH_WAIT_MS = 400;
-/** Polling interval when the OS refused watches and `--poll` gave none (ms). */
-export const FALLBACK_POLL_MS = 1000;
-/** How often each root's real path and identity are checked (ms). */
-export const ROOT_CHECK_MS = 500;
-/** A batch this large may hide dropped events: its roots are rescanned. */
-export const OVERFLOW_SUSPECT_EVENTS = 8192;
-
-/** A file the index holds, for polling. */
-export interface IndexedFile {
-  readonly rel: string;
-  readonly real: string;
-  readonly node: FileNode;
-}
+import { FALLBACK_POLL_MS, type IndexedFile, notePolledDir, type PolledDir, pollRoot } from './polling.js';
+import { RootChecks } from './roots.js';
 
 export interface WatcherOptions {
-  readonly roots: readonly RootSpec[];
-  /** Roots never watched (git trees: they never change in place; a new commit is a new tree). */
-  readonly unwatched?: ReadonlySet<number>;
+  /** The roots to watch, each with its index among the configured roots. */
+  readonly roots: readonly { readonly index: number; readonly spec: RootSpec }[];
   /** Polling interval in ms; `undefined` uses native file events. */
   readonly pollMs: number | undefined;
   /** Receives each batch, in arrival order. */
@@ -64,7 +40,7 @@ const LIMIT_HINTS: Readonly<Record<string, string>> = {
 };
 
 /** One directory the walk listed. */
-interface WatchedDir {
+interface WatchedDir extends PolledDir {
   /** Its root and root-relative path (what its watch's events are reported under). */
   readonly root: RootWatch;
   readonly rel: string;
@@ -75,9 +51,6 @@ interface WatchedDir {
   mark: number;
   /** When its watch was attached (a sequence number; see `#died`). */
   seq: number;
-  /** Polling: modification time and inode when it was listed. */
-  mtimeMs: number;
-  ino: number;
 }
 
 /** Where a directory watch keeps the directory it watches. */
@@ -86,35 +59,16 @@ type WatchingFsWatcher = FSWatcher & { [DIR_OF]?: WatchedDir };
 
 interface RootWatch {
   readonly index: number;
-  readonly spec: RootSpec;
   polling: boolean;
   readonly dirs: Map<string, WatchedDir>;
-  /** Real path and identity the root was indexed under (`undefined`: unusable then). */
-  expected: string | undefined;
-  /** A rescan was asked for and has not been resolved yet. */
-  rescanPending: boolean;
-  parentWatcher: FSWatcher | undefined;
-}
-
-/** `real` + device, inode and birth time of a directory (inode numbers are reused at once), or `undefined`. */
-function rootIdentity(dir: string): string | undefined {
-  try {
-    const real = realpathSync(dir);
-    const stat = statSync(real);
-    return stat.isDirectory() ? `${real}\0${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Watches the roots until {@link TreeWatcher.close}; attach it to the builder as its observer. */
 export class TreeWatcher implements IndexObserver {
   readonly #options: WatcherOptions;
-  readonly #roots: RootWatch[];
-  #batch: WatchEvent[] = [];
-  #quietTimer: NodeJS.Timeout | undefined;
-  #maxTimer: NodeJS.Timeout | undefined;
-  #rootTimer: NodeJS.Timeout | undefined;
+  readonly #roots = new Map<number, RootWatch>();
+  readonly #batcher: EventBatcher;
+  readonly #rootChecks: RootChecks;
   #pollTimer: NodeJS.Timeout | undefined;
   #polling = false;
   #mark = 0;
@@ -131,55 +85,51 @@ export class TreeWatcher implements IndexObserver {
 
   constructor(options: WatcherOptions) {
     this.#options = options;
-    this.#roots = options.roots.map((spec, index) => ({
-      index,
-      spec,
-      polling: options.pollMs !== undefined,
-      dirs: new Map(),
-      expected: undefined,
-      rescanPending: false,
-      parentWatcher: undefined,
-    }));
+    for (const { index } of options.roots)
+      this.#roots.set(index, { index, polling: options.pollMs !== undefined, dirs: new Map() });
+    this.#batcher = new EventBatcher(options.onBatch, options.logger);
+    this.#rootChecks = new RootChecks(
+      options.roots,
+      (rootIndex) => this.#push({ rootIndex, kind: 'rescan', rel: '' }),
+      options.logger,
+    );
   }
 
   /** Starts the root checks (and the poll timer, when polling). Directory watches come from the walk. */
   start(): void {
-    this.#rootTimer = setInterval(() => this.#checkRoots(), ROOT_CHECK_MS);
-    this.#rootTimer.unref();
-    for (const root of this.#roots)
-      if (!root.polling && this.#options.unwatched?.has(root.index) !== true) this.#watchParent(root);
-    if (this.#roots.some((root) => root.polling)) this.#startPolling();
+    this.#rootChecks.start((rootIndex) => this.#roots.get(rootIndex)?.polling === false);
+    if (this.#rootsPolled() > 0) this.#startPolling();
   }
 
   /** How roots are watched now (`native`, `polling`, or `mixed` after a fallback). */
   get mode(): 'native' | 'polling' | 'mixed' {
-    const polling = this.#roots.filter((root) => root.polling).length;
-    return polling === 0 ? 'native' : polling === this.#roots.length ? 'polling' : 'mixed';
+    const polling = this.#rootsPolled();
+    return polling === 0 ? 'native' : polling === this.#roots.size ? 'polling' : 'mixed';
   }
 
   /** Number of directories watched (or polled). */
   get directories(): number {
-    return this.#roots.reduce((sum, root) => sum + root.dirs.size, 0);
+    let count = 0;
+    for (const root of this.#roots.values()) count += root.dirs.size;
+    return count;
   }
 
   /** Stops every watch and timer. Idempotent. */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#quietTimer);
-    clearTimeout(this.#maxTimer);
-    clearInterval(this.#rootTimer);
+    this.#batcher.close();
+    this.#rootChecks.close();
     clearTimeout(this.#pollTimer);
-    for (const root of this.#roots) {
+    for (const root of this.#roots.values()) {
       for (const dir of root.dirs.values()) dir.watcher?.close();
       root.dirs.clear();
-      root.parentWatcher?.close();
     }
   }
 
   /** {@link IndexObserver}: the walk is about to list `rel` (at `real`): watch it first. */
   directory(rootIndex: number, rel: string, real: string): void {
-    const root = this.#roots[rootIndex];
-    if (root === undefined || this.#closed || this.#options.unwatched?.has(rootIndex) === true) return;
+    const root = this.#roots.get(rootIndex);
+    if (root === undefined || this.#closed) return;
     let dir = root.dirs.get(rel);
     if (dir !== undefined && (dir.real !== real || this.#diedSince(rootIndex, rel, dir.seq))) {
       dir.watcher?.close();
@@ -190,13 +140,8 @@ export class TreeWatcher implements IndexObserver {
       root.dirs.set(rel, dir);
     }
     dir.mark = this.#mark;
-    if (root.polling) {
-      const stat = statOrUndefined(real);
-      dir.mtimeMs = stat?.mtimeMs ?? 0;
-      dir.ino = stat?.ino ?? 0;
-    } else if (dir.watcher === undefined) {
-      dir.watcher = this.#watchDir(dir);
-    }
+    if (root.polling) notePolledDir(dir);
+    else if (dir.watcher === undefined) dir.watcher = this.#watchDir(dir);
   }
 
   /** Whether `rel` or a directory above it moved or was deleted after sequence number `seq`. */
@@ -217,7 +162,7 @@ export class TreeWatcher implements IndexObserver {
 
   /** {@link IndexObserver}: a region walk ended: directories under it that it did not list are let go. */
   regionFinished(rootIndex: number, rel: string): void {
-    const root = this.#roots[rootIndex];
+    const root = this.#roots.get(rootIndex);
     const key = `${rootIndex}:${rel}`;
     const mark = this.#regionMarks.get(key) ?? Number.POSITIVE_INFINITY;
     const startSeq = this.#regionSeqs.get(key) ?? -1;
@@ -237,10 +182,7 @@ export class TreeWatcher implements IndexObserver {
 
   /** {@link IndexObserver}: the builder resolved a root (again). */
   rootResolved(rootIndex: number, real: string | undefined): void {
-    const root = this.#roots[rootIndex];
-    if (root === undefined) return;
-    root.expected = real === undefined ? undefined : rootIdentity(root.spec.dir);
-    root.rescanPending = false;
+    this.#rootChecks.resolved(rootIndex, real);
   }
 
   /**
@@ -302,57 +244,21 @@ export class TreeWatcher implements IndexObserver {
       dir.watcher?.close();
       dir.watcher = undefined;
     }
-    root.parentWatcher?.close();
-    root.parentWatcher = undefined;
+    this.#rootChecks.stopWatchingParent(root.index);
     const pollMs = this.#options.pollMs ?? FALLBACK_POLL_MS;
+    const spec = this.#options.roots.find((candidate) => candidate.index === root.index)?.spec;
     this.#options.logger.warn(
-      { event: 'watch-fallback', root: root.spec.dir, code, pollMs, hint: LIMIT_HINTS[code] },
+      { event: 'watch-fallback', root: spec?.dir, code, pollMs, hint: LIMIT_HINTS[code] },
       `the OS refused more file watches (${code}): ${LIMIT_HINTS[code] ?? code}. Polling this root every ${pollMs} ms instead; changes are still followed.`,
     );
     this.#push({ rootIndex: root.index, kind: 'rescan', rel: '' });
     this.#startPolling();
   }
 
-  /** Watches a root's parent directory for the root's own name (a root link re-pointed, a root replaced). */
-  #watchParent(root: RootWatch): void {
-    const parent = path.dirname(root.spec.dir);
-    const name = path.basename(root.spec.dir);
-    if (parent === root.spec.dir) return;
-    try {
-      root.parentWatcher = watch(parent, { persistent: false }, (_kind, changed) => {
-        if (changed === null || changed === name) this.#checkRoot(root);
-      });
-      root.parentWatcher.on('error', () => {
-        root.parentWatcher?.close();
-        root.parentWatcher = undefined;
-      });
-    } catch {
-      // the periodic root check still runs
-    }
-  }
-
-  #checkRoots(): void {
-    for (const root of this.#roots) if (this.#options.unwatched?.has(root.index) !== true) this.#checkRoot(root);
-  }
-
-  #checkRoot(root: RootWatch): void {
-    if (this.#closed || root.rescanPending || rootIdentity(root.spec.dir) === root.expected) return;
-    root.rescanPending = true;
-    const now = rootIdentity(root.spec.dir);
-    const { logger } = this.#options;
-    if (now === undefined)
-      logger.warn(
-        { event: 'root-removed', root: root.spec.dir },
-        'root was removed; its skills are withdrawn until it comes back',
-      );
-    else if (root.expected === undefined)
-      logger.info({ event: 'root-back', root: root.spec.dir }, 'root is back; rescanning it');
-    else
-      logger.info(
-        { event: 'root-replaced', root: root.spec.dir },
-        'root was replaced (or a root link re-pointed); rescanning it',
-      );
-    this.#push({ rootIndex: root.index, kind: 'rescan', rel: '' });
+  #rootsPolled(): number {
+    let polling = 0;
+    for (const root of this.#roots.values()) if (root.polling) polling++;
+    return polling;
   }
 
   #startPolling(): void {
@@ -369,31 +275,14 @@ export class TreeWatcher implements IndexObserver {
     tick();
   }
 
-  /** One polling pass over every polled root: directories whose listing may have changed, files whose identity did. */
+  /** One polling pass over every polled root. */
   async #poll(): Promise<void> {
     if (this.#polling) return;
     this.#polling = true;
-    const slice = createSlicer();
     try {
-      for (const root of this.#roots) {
-        // A git root's tree only changes with a new commit, which the git source announces: nothing to poll.
-        if (!root.polling || this.#closed || this.#options.unwatched?.has(root.index) === true) continue;
-        for (const [rel, dir] of root.dirs) {
-          const stat = statOrUndefined(dir.real);
-          if (stat === undefined || stat.mtimeMs !== dir.mtimeMs || stat.ino !== dir.ino) {
-            dir.mtimeMs = stat?.mtimeMs ?? 0;
-            dir.ino = stat?.ino ?? 0;
-            this.#push({ rootIndex: root.index, kind: 'rename', rel });
-          }
-          await slice();
-        }
-        for (const file of this.#options.files(root.index)) {
-          const stat = statOrUndefined(file.real);
-          if (stat === undefined || !stat.isFile() || !sameIdentity(file.node, stat)) {
-            this.#push({ rootIndex: root.index, kind: 'change', rel: file.rel });
-          }
-          await slice();
-        }
+      for (const root of this.#roots.values()) {
+        if (!root.polling || this.#closed) continue;
+        await pollRoot(root.index, root.dirs, this.#options.files(root.index), (event) => this.#push(event));
       }
     } finally {
       this.#polling = false;
@@ -401,37 +290,6 @@ export class TreeWatcher implements IndexObserver {
   }
 
   #push(event: WatchEvent): void {
-    if (this.#closed) return;
-    this.#batch.push(event);
-    clearTimeout(this.#quietTimer);
-    this.#quietTimer = setTimeout(() => this.#flush(), DEBOUNCE_MS);
-    this.#maxTimer ??= setTimeout(() => this.#flush(), MAX_BATCH_WAIT_MS);
-  }
-
-  #flush(): void {
-    clearTimeout(this.#quietTimer);
-    clearTimeout(this.#maxTimer);
-    this.#quietTimer = undefined;
-    this.#maxTimer = undefined;
-    const batch = this.#batch;
-    this.#batch = [];
-    if (batch.length === 0 || this.#closed) return;
-    if (batch.length >= OVERFLOW_SUSPECT_EVENTS) {
-      const roots = new Set(batch.map((event) => event.rootIndex));
-      this.#options.logger.info(
-        { event: 'watch-overflow', events: batch.length },
-        'a burst of changes may have overflowed the event queue; rescanning',
-      );
-      for (const rootIndex of roots) batch.push({ rootIndex, kind: 'rescan', rel: '' });
-    }
-    this.#options.onBatch(batch);
-  }
-}
-
-function statOrUndefined(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
+    if (!this.#closed) this.#batcher.push(event);
   }
 }

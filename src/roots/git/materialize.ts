@@ -19,14 +19,7 @@ import { BatchReader } from './batch.js';
 import { GitCommandError, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
 import { spawnGit } from './exec.js';
-
-/** Limits on what one tree may materialize. */
-export interface TreeLimits {
-  /** Most files (regular files and symlinks). */
-  readonly maxFiles: number;
-  /** Most bytes, summed over regular files. */
-  readonly maxBytes: number;
-}
+import type { GitLimits } from './settings.js';
 
 /** One entry of a tree listing. */
 interface TreeEntry {
@@ -57,7 +50,8 @@ export interface MaterializeOptions {
   readonly target: string;
   /** Where the tree is written before it is renamed to `target` (same file system). */
   readonly tmpDir: string;
-  readonly limits: TreeLimits;
+  /** Most files and bytes of the tree (the download limit is the fetch's). */
+  readonly limits: Pick<GitLimits, 'maxFiles' | 'maxBytes'>;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** For messages: the remote's display form and the ref. */
   readonly describe: string;
