@@ -29,7 +29,7 @@ module.exports = {
       'index-is-a-leaf',
       'index/ turns directories into snapshots: it knows no server, transport, watcher, root source, logger or CLI.',
       '^src/index/',
-      '^src/(?!index/|errors\\.ts$)',
+      '^src/(?!index/|errors\\.ts$|paths\\.ts$)',
     ),
     layer(
       'wire-is-a-leaf',
@@ -47,7 +47,7 @@ module.exports = {
       'roots-over-index',
       'roots/ turns root arguments into directories; config.ts types them, so roots/ must not import config.ts.',
       '^src/roots/',
-      '^src/(?!roots/|index/types\\.ts$|errors\\.ts$)',
+      '^src/(?!roots/|index/types\\.ts$|errors\\.ts$|paths\\.ts$)',
     ),
     layer(
       'server-below-runtime',

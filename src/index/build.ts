@@ -7,6 +7,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+import { isPathWithin } from '../paths.js';
 import { assembleSnapshot, type Placement, settleConflicts } from './assemble.js';
 import { duplicateRoot, nestedRoot, rootUnusable, unreadableDirectory } from './diagnostics.js';
 import { describeIoError } from './digest.js';
@@ -153,10 +154,7 @@ export class IndexBuilder {
     for (const [index, state] of this.#states.entries()) {
       for (const region of state.linking) {
         const linked = region.linkTargets.some(
-          (linkedPath) =>
-            target === linkedPath ||
-            target.startsWith(`${linkedPath}${path.sep}`) ||
-            linkedPath.startsWith(`${target}${path.sep}`),
+          (linkedPath) => isPathWithin(target, linkedPath) || isPathWithin(linkedPath, target),
         );
         if (linked) found.push({ rootIndex: index, rel: region.rel });
       }
@@ -246,7 +244,7 @@ export class IndexBuilder {
         this.#replaceRootDiagnostic(state, 'duplicate-root', duplicateRoot(spec.dir, otherSpec.dir));
         return;
       }
-      if (real.startsWith(`${other.real}${path.sep}`))
+      if (real !== other.real && isPathWithin(real, other.real))
         this.#replaceRootDiagnostic(state, 'nested-root', nestedRoot(spec.dir, otherSpec.dir));
     }
   }

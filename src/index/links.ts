@@ -12,9 +12,10 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+import { isPathWithin } from '../paths.js';
 import { specialFile, symlinkDangling, symlinkLoop, symlinkOutside, symlinkSkipped } from './diagnostics.js';
 import { describeIoError } from './digest.js';
-import { isInsideRoot, MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
+import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import type { Diagnostic } from './types.js';
 
 /** Where the walk is when it meets a link. */
@@ -54,7 +55,7 @@ export function resolveLink(link: string, linkReal: string, context: LinkContext
   }
   let anchor = context.anchor;
   const allowed = anchor === undefined ? context.allowedRealRoots : [anchor];
-  const outside = context.policy === 'within' && !allowed.some((root) => isInsideRoot(target, root));
+  const outside = context.policy === 'within' && !allowed.some((root) => isPathWithin(target, root));
   if (outside && (anchor !== undefined || context.insideSkill)) return symlinkOutside(link, anchor);
   let stat;
   try {

@@ -1,7 +1,6 @@
 /**
  * What the index serves: pure decisions about names and links (docs/ARCHITECTURE.md, "Policies").
  */
-import path from 'node:path';
 
 import ignore, { type Ignore } from 'ignore';
 
@@ -66,14 +65,4 @@ export function isIgnoredName(name: string): boolean {
  */
 export function isRepresentableName(name: string): boolean {
   return !name.includes('\uFFFD');
-}
-
-/**
- * Whether `realPath` lies inside `rootRealPath` (or is it). Both must be absolute real paths.
- * A sibling whose name merely starts with the root's name (`/skills-old` next to `/skills`) is outside.
- */
-export function isInsideRoot(realPath: string, rootRealPath: string): boolean {
-  if (realPath === rootRealPath) return true;
-  const base = rootRealPath.endsWith(path.sep) ? rootRealPath : rootRealPath + path.sep;
-  return realPath.startsWith(base);
 }

@@ -14,6 +14,7 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+import { isPathWithin } from '../paths.js';
 import {
   secretFile,
   specialFile,
@@ -579,7 +580,7 @@ function sameChildren(a: readonly Slot[], b: readonly Slot[]): boolean {
 function topmost(targets: readonly string[], regionReal: string): string[] {
   const sorted = [...new Set(targets)].filter((target) => target !== regionReal).sort();
   const kept: string[] = [];
-  for (const target of sorted) if (!kept.some((outer) => target.startsWith(`${outer}${path.sep}`))) kept.push(target);
+  for (const target of sorted) if (!kept.some((outer) => isPathWithin(target, outer))) kept.push(target);
   return kept;
 }
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import type { Diagnostic, RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
+import { isPathWithin } from '../paths.js';
 import { isVisible, type Visibility } from './visibility.js';
 
 /**
@@ -75,7 +76,8 @@ export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
 function namespacePathOf(file: string, roots: readonly RootSpec[]): string[] | undefined {
   let best: RootSpec | undefined;
   for (const root of roots) {
-    if (file.startsWith(root.dir + path.sep) && (best === undefined || root.dir.length > best.dir.length)) best = root;
+    if (file !== root.dir && isPathWithin(file, root.dir) && (best === undefined || root.dir.length > best.dir.length))
+      best = root;
   }
   if (best === undefined) return undefined;
   return [...best.prefix, ...file.slice(best.dir.length + 1).split(path.sep)];

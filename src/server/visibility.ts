@@ -6,6 +6,7 @@
  */
 import { type DirectoryChild, DirNode, FileNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
+import { PerSnapshot } from './per-snapshot.js';
 
 /** One client's view. */
 export interface Visibility {
@@ -37,7 +38,7 @@ export function isVisibleUri(view: Visibility, uri: string): boolean {
   return segments !== undefined && isVisible(view, segments);
 }
 
-const visibleSkillsCache = new WeakMap<Snapshot, Map<Visibility, readonly SkillRecord[]>>();
+const visibleSkillsCache = new PerSnapshot<readonly SkillRecord[], Visibility>();
 
 /**
  * The skills of `snapshot` the view sees, in `skills/list` order (computed once per snapshot and view).
@@ -46,12 +47,9 @@ const visibleSkillsCache = new WeakMap<Snapshot, Map<Visibility, readonly SkillR
  */
 export function visibleSkills(snapshot: Snapshot, view: Visibility | undefined): readonly SkillRecord[] {
   if (view === undefined) return snapshot.ordered;
-  let byView = visibleSkillsCache.get(snapshot);
-  if (byView === undefined) visibleSkillsCache.set(snapshot, (byView = new Map<Visibility, readonly SkillRecord[]>()));
-  let skills = byView.get(view);
-  if (skills === undefined)
-    byView.set(view, (skills = snapshot.ordered.filter((skill) => isVisible(view, skill.segments))));
-  return skills;
+  return visibleSkillsCache.get(snapshot, view, () =>
+    snapshot.ordered.filter((skill) => isVisible(view, skill.segments)),
+  );
 }
 
 /**
@@ -71,7 +69,7 @@ export function visibleChildren(
   return children.filter((child) => leadsToVisible(view, [...segments, child.name]));
 }
 
-const viewCache = new WeakMap<Snapshot, Map<Visibility, Snapshot>>();
+const viewCache = new PerSnapshot<Snapshot, Visibility>();
 const bases = new WeakMap<Snapshot, Snapshot>();
 
 /**
@@ -83,13 +81,10 @@ const bases = new WeakMap<Snapshot, Snapshot>();
  */
 export function viewOf(snapshot: Snapshot, view: Visibility | undefined): Snapshot {
   if (view === undefined) return snapshot;
-  let byView = viewCache.get(snapshot);
-  if (byView === undefined) viewCache.set(snapshot, (byView = new Map<Visibility, Snapshot>()));
-  let viewed = byView.get(view);
-  if (viewed === undefined) {
+  return viewCache.get(snapshot, view, () => {
     const ordered = visibleSkills(snapshot, view);
     const root = pruned(snapshot.root, [], view);
-    viewed = Object.freeze({
+    const viewed = Object.freeze({
       skills: new Map(ordered.map((skill) => [skill.uri, skill])),
       ordered,
       root,
@@ -98,9 +93,8 @@ export function viewOf(snapshot: Snapshot, view: Visibility | undefined): Snapsh
       generation: snapshot.generation,
     });
     bases.set(viewed, snapshot);
-    byView.set(view, viewed);
-  }
-  return viewed;
+    return viewed;
+  });
 }
 
 /** The whole snapshot a {@link viewOf} view was cut from (`snapshot` itself when it is not a view). */

@@ -36,17 +36,8 @@ export type Rejection =
       readonly bytes: number;
     };
 
-export interface StdioWireOptions {
-  /** Told about every line answered with an error instead of being handed on (for the log). */
-  readonly onReject?: (rejection: Rejection, preview: string) => void;
-  /** Overrides {@link MAX_LINE_BYTES}. */
-  readonly maxLineBytes?: number;
-  /** How long stdin's end waits for the answers to what was read (ms; default {@link DEFAULT_ANSWER_TIMEOUT_MS}). */
-  readonly answerTimeoutMs?: number;
-}
-
 /** How long stdin's end waits for the answers to requests already read (ms). */
-export const DEFAULT_ANSWER_TIMEOUT_MS = 5000;
+export const ANSWER_TIMEOUT_MS = 5000;
 
 /** A transport over a readable (stdin) and a writable (stdout) stream. */
 export class StdioWire implements Transport {
@@ -56,8 +47,7 @@ export class StdioWire implements Transport {
 
   readonly #input: Readable;
   readonly #output: Writable;
-  readonly #options: StdioWireOptions;
-  readonly #maxLineBytes: number;
+  readonly #onReject: (rejection: Rejection, preview: string) => void;
   #parts: Buffer[] = [];
   #length = 0;
   /** Bytes of the line being discarded (over the limit), or -1. */
@@ -69,11 +59,15 @@ export class StdioWire implements Transport {
   readonly #unanswered = new Set<string | number>();
   readonly #whenAnswered = new Set<() => void>();
 
-  constructor(input: Readable, output: Writable, options: StdioWireOptions = {}) {
+  /**
+   * @param input stdin.
+   * @param output stdout.
+   * @param onReject told about every line answered with an error instead of being handed on (for the log).
+   */
+  constructor(input: Readable, output: Writable, onReject: (rejection: Rejection, preview: string) => void) {
     this.#input = input;
     this.#output = output;
-    this.#options = options;
-    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#onReject = onReject;
   }
 
   /** Starts reading stdin. */
@@ -160,8 +154,15 @@ export class StdioWire implements Transport {
     const output = this.#output;
     // Backpressure: a large blob's base64 is produced only as fast as the host reads it, so memory holds at most
     // about WRITE_AHEAD_BYTES of it, not the whole message; the next message waits until this one has drained.
+    // Both listeners go when either fires: a host that reads slowly makes this wait thousands of times.
     const drained = (): Promise<void> =>
-      new Promise<void>((resolve) => output.once('drain', resolve).once('close', resolve));
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          output.off('drain', done).off('close', done);
+          resolve();
+        };
+        output.once('drain', done).once('close', done);
+      });
     for (const chunk of partChunks(pieces)) {
       if (output.destroyed || output.writableEnded) throw new Error('stdout is closed');
       if (!output.write(chunk) && output.writableLength > WRITE_AHEAD_BYTES && !output.destroyed) await drained();
@@ -187,7 +188,7 @@ export class StdioWire implements Transport {
       this.#discarding += bytes.length;
       return;
     }
-    if (this.#length + bytes.length > this.#maxLineBytes) {
+    if (this.#length + bytes.length > MAX_LINE_BYTES) {
       this.#discarding = this.#length + bytes.length;
       this.#parts = [];
       this.#length = 0;
@@ -206,7 +207,7 @@ export class StdioWire implements Transport {
           kind: 'too-long',
           id: null,
           code: INVALID_REQUEST,
-          message: `Invalid Request: the message is ${bytes} bytes; the limit is ${this.#maxLineBytes}`,
+          message: `Invalid Request: the message is ${bytes} bytes; the limit is ${MAX_LINE_BYTES}`,
           bytes,
         },
         '',
@@ -235,7 +236,7 @@ export class StdioWire implements Transport {
   }
 
   #reject(rejection: Rejection, preview: string): void {
-    this.#options.onReject?.(rejection, preview);
+    this.#onReject(rejection, preview);
     // JSON-RPC 2.0 answers an unidentifiable request with `id: null`, which the SDK's message type does not model.
     const answer = {
       jsonrpc: '2.0',
@@ -251,7 +252,7 @@ export class StdioWire implements Transport {
     // A last message without its newline (`printf '{…}' | skills-serve`) is still a whole line: stdin ended it.
     if (this.#length > 0 || this.#discarding !== -1) this.#endLine();
     this.stopReading();
-    void this.whenAnswered(this.#options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS)
+    void this.whenAnswered(ANSWER_TIMEOUT_MS)
       .then(() => this.flushed())
       .then(() => this.close());
   };

@@ -38,13 +38,12 @@ export class StdioAdapter implements Adapter {
       connections.notify(diff);
       if (promptsChanged) connections.notifyPromptsChanged((server, era) => runtime.compat.offeredTo(server, era));
     });
-    const wire = new StdioWire(process.stdin, process.stdout, {
-      onReject: (rejection, preview) =>
-        logger.warn(
-          { event: 'rejected', code: rejection.code, id: rejection.id, line: preview },
-          `rejected a message from the client: ${rejection.message}`,
-        ),
-    });
+    const wire = new StdioWire(process.stdin, process.stdout, (rejection, preview) =>
+      logger.warn(
+        { event: 'rejected', code: rejection.code, id: rejection.id, line: preview },
+        `rejected a message from the client: ${rejection.message}`,
+      ),
+    );
     this.#wire = wire;
     this.#handle = serveStdio(createServerFactory(runtime, { connections }), {
       transport: wire,

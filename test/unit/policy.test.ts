@@ -1,7 +1,8 @@
 import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
 
-import { isIgnoredName, isInsideRoot, isRepresentableName, MANIFEST_NAME } from '../../src/index/policy.js';
+import { isIgnoredName, isRepresentableName, MANIFEST_NAME } from '../../src/index/policy.js';
+import { isPathWithin } from '../../src/paths.js';
 
 describe('constants', () => {
   it('match SEP-2640 limits and the Agent Skills manifest name', () => {
@@ -42,7 +43,7 @@ describe('isIgnoredName', () => {
   });
 });
 
-describe('isInsideRoot', () => {
+describe('isPathWithin', () => {
   it.each([
     ['identical path', '/skills', '/skills', true],
     ['direct child', '/skills/a', '/skills', true],
@@ -62,8 +63,8 @@ describe('isInsideRoot', () => {
     ['nested root: inside', '/srv/skills/team/a', '/srv/skills/team', true],
     ['nested root: outer sibling', '/srv/skills/teams/a', '/srv/skills/team', false],
     ['empty path', '', '/skills', false],
-  ])('%s: isInsideRoot(%j, %j) === %s', (_label, realPath, root, expected) => {
-    expect(isInsideRoot(realPath, root)).toBe(expected);
+  ])('%s: isPathWithin(%j, %j) === %s', (_label, realPath, root, expected) => {
+    expect(isPathWithin(realPath, root)).toBe(expected);
   });
 });
 

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 
+import { isPathWithin } from '../../paths.js';
 import { BatchReader } from './batch.js';
 import { GitCommandError, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
@@ -286,7 +287,7 @@ async function removeEscapingLinks(
     for (const link of links) {
       if (removed.has(link.rel)) continue;
       const real = await fsp.realpath(link.path).catch(() => undefined);
-      if (real !== undefined && (real === top || real.startsWith(top + path.sep))) continue;
+      if (real !== undefined && isPathWithin(real, top)) continue;
       await fsp.unlink(link.path);
       removed.add(link.rel);
       changed = true;
