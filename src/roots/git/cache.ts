@@ -1,5 +1,5 @@
 /**
- * The cache of git roots (issue 14 "Git roots", "Versions"): where it is, and its layout.
+ * The cache of git roots (docs/git-roots.md, "Versions"): where it is, and its layout.
  *
  *   <cache>/git/<host>-<repo>-<hash>/          one directory per remote URL (hash of the credential-free URL)
  *     repo.git/                                a bare, shallow repository holding the fetched objects

@@ -1,6 +1,6 @@
 /**
- * The one place in `src/` that starts a process: the system `git` binary, for git roots (issue 14; the choice and
- * its reasons are in docs/git-roots.md). The no-code-execution guard (test/unit/no-code-execution.test.ts) allows
+ * The one place in `src/` that starts a process: the system `git` binary, for git roots (the choice and its
+ * reasons: docs/git-roots.md, "Which git"). The no-code-execution guard (test/unit/no-code-execution.test.ts) allows
  * `node:child_process` in this file only.
  *
  * What makes it safe to point at a hostile repository:

@@ -1,5 +1,5 @@
 /**
- * Writes one commit's tree (or a subdirectory of it) to disk from the cache's bare repository (issue 14 "Git roots",
+ * Writes one commit's tree (or a subdirectory of it) to disk from the cache's bare repository (docs/git-roots.md,
  * "Safety"): the listing comes from `git ls-tree`, the bytes from `git cat-file --batch`, and this module writes every
  * file itself. Nothing of git's checkout machinery runs, so no clean/smudge filter, eol or `ident` conversion, LFS
  * smudge or hook can: each file holds exactly its blob's bytes. Symlinks stay symlinks when they resolve inside the

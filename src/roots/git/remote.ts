@@ -1,5 +1,5 @@
 /**
- * Talking to a git remote (issue 14 "Git roots", "Versions", "Safety"): what a ref names (`ls-remote`, one ref
+ * Talking to a git remote (docs/git-roots.md, "Versions", "Safety"): what a ref names (`ls-remote`, one ref
  * advertisement: also what a branch poll costs), and a shallow fetch of one ref into the cache's bare repository,
  * watched so that a hostile remote cannot fill the disk.
  */

@@ -1,5 +1,5 @@
 /**
- * A git root (issue 14 "Git roots", "Versions"): turns `git+<url>#<ref>:<subdir>` into a directory on disk that the
+ * A git root (docs/git-roots.md, "Versions"): turns `git+<url>#<ref>:<subdir>` into a directory on disk that the
  * index serves like any folder, and follows a branch.
  *
  * - A commit id or a tag is immutable: fetched once, then served from the cache without touching the network.

@@ -1,5 +1,5 @@
 /**
- * Git remote URLs for git roots (issue 14 "Git roots", "Safety"): which URLs are accepted, the credential-free form
+ * Git remote URLs for git roots (docs/git-roots.md, "Syntax", "Safety"): which URLs are accepted, the credential-free form
  * that may appear in messages, logs and provenance, and the `--git-allow` allowlist. Pure.
  *
  * Accepted: `file:///abs/path`, `http://…`, `https://…`, `ssh://[user@]host[:port]/path`. Refused with a reason:
