@@ -18,8 +18,6 @@ function sourceConstant(file, name) {
 }
 /** The watcher's debounce (ms). */
 const DEBOUNCE_MS = sourceConstant('watch/batch.ts', 'DEBOUNCE_MS');
-/** How long `initialize` waits for the first index build under `--compat auto` (ms). */
-const COMPAT_CATALOG_WAIT_MS = sourceConstant('config.ts', 'DEFAULT_INSTRUCTIONS_WAIT_MS');
 /** Files over this size are hashed off the walk, asynchronously (bytes). */
 const SYNC_HASH_MAX_BYTES = sourceConstant('index/digest.ts', 'SYNC_HASH_MAX_BYTES');
 
@@ -268,7 +266,7 @@ export function renderReport({
       ({ f }) => `${ms(f.serving)} · ${ratio(f.serving / f.bare)}`,
     ),
     line(
-      `default mode: spawn → \`initialize\` answer (\`--compat auto\` waits ≤ ${COMPAT_CATALOG_WAIT_MS} ms for the build), median`,
+      `default mode: spawn → \`initialize\` answer (answered at once; the build goes on), median`,
       '/ bare node',
       ({ f }) => `${ms(f.init)} · ${ratio(f.init / f.bare)}`,
     ),
@@ -461,13 +459,11 @@ ${checks.length > 0 ? `\nSanity checks that failed (figures above may not compar
   \`node -e 0\` spawn → exit; the **floor** in a fresh process (bench/harness.ts: synchronous recursive
   \`readdirSync(withFileTypes)\` + \`readFileSync\` + \`createHash('sha256')\` of every file, no parsing, one thread,
   its first and only run, timed inside the process); the **default mode** (no flags: watching on); \`--no-watch\`.
-  Each figure is the median of its ${runs.rounds}; the ratio is server / (floor + bare node). Under the default
-  \`--compat auto\`, \`initialize\` waits up to ${COMPAT_CATALOG_WAIT_MS} ms for the first build (to list skills in its instructions).
+  Each figure is the median of its ${runs.rounds}; the ratio is server / (floor + bare node). \`initialize\` is
+  answered at once, while the first build runs.
 - **Event loop, host side**: ${runs.probes} more default-mode starts. From the \`initialize\` answer until the first
   complete list, the client sends \`ping\` every 5 ms without waiting for answers and records each round trip (the
-  SDK holds every message until \`initialize\` is answered, which under \`--compat auto\` waits up to
-  ${COMPAT_CATALOG_WAIT_MS} ms for the build: pings sent earlier would measure that wait, not a block, so the first
-  ~${COMPAT_CATALOG_WAIT_MS} ms of the build are not probed from the host; the in-process probe covers them). A ping is
+  SDK holds every message until \`initialize\` is answered, which is at once: the whole build is probed). A ping is
   answered only when the server's loop runs, so the longest round trip is (to within 5 ms) the longest time the
   server could not answer while indexing, as a host sees it, scheduling on a loaded machine included. Judged on the
   median of the starts' maxima. **In process**: \`buildSnapshot\` (src/index/build.ts, bundled by esbuild at run

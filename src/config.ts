@@ -53,13 +53,8 @@ export interface Config {
    * `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never.
    */
   readonly compat: CompatMode;
-  /** `--instructions-max`: bound of the compat `instructions` text, in UTF-16 code units. */
-  readonly instructionsMax: number;
-  /**
-   * `--instructions-wait`: longest `initialize` waits for the first index build, so the instructions list the catalog
-   * (ms).
-   */
-  readonly instructionsWaitMs: number;
+  /** `--catalog-max`: bound of `read_skill`'s description, the catalog it carries included (UTF-16 code units). */
+  readonly catalogMax: number;
   /** `--resources`: what `resources/list` lists. */
   readonly resources: ResourceListMode;
 }
@@ -80,13 +75,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 export const DEFAULT_POLL_MS = 1000;
 
 /**
- * Default `--instructions-max`: the strictest bound seen in a host. Claude Code 2.1.332 cuts server instructions at
- * 4,096 characters (its `CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH` default) and appends `… [truncated]`.
+ * Default `--catalog-max`: the strictest bound a host puts on a tool description (Claude Code shows the model the
+ * first 4,096 characters of one until the model loads the tool; README, "Use with hosts").
  */
-export const DEFAULT_INSTRUCTIONS_MAX = 4096;
-
-/**
- * Default `--instructions-wait` (ms). Any catalog small enough to fit the instructions is indexed well within it; the
- * strictest host deadline seen is Gemini CLI 0.61.0's 5,000 ms for `gemini mcp list` (Claude Code 2.1.332 waits 30 s).
- */
-export const DEFAULT_INSTRUCTIONS_WAIT_MS = 2000;
+export const DEFAULT_CATALOG_MAX = 4096;

@@ -16,7 +16,7 @@ import type { Diagnostic, RootSpec, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
 import { Sources } from './roots/sources.js';
 import { CompatSurfaces } from './server/compat/surfaces.js';
-import { logDiagnostic } from './server/diagnostics.js';
+import { logDiagnostics } from './server/diagnostics.js';
 import { createFileReader, type FileReader } from './server/read.js';
 import { createSkillSource } from './server/sdk-source.js';
 import type { CacheHint, SkillsHandlerContext } from './server/skills-handlers.js';
@@ -30,8 +30,6 @@ export interface RuntimeChange {
   readonly diff: SnapshotDiff;
   /** Diagnostics that appeared with this swap. */
   readonly newDiagnostics: readonly Diagnostic[];
-  /** Whether the compat prompts clients list differ. */
-  readonly promptsChanged: boolean;
 }
 
 /** The runtime's events, typed. */
@@ -103,19 +101,19 @@ export class Runtime {
       (file) => this.#reindex(file),
       (code, path) => logger.warn({ event: 'read-failed', path, code }, `read failed: ${code}`),
     );
-    this.source = createSkillSource(this.store, config.pageSize, this.reader, config.resources);
+    this.source = createSkillSource(this.store, config.pageSize, this.reader);
     this.compat = new CompatSurfaces({
       mode: config.compat,
       store: this.store,
       source: this.source,
       pageSize: config.pageSize,
-      instructionsMax: config.instructionsMax,
-      catalogWaitMs: config.instructionsWaitMs,
+      catalogMax: config.catalogMax,
       logger,
     });
     this.handlers = {
       store: this.store,
       pageSize: config.pageSize,
+      resources: config.resources,
       reader: this.reader,
       cacheHint: () => this.#cacheHint(),
       onUnexpected: (error) =>
@@ -239,9 +237,10 @@ export class Runtime {
     // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
     const known = new Set(previous.diagnostics.map(diagnosticKey));
     const newDiagnostics = next.diagnostics.filter((diagnostic) => !known.has(diagnosticKey(diagnostic)));
-    for (const diagnostic of newDiagnostics) logDiagnostic(this.logger, diagnostic);
+    const refused = previous.generation === 0 && this.config.strict && next.diagnostics.length > 0;
+    logDiagnostics(this.logger, newDiagnostics, refused ? 'error' : 'info');
     if (previous.generation === 0) {
-      if (this.config.strict && next.diagnostics.length > 0) {
+      if (refused) {
         this.logger.fatal(
           { event: 'strict-failed', diagnostics: next.diagnostics.length },
           `--strict: the index has ${next.diagnostics.length} diagnostic(s) (listed above); not serving`,
@@ -267,7 +266,6 @@ export class Runtime {
       next,
       diff,
       newDiagnostics,
-      promptsChanged: this.compat.promptsChanged(previous, next),
     });
   }
 

@@ -17,8 +17,7 @@ import {
   COMPAT_MODES,
   type CompatMode,
   type Config,
-  DEFAULT_INSTRUCTIONS_MAX,
-  DEFAULT_INSTRUCTIONS_WAIT_MS,
+  DEFAULT_CATALOG_MAX,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
   type HttpEndpoint,
@@ -36,11 +35,10 @@ import { run } from '../runtime.js';
 import { StdioAdapter } from '../transports/stdio.js';
 import {
   parseByteSize,
+  parseCatalogMax,
   parseGitMaxFiles,
   parseGitPollMs,
   parseHttpEndpoint,
-  parseInstructionsMax,
-  parseInstructionsWait,
   parsePageSize,
   parsePollMs,
   parseTtlMs,
@@ -69,8 +67,7 @@ interface ServeOptions extends CommonOptions {
   watch: boolean;
   poll?: number | true;
   compat: CompatMode;
-  instructionsMax: number;
-  instructionsWait: number;
+  catalogMax: number;
   resources: ResourceListMode;
   http?: HttpEndpoint;
   httpToken?: string;
@@ -251,19 +248,11 @@ function buildProgram(): Command {
     )
     .addOption(
       envOption(
-        '--instructions-max <chars>',
-        'most characters of the instructions sent to hosts without the extension (whole catalog lines only)',
+        '--catalog-max <chars>',
+        "most characters of read_skill's description, which lists the skills a host does not list itself",
       )
-        .argParser(argParser(parseInstructionsMax))
-        .default(DEFAULT_INSTRUCTIONS_MAX),
-    )
-    .addOption(
-      envOption(
-        '--instructions-wait <ms>',
-        'longest initialize waits for the first index build, so that the instructions list the catalog',
-      )
-        .argParser(argParser(parseInstructionsWait))
-        .default(DEFAULT_INSTRUCTIONS_WAIT_MS),
+        .argParser(argParser(parseCatalogMax))
+        .default(DEFAULT_CATALOG_MAX),
     )
     .addOption(
       envOption(
@@ -344,8 +333,7 @@ function buildProgram(): Command {
         watch: options.watch,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
-        instructionsMax: options.instructionsMax,
-        instructionsWaitMs: options.instructionsWait,
+        catalogMax: options.catalogMax,
         resources: options.resources,
         ...(options.http === undefined ? {} : { http: options.http }),
         ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),

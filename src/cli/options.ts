@@ -34,24 +34,17 @@ export const MAX_TTL_MS = 86_400_000;
 /** Parses `--ttl`: 0…{@link MAX_TTL_MS} ms. @throws RangeError otherwise. */
 export const parseTtlMs = (text: string): number => parseIntegerOption(text, '--ttl', 0, MAX_TTL_MS);
 
-/** Smallest accepted `--instructions-max`: room for the introduction, the pointer to the tools and a few skills. */
-export const MIN_INSTRUCTIONS_MAX = 1024;
-/** Largest accepted `--instructions-max`. */
-export const MAX_INSTRUCTIONS_MAX = 1_000_000;
+/** Smallest accepted `--catalog-max`: room for what `read_skill` does and a few catalog lines. */
+export const MIN_CATALOG_MAX = 1024;
+/** Largest accepted `--catalog-max`. */
+export const MAX_CATALOG_MAX = 1_000_000;
 
 /**
- * Parses `--instructions-max`: {@link MIN_INSTRUCTIONS_MAX}…{@link MAX_INSTRUCTIONS_MAX} characters.
+ * Parses `--catalog-max`: {@link MIN_CATALOG_MAX}…{@link MAX_CATALOG_MAX} characters.
  * @throws RangeError otherwise.
  */
-export const parseInstructionsMax = (text: string): number =>
-  parseIntegerOption(text, '--instructions-max', MIN_INSTRUCTIONS_MAX, MAX_INSTRUCTIONS_MAX);
-
-/** Largest accepted `--instructions-wait` (ms). */
-export const MAX_INSTRUCTIONS_WAIT_MS = 30_000;
-
-/** Parses `--instructions-wait`: 0…{@link MAX_INSTRUCTIONS_WAIT_MS} ms. @throws RangeError otherwise. */
-export const parseInstructionsWait = (text: string): number =>
-  parseIntegerOption(text, '--instructions-wait', 0, MAX_INSTRUCTIONS_WAIT_MS);
+export const parseCatalogMax = (text: string): number =>
+  parseIntegerOption(text, '--catalog-max', MIN_CATALOG_MAX, MAX_CATALOG_MAX);
 
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
 export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);

@@ -128,12 +128,20 @@ export interface Page<T> {
   readonly nextCursor?: string;
 }
 
+/** A bound on the summed size of one page's items, beside the entry count. */
+export interface PageBudget<T> {
+  /** Most summed size (in the unit of `sizeOf`); a page always holds at least one item. */
+  readonly max: number;
+  readonly sizeOf: (item: T) => number;
+}
+
 /**
  * The page of `items` (sorted by `keyOf` in code-unit order) that starts after the cursor's URI.
  *
  * @param items sorted ascending by `keyOf`.
  * @param cursor from a previous page, or `undefined` for the first page.
- * @param pageSize positive integer: entries per page.
+ * @param pageSize positive integer: most entries per page.
+ * @param budget also ends the page before the item that would take its summed size over `budget.max`.
  * @throws SkillsServeError `INVALID_CURSOR` for a cursor this server did not issue.
  */
 export function pageOf<T>(
@@ -141,6 +149,7 @@ export function pageOf<T>(
   cursor: string | undefined,
   pageSize: number,
   keyOf: (item: T) => string,
+  budget?: PageBudget<T>,
 ): Page<T> {
   let start = 0;
   if (cursor !== undefined) {
@@ -154,7 +163,17 @@ export function pageOf<T>(
     }
     start = low;
   }
-  const end = Math.min(items.length, start + pageSize);
+  let end = Math.min(items.length, start + pageSize);
+  if (budget !== undefined) {
+    let used = 0;
+    for (let at = start; at < end; at++) {
+      used += budget.sizeOf(items[at] as T);
+      if (used > budget.max && at > start) {
+        end = at;
+        break;
+      }
+    }
+  }
   const page = items.slice(start, end);
   const last = page.at(-1);
   return end < items.length && last !== undefined

@@ -69,7 +69,7 @@ export function createServerFactory(
     onWarning: (warning) => context.logger.warn({ path: warning.path }, warning.message),
   });
   return async ({ era }) => {
-    const instructions = await context.compat.instructions(view);
+    const instructions = context.compat.instructions;
     const notifies = !(options.stateless === true && era === 'legacy');
     const server = new McpServer(
       { name: SERVER_NAME, version: context.version },
@@ -79,8 +79,8 @@ export function createServerFactory(
       },
     );
     extension.attach(server);
-    context.compat.attach(server, era, view);
-    installSkillsHandlers(server, era, handlers, context.compat.observe(server));
+    const observer = context.compat.attach(server, era, view, options.stateless !== true);
+    installSkillsHandlers(server, era, handlers, observer);
     if (notifies) options.connections?.register(server, era);
     return server;
   };

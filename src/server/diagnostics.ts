@@ -44,25 +44,47 @@ export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpe
 }
 
 /**
- * One stderr line per diagnostic: file[:line], what is wrong, the rule and the fix; structured fields for filters
- * (`event: "diagnostic"`, `rule`, `severity`, `skipped: "skill"` for errors, which leave a skill out; `code` of an
- * unusable root, `winner` of a skill-path conflict).
+ * Logs the diagnostics that appeared with one snapshot: each one at `info` (event `diagnostic`, with the file, line,
+ * rule and fix), and one `warn` line for them all (event `diagnostics`), so that a host that records a server's
+ * stderr as errors records one line a start, not one a skill (README, "Use with hosts"). Hosts also hear each
+ * diagnostic as a log message; `check` prints them with their fixes.
+ *
+ * @param level the level of each diagnostic's own line (`error` when `--strict` refuses to serve).
  */
-export function logDiagnostic(logger: Logger, diagnostic: Diagnostic): void {
-  const where = diagnostic.line === undefined ? diagnostic.file : `${diagnostic.file}:${diagnostic.line}`;
-  const text = `${where}: ${diagnostic.message} [${diagnostic.rule}]; fix: ${diagnostic.hint}`;
-  const fields = {
-    event: 'diagnostic',
-    rule: diagnostic.rule,
-    file: diagnostic.file,
-    line: diagnostic.line,
-    hint: diagnostic.hint,
-    ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
-    ...(diagnostic.winner === undefined ? {} : { winner: diagnostic.winner }),
-  };
+export function logDiagnostics(
+  logger: Logger,
+  diagnostics: readonly Diagnostic[],
+  level: 'info' | 'error' = 'info',
+): void {
+  if (diagnostics.length === 0) return;
+  for (const diagnostic of diagnostics) {
+    const where = diagnostic.line === undefined ? diagnostic.file : `${diagnostic.file}:${diagnostic.line}`;
+    logger[level](
+      {
+        event: 'diagnostic',
+        rule: diagnostic.rule,
+        file: diagnostic.file,
+        line: diagnostic.line,
+        hint: diagnostic.hint,
+        ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
+        ...(diagnostic.winner === undefined ? {} : { winner: diagnostic.winner }),
+        severity: diagnostic.severity,
+        ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}),
+      },
+      `${where}: ${diagnostic.message} [${diagnostic.rule}]; fix: ${diagnostic.hint}`,
+    );
+  }
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  const counted = [
+    ...(errors === 0 ? [] : [`${errors} skill${errors === 1 ? '' : 's'} not served`]),
+    ...(warnings === 0 ? [] : [`${warnings} warning${warnings === 1 ? '' : 's'}`]),
+  ].join(' and ');
+  const [first] = diagnostics as [Diagnostic, ...Diagnostic[]];
+  const example = `${first.file}${first.line === undefined ? '' : `:${first.line}`}: ${first.message} [${first.rule}]`;
   logger.warn(
-    { ...fields, severity: diagnostic.severity, ...(diagnostic.severity === 'error' ? { skipped: 'skill' } : {}) },
-    text,
+    { event: 'diagnostics', errors, warnings, rules: [...new Set(diagnostics.map((diagnostic) => diagnostic.rule))] },
+    `${counted} (${diagnostics.length === 1 ? example : `first: ${example}`}); run skills-serve check with the same roots for each with its fix`,
   );
 }
 

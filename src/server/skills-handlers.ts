@@ -15,25 +15,21 @@ import {
   SKILLS_LIST_METHOD,
 } from '@modelcontextprotocol/server/ext/skills';
 
+import type { ResourceListMode } from '../config.js';
 import { asProtocolErrors, SkillsServeError } from '../errors.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
 import type { DirectoryChild, Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
 import { isJsonObject } from '../wire/jsonrpc-gate.js';
-import {
-  DIAGNOSTICS_LOGGER,
-  DIRECTORY_PARAMS,
-  echo,
-  type Era,
-  type ExtensionRequestHook,
-  LIST_PARAMS,
-  URI_PARAMS,
-} from '../wire/protocol.js';
+import { DIAGNOSTICS_LOGGER, DIRECTORY_PARAMS, echo, type Era, LIST_PARAMS, URI_PARAMS } from '../wire/protocol.js';
 import { Base64Blob, RawJson } from '../wire/raw-json.js';
 import type { PublicDiagnostic } from './diagnostics.js';
+import { discoveryIndex, INDEX_URI } from './discovery-index.js';
+import { PerSnapshot } from './per-snapshot.js';
 import type { FileReader } from './read.js';
-import { isVisible, leadsToVisible, type Visibility, visibleChildren, visibleSkills } from './visibility.js';
+import { listedResources } from './resource-list.js';
+import { isVisible, leadsToVisible, viewOf, type Visibility, visibleChildren, visibleSkills } from './visibility.js';
 
 /** Cache hints of 2026-07-28 results (SEP-2640: `ttlMs` and `cacheScope` on `skills/list` and `skills/get`). */
 export interface CacheHint {
@@ -49,6 +45,8 @@ export interface SkillsHandlerContext {
   readonly reader: FileReader;
   /** The cache hint of 2026-07-28 results. */
   readonly cacheHint: () => CacheHint;
+  /** What `resources/list` lists (`--resources`). */
+  readonly resources: ResourceListMode;
   /** The client's view (`--http-tokens`); `undefined` sees everything. */
   readonly visibility?: Visibility | undefined;
   /** Told about an error no handler expected (logged with its stack; the client gets -32603 `Internal error`). */
@@ -72,14 +70,24 @@ export const SKILLS_METHODS = [
   SKILLS_GET_METHOD,
   RESOURCES_DIRECTORY_READ_METHOD,
   'resources/read',
+  'resources/list',
 ] as const;
 export type SkillsMethod = (typeof SKILLS_METHODS)[number];
+
+/** Told what a connection's requests were answered, so that its compat offer follows what its host holds. */
+export interface SkillsRequestObserver {
+  /** A `skills/list` page: the first one (no cursor) or a later one, how many entries, whether it was the last. */
+  page(first: boolean, entries: number, complete: boolean): void;
+  /** The draft discovery index, with the `SKILL.md` URIs of the entries a prototype host keeps. */
+  index(kept: ReadonlySet<string>): void;
+}
 
 /**
  * Answers one of {@link SKILLS_METHODS} (params already validated by the method's schema, or by
  * {@link parseSkillsParams}).
  *
  * @param era the connection's era: 2026-07-28 results carry the cache hint.
+ * @param observer told what was answered (a connection's compat offer; none over stateless HTTP).
  * @returns the result (entries and blobs as pre-serialized parts).
  * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that
  *   cannot be read (-32603): the server's handlers map them through `errors.ts`.
@@ -89,6 +97,7 @@ export async function answerSkillsMethod(
   params: { uri?: string; cursor?: string },
   era: Era,
   context: SkillsHandlerContext,
+  observer?: SkillsRequestObserver,
 ): Promise<Record<string, unknown>> {
   const { store, pageSize } = context;
   const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
@@ -101,7 +110,8 @@ export async function answerSkillsMethod(
   switch (method) {
     case SKILLS_LIST_METHOD: {
       const snapshot = await store.ready();
-      const { skills, nextCursor } = listPage(snapshot, view, cursor, pageSize);
+      const { skills, count, nextCursor } = listPage(snapshot, view, cursor, Math.min(pageSize, SKILLS_PAGE_MAX));
+      observer?.page(cursor === undefined, count, nextCursor === undefined);
       return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields() };
     }
     case SKILLS_GET_METHOD: {
@@ -132,7 +142,21 @@ export async function answerSkillsMethod(
         ...cacheFields(),
       };
     }
+    case 'resources/list': {
+      const page = pageOf(
+        listedResources(viewOf(await store.ready(), view), context.resources),
+        cursor,
+        pageSize,
+        (resource) => resource.uri,
+      );
+      return { resources: page.items, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+    }
     default: {
+      if (uri === INDEX_URI) {
+        const index = discoveryIndex(viewOf(await store.ready(), view));
+        observer?.index(index.kept);
+        return { contents: [{ uri, mimeType: 'application/json', text: index.text }] };
+      }
       if (parseSkillUri(uri) === undefined)
         throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);
       const read = onTheWay() ? await context.reader.read(uri) : ({ kind: 'missing' } as const);
@@ -149,22 +173,42 @@ export async function answerSkillsMethod(
   }
 }
 
+/**
+ * Most entries of one `skills/list` page, whatever larger `--page-size` is given: Claude Code keeps at most 100 skills
+ * a server and reads no further page then, so a page it reads is a page it keeps (what a connection holds is then
+ * known: `compat/offer.ts`).
+ */
+export const SKILLS_PAGE_MAX = 100;
+
+/** Most bytes of entry JSON in one `skills/list` page: what Claude Code keeps of a server's entries (512 KiB). */
+export const SKILLS_PAGE_MAX_BYTES = 512 * 1024;
+
 /** Most characters of `skills/list` page text kept per snapshot (about 1 MB): the first pages of a few views. */
 export const PAGE_CACHE_MAX_CHARS = 1024 * 1024;
 
+/** One page as the transports write it. */
+interface ListedPage {
+  readonly skills: RawJson;
+  /** Entries in it. */
+  readonly count: number;
+  readonly nextCursor: string | undefined;
+}
+
+/** The pages of one snapshot: by view and cursor, within {@link PAGE_CACHE_MAX_CHARS}. */
 interface CachedPages {
-  readonly pages: Map<string, { readonly skills: RawJson; readonly nextCursor: string | undefined }>;
+  readonly pages: Map<string, ListedPage>;
   chars: number;
 }
 
-const pageCache = new WeakMap<Snapshot, CachedPages>();
+const pageCache = new PerSnapshot<CachedPages>();
 /** A number per view object (a reloaded tokens file makes new ones: their pages are cached apart). */
 const viewIds = new WeakMap<Visibility, number>();
 let nextViewId = 1;
 
 /**
- * One `skills/list` page of `snapshot` as `view` sees it: the entries' JSON joined once per snapshot, view, cursor
- * and page size (a host polling the first page pays for the join once), within {@link PAGE_CACHE_MAX_CHARS}.
+ * One `skills/list` page of `snapshot` as `view` sees it: at most `pageSize` entries and {@link SKILLS_PAGE_MAX_BYTES}
+ * of their JSON (at least one entry), the entries' JSON joined once per snapshot, view, cursor and page size (a host
+ * polling the first page pays for the join once).
  *
  * @throws SkillsServeError `INVALID_CURSOR` for a cursor that is not one of ours.
  */
@@ -173,9 +217,8 @@ function listPage(
   view: Visibility | undefined,
   cursor: string | undefined,
   pageSize: number,
-): { skills: RawJson; nextCursor: string | undefined } {
-  let cached = pageCache.get(snapshot);
-  if (cached === undefined) pageCache.set(snapshot, (cached = { pages: new Map(), chars: 0 }));
+): ListedPage {
+  const cached = pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0 }));
   let viewId = 0;
   if (view !== undefined) {
     viewId = viewIds.get(view) ?? nextViewId++;
@@ -185,12 +228,16 @@ function listPage(
   const key = `${viewId}\0${pageSize}\0${cursor === undefined ? '-' : `+${cursor}`}`;
   const hit = cached.pages.get(key);
   if (hit !== undefined) return hit;
-  const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri);
+  const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri, {
+    max: SKILLS_PAGE_MAX_BYTES,
+    sizeOf: (skill) => Buffer.byteLength(skill.json, 'utf8'),
+  });
   const text = `[${page.items.map((skill) => skill.json).join(',')}]`;
+  const count = page.items.length;
   if (cached.chars + text.length > PAGE_CACHE_MAX_CHARS)
-    return { skills: new RawJson(text), nextCursor: page.nextCursor };
+    return { skills: new RawJson(text), count, nextCursor: page.nextCursor };
   // Kept as UTF-8 bytes only, which the transports write as they are.
-  const built = { skills: new RawJson(Buffer.from(text, 'utf8')), nextCursor: page.nextCursor };
+  const built = { skills: new RawJson(Buffer.from(text, 'utf8')), count, nextCursor: page.nextCursor };
   cached.pages.set(key, built);
   cached.chars += text.length;
   return built;
@@ -218,7 +265,7 @@ export function parseSkillsParams(
   params: unknown,
 ): { uri?: string; cursor?: string } | undefined {
   const schema =
-    method === SKILLS_LIST_METHOD
+    method === SKILLS_LIST_METHOD || method === 'resources/list'
       ? LIST_PARAMS
       : method === RESOURCES_DIRECTORY_READ_METHOD
         ? DIRECTORY_PARAMS
@@ -233,25 +280,23 @@ export function parseSkillsParams(
  *
  * @param server a server the SDK's `SkillsExtension` is attached to, not yet connected.
  * @param era the era it serves: 2026-07-28 results carry the cache hint.
- * @param onRequest told of every request answered (compat's detection of extension hosts, `--compat auto`).
+ * @param observer told what each request was answered (the connection's compat offer).
  */
 export function installSkillsHandlers(
   server: McpServer,
   era: Era,
   context: SkillsHandlerContext,
-  onRequest?: ExtensionRequestHook,
+  observer?: SkillsRequestObserver,
 ): void {
   const low = server.server;
-  const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) => {
-    onRequest?.(method, ctx);
-    return asProtocolErrors(async () => {
-      const result = await answerSkillsMethod(method, params, era, context);
+  const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) =>
+    asProtocolErrors(async () => {
+      const result = await answerSkillsMethod(method, params, era, context, observer);
       if (context.diagnostics !== undefined && announcesDiagnostics(method, params)) {
         for (const diagnostic of context.diagnostics()) await ctx.mcpReq.log('warning', diagnostic, DIAGNOSTICS_LOGGER);
       }
       return result as never;
     }, context.onUnexpected);
-  };
   low.setRequestHandler(SKILLS_LIST_METHOD, { params: LIST_PARAMS }, answer(SKILLS_LIST_METHOD));
   low.setRequestHandler(SKILLS_GET_METHOD, { params: URI_PARAMS }, answer(SKILLS_GET_METHOD));
   low.setRequestHandler(
@@ -260,4 +305,5 @@ export function installSkillsHandlers(
     answer(RESOURCES_DIRECTORY_READ_METHOD),
   );
   low.setRequestHandler('resources/read', { params: URI_PARAMS }, answer('resources/read'));
+  low.setRequestHandler('resources/list', { params: LIST_PARAMS }, answer('resources/list'));
 }

@@ -5,7 +5,6 @@
  * - `notifications/resources/list_changed` goes to every connection when the diff says so.
  * - `notifications/resources/updated` goes, per changed URI, to 2025-era connections subscribed to that URI, and to
  *   every 2026-07-28 connection (the SDK's listen router delivers it only to listeners that asked for it).
- * - `notifications/prompts/list_changed` goes to the connections offered the compat prompts when they change.
  */
 import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
@@ -117,19 +116,6 @@ export class ConnectionRegistry {
       this.#send(connection, () =>
         connection.server.sendLoggingMessage({ level: 'warning', logger: DIAGNOSTICS_LOGGER, data }),
       );
-    }
-  }
-
-  /**
-   * Sends `notifications/prompts/list_changed` to every connected server `wants` picks (the compat prompts changed).
-   * Never throws; failures are logged.
-   *
-   * @param wants whether a connection should hear it (it declared the `prompts` capability and is offered prompts).
-   */
-  notifyPromptsChanged(wants: (server: McpServer, era: Era) => boolean): void {
-    for (const connection of this.#connections) {
-      if (!connection.server.isConnected() || !wants(connection.server, connection.era)) continue;
-      this.#send(connection, () => connection.server.server.sendPromptListChanged());
     }
   }
 

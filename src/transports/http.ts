@@ -261,14 +261,9 @@ export class HttpAdapter implements Adapter {
 }
 
 /** Tells one handler's listen streams about a change, as far as its view may see it. */
-function announce(
-  handler: McpHttpHandler,
-  { diff, promptsChanged }: RuntimeChange,
-  view: Visibility | undefined,
-): void {
+function announce(handler: McpHttpHandler, { diff }: RuntimeChange, view: Visibility | undefined): void {
   const seen = view === undefined ? () => true : (uri: string) => isVisibleUri(view, uri);
   const touchesView = view === undefined || diff.skillsChanged.some(seen);
   if (diff.listChanged && touchesView) handler.notify.resourcesChanged();
   for (const uri of diff.updated) if (seen(uri)) handler.notify.resourceUpdated(uri);
-  if (promptsChanged && touchesView) handler.notify.promptsChanged();
 }

@@ -33,10 +33,10 @@ export class StdioAdapter implements Adapter {
     runtime.on('ready', (snapshot) =>
       connections.log(snapshot.diagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots))),
     );
-    runtime.on('changed', ({ diff, newDiagnostics, promptsChanged }) => {
+    runtime.on('changed', ({ diff, newDiagnostics }) => {
       connections.log(newDiagnostics.map((diagnostic) => publicDiagnostic(diagnostic, runtime.roots)));
       connections.notify(diff);
-      if (promptsChanged) connections.notifyPromptsChanged((server, era) => runtime.compat.offeredTo(server, era));
+      runtime.compat.refresh();
     });
     const wire = new StdioWire(process.stdin, process.stdout, (rejection, preview) =>
       logger.warn(

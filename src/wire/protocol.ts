@@ -1,14 +1,9 @@
 /**
  * The protocol vocabulary every serving layer shares: the era of a connection, the param schemas of the methods
- * answered from the snapshot, how a client-sent value is echoed in an error, the logger name of diagnostics, and how a
- * client declares the Skills extension (SEP-2640 "Capability"). A leaf: it imports nothing of this project.
+ * answered from the snapshot, how a client-sent value is echoed in an error, and the logger name of diagnostics. A
+ * leaf: it imports nothing of this project.
  */
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type ServerContext as RequestContext,
-  type StandardSchemaV1,
-} from '@modelcontextprotocol/server';
-import { SKILLS_EXTENSION_ID } from '@modelcontextprotocol/server/ext/skills';
+import type { StandardSchemaV1 } from '@modelcontextprotocol/server';
 
 /** Protocol era of a connection, as the SDK's serving entry decided it. */
 export type Era = 'legacy' | 'modern';
@@ -56,21 +51,3 @@ export const DIRECTORY_PARAMS = stringParams<{ uri: string; cursor?: string }>([
 
 /** The logger name of diagnostics sent to hosts as `notifications/message`. */
 export const DIAGNOSTICS_LOGGER = 'skills-serve';
-
-/** Whether client capabilities declare the Skills extension (`extensions["io.modelcontextprotocol/skills"]`). */
-export function declaresSkillsExtension(capabilities: unknown): boolean {
-  if (typeof capabilities !== 'object' || capabilities === null) return false;
-  const extensions = (capabilities as { extensions?: unknown }).extensions;
-  if (typeof extensions !== 'object' || extensions === null) return false;
-  const declared = (extensions as Record<string, unknown>)[SKILLS_EXTENSION_ID];
-  return typeof declared === 'object' && declared !== null;
-}
-
-/** The client capabilities a 2026-07-28 request carries in its `_meta` envelope (absent in the 2025 era). */
-export function envelopeCapabilities(ctx: RequestContext | undefined): unknown {
-  const envelope = ctx?.mcpReq.envelope as Record<string, unknown> | undefined;
-  return envelope?.[CLIENT_CAPABILITIES_META_KEY];
-}
-
-/** Called by the extension's handlers with each request they answer (method name, request context). */
-export type ExtensionRequestHook = (method: string, ctx: RequestContext | undefined) => void;

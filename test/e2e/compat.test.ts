@@ -1,8 +1,9 @@
 /**
- * `--compat auto|on|off` over real stdio: the instructions catalog (its bound, and its fallback while a slow first
- * build runs), the read-only tools (search included), one prompt per skill, who is offered them (in `auto`, a host
- * that declares the Skills extension or calls `skills/list` / `skills/get` is not, in both eras, and is told so with
- * list_changed), `--resources files`, and prompts following live changes.
+ * `--compat auto|on|off` over real stdio (docs/ARCHITECTURE.md, "Connections"): the instructions (the same for every
+ * host, naming no skill), the read-only tools (the catalog in `read_skill`'s description, search, files in parts),
+ * one prompt per skill, and what a connection is offered as its host lists skills through the extension (all of them,
+ * part of them, or through the draft discovery index), with list_changed after the answers it changes;
+ * `--resources`, `--catalog-max`, and live changes.
  */
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,8 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
+import { waitForEvent } from '../helpers/logs.js';
 import { SAMPLE_CATALOG_LINES, SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { connect, type Connection, ERAS, errorCodeOf, rawRequest, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+import { connect, type Connection, type Era, ERAS, errorCodeOf, rawRequest, SAMPLE_SKILLS } from '../helpers/server.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 
 const BOTH_ERAS = [ERAS[1], ERAS[2]] as const;
@@ -27,24 +29,22 @@ afterEach(async () => {
   await temps.removeAll();
 });
 
-const INTRO =
-  "This server provides Agent Skills: folders of instructions, scripts and reference files for specialised tasks. When a task matches a skill's description, read that skill's SKILL.md first (the read_skill tool, or the resource at its skill:// URI) and follow it; read the other files it mentions only when you need them (the read_skill_file tool).";
+/** The server instructions, exactly: the same for every host, and naming no skill. */
+const INSTRUCTIONS_TEXT =
+  'Agent Skills for specialised tasks. Before such a task, find a skill with the search_skills tool (a few words from the task) or list_skills, read it with read_skill, and follow its SKILL.md; read the files it names with read_skill_file. Skills your host lists in its own skill list can be loaded from there instead. Your host may show these tools with a prefix (such as mcp__skills__read_skill or skills_read_skill).';
 
-/** The instructions `skills-serve sample-skills` sends, exactly. */
-const SAMPLE_INSTRUCTIONS = [
-  INTRO,
-  '',
-  'All 6 skills are listed below; the list_skills tool returns the same catalog.',
-  '',
-  'Available skills (name (SKILL.md URI): description):',
-  ...SAMPLE_CATALOG_LINES,
-].join('\n');
+/** What `read_skill`'s description says before its catalog. */
+const SUMMARY =
+  "Returns a skill's SKILL.md (its instructions) and the list of its other files. Name the skill by name, or by uri when several skills share a name.";
+
+/** `read_skill`'s description for a host that lists none of the sample skills itself. */
+const SAMPLE_CATALOG = [SUMMARY, '', 'Skills (name: description):', ...SAMPLE_CATALOG_LINES].join('\n');
 
 const disk = (rel: string): string => readFileSync(path.join(SAMPLE_SKILLS, rel), 'utf8');
 /** The frontmatter names of the sample skills, in URI order. */
 const SAMPLE_NAMES = ['refunds', 'refunds', 'data-pipeline', 'csv-cleaning', 'pdf-summaries', 'report-writer'];
-/** The description part of a catalog line (`- name (uri): description`), i.e. the description on one line. */
-const oneLine = (catalogLine: string): string => catalogLine.slice(catalogLine.indexOf('): ') + 3);
+/** The description part of a catalog line (`- name: description`, `- name (uri): description`), on one line. */
+const oneLine = (catalogLine: string): string => catalogLine.replace(/^- [^ :]+(?: \([^)]*\))?: /u, '');
 
 type Content = Record<string, unknown>[];
 /** Calls a tool; the result without `_meta` (2026-07-28 results carry the server's identity there). */
@@ -56,11 +56,27 @@ async function call(
   return result;
 }
 const errorText = (text: string) => ({ content: [{ type: 'text', text }], isError: true });
+/** `read_skill`'s description as the connection's host is offered it now. */
+async function readSkillDescription(): Promise<string | undefined> {
+  return (await connection!.client.listTools()).tools.find((tool) => tool.name === 'read_skill')?.description;
+}
+/** Counts the `list_changed` notifications of tools and prompts the connection hears (2026-07-28: a listen stream). */
+async function hearListChanges(era: Era): Promise<{ tools: number; prompts: number }> {
+  const heard = { tools: 0, prompts: 0 };
+  connection!.client.setNotificationHandler('notifications/tools/list_changed', () => {
+    heard.tools++;
+  });
+  connection!.client.setNotificationHandler('notifications/prompts/list_changed', () => {
+    heard.prompts++;
+  });
+  if (era.label === '2026-07-28') await connection!.client.listen({ toolsListChanged: true, promptsListChanged: true });
+  return heard;
+}
 
 describe.each(BOTH_ERAS)('era $label, host without the extension (default --compat auto)', (era) => {
-  it('sends the catalog as instructions and declares tools and prompts next to the extension', async () => {
+  it('sends instructions naming the tools and no skill, and declares tools and prompts next to the extension', async () => {
     connection = await connect([SAMPLE_SKILLS], era);
-    expect(connection.client.getInstructions()).toBe(SAMPLE_INSTRUCTIONS);
+    expect(connection.client.getInstructions()).toBe(INSTRUCTIONS_TEXT);
     expect(connection.client.getServerCapabilities()).toMatchObject({
       tools: { listChanged: true },
       prompts: { listChanged: true },
@@ -69,15 +85,16 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
     });
   });
 
-  it('lists four read-only tools, and list_skills returns every skill as JSON text and structured content', async () => {
+  it('lists four read-only tools, the catalog in read_skill, and list_skills returns every skill as compact JSON', async () => {
     connection = await connect([SAMPLE_SKILLS], era);
     const { tools } = await connection.client.listTools();
     expect(tools.map((tool) => [tool.name, Object.keys(tool.inputSchema.properties ?? {})])).toEqual([
       ['list_skills', ['cursor']],
       ['search_skills', ['query', 'limit']],
       ['read_skill', ['name', 'uri']],
-      ['read_skill_file', ['uri', 'skill', 'path']],
+      ['read_skill_file', ['uri', 'skill', 'path', 'offset', 'length']],
     ]);
+    expect(tools.find((tool) => tool.name === 'read_skill')?.description).toBe(SAMPLE_CATALOG);
     for (const tool of tools)
       expect(tool.annotations).toMatchObject({
         readOnlyHint: true,
@@ -95,22 +112,22 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
     const result = await call('list_skills', {});
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual(expected);
-    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(expected, null, 2) }]);
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(expected) }]);
     expect(await call('list_skills', { cursor: 'bogus' })).toEqual(
       errorText('Invalid cursor: it was not issued by this server; call list_skills without a cursor to start over.'),
     );
   });
 
-  it("read_skill returns SKILL.md verbatim and the skill's other files; a shared name lists the URIs to choose from", async () => {
+  it("read_skill returns the skill's other files, then SKILL.md verbatim; a shared name lists the URIs to choose from", async () => {
     connection = await connect([SAMPLE_SKILLS], era);
     expect((await call('read_skill', { name: 'report-writer' })).content).toEqual([
-      { type: 'text', text: disk('report-writer/SKILL.md') },
       {
         type: 'text',
         text:
           'Skill "report-writer" at skill://report-writer/SKILL.md. Its other files, relative to skill://report-writer/ (read one with read_skill_file: uri, or skill and path):\n' +
           '- assets/logo.png\n- references/citation-formats.md\n- references/style-guide.md\n- templates/report.md\n- templates/sections/executive-summary.md',
       },
+      { type: 'text', text: disk('report-writer/SKILL.md') },
     ]);
     expect(await call('read_skill', { name: 'refunds' })).toEqual(
       errorText(
@@ -118,8 +135,8 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
       ),
     );
     const support = await call('read_skill', { uri: SUPPORT });
-    expect(support.content[0]).toEqual({ type: 'text', text: disk('acme/support/refunds/SKILL.md') });
-    expect(support.content[1]).toEqual({ type: 'text', text: `Skill "refunds" at ${SUPPORT}. It has no other files.` });
+    expect(support.content[0]).toEqual({ type: 'text', text: `Skill "refunds" at ${SUPPORT}. It has no other files.` });
+    expect(support.content[1]).toEqual({ type: 'text', text: disk('acme/support/refunds/SKILL.md') });
     expect(await call('read_skill', { name: 'nope' })).toEqual(
       errorText('No served skill is named "nope". Call the list_skills tool to see the available skills.'),
     );
@@ -167,6 +184,37 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
       errorText("No served file has the URI file:///etc/passwd. Call read_skill to see a skill's files."),
     );
     expect(await call('read_skill_file', { uri: 42 })).toEqual(errorText('argument "uri" must be a string'));
+    // A text file in parts, for hosts that cut long results.
+    const guide = disk('report-writer/references/style-guide.md');
+    expect(
+      await call('read_skill_file', { uri: 'skill://report-writer/references/style-guide.md', offset: 10, length: 25 }),
+    ).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: `skill://report-writer/references/style-guide.md, characters 10 to 35 of ${guide.length}:\n${guide.slice(10, 35)}`,
+        },
+      ],
+    });
+    expect(
+      (
+        await call('read_skill_file', {
+          uri: 'skill://report-writer/references/style-guide.md',
+          offset: guide.length - 3,
+        })
+      ).content,
+    ).toEqual([
+      {
+        type: 'text',
+        text: `skill://report-writer/references/style-guide.md, characters ${guide.length - 3} to ${guide.length} of ${guide.length}:\n${guide.slice(-3)}`,
+      },
+    ]);
+    expect(await call('read_skill_file', { uri: 'skill://report-writer/SKILL.md', offset: -1 })).toEqual(
+      errorText('argument "offset" must be an integer of 0 or more (characters)'),
+    );
+    expect(await call('read_skill_file', { uri: 'skill://report-writer/SKILL.md', length: 0 })).toEqual(
+      errorText('argument "length" must be an integer of 1 or more (characters)'),
+    );
     expect(await errorCodeOf(call('write_skill', {}))).toBe(-32602);
   });
 
@@ -193,7 +241,7 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
       ],
     };
     expect(report).toEqual({
-      content: [{ type: 'text', text: JSON.stringify(expected, null, 2) }],
+      content: [{ type: 'text', text: JSON.stringify(expected) }],
       structuredContent: expected,
     });
     expect(await call('search_skills', { query: '' })).toEqual(
@@ -234,99 +282,140 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
   });
 });
 
-describe.each(BOTH_ERAS)('era $label, host that declares the extension', (era) => {
-  it('auto: sends the instructions but offers no tools or prompts; the extension serves as before', async () => {
-    connection = await connect([SAMPLE_SKILLS], era, { skillsExtension: true });
-    expect(connection.client.getInstructions()).toBe(SAMPLE_INSTRUCTIONS);
-    expect((await connection.client.listTools()).tools).toEqual([]);
-    expect((await connection.client.listPrompts()).prompts).toEqual([]);
-    expect(await errorCodeOf(call('list_skills', {}))).toBe(-32602);
-    expect(await errorCodeOf(connection.client.getPrompt({ name: 'pdf-summaries' }))).toBe(-32602);
-    expect((await connection.skills.list()).skills).toHaveLength(6);
-  });
-
-  it('on: offers them anyway', async () => {
-    connection = await connect([SAMPLE_SKILLS, '--compat', 'on'], era, { skillsExtension: true });
-    expect((await connection.client.listTools()).tools).toHaveLength(4);
-    expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
-    expect((await call('read_skill', { name: 'pdf-summaries' })).content[0]).toEqual({
-      type: 'text',
-      text: disk('pdf-summaries/SKILL.md'),
-    });
-  });
-});
-
-describe.each(BOTH_ERAS)('era $label, a host that does not declare the extension but uses it', (era) => {
+describe.each(BOTH_ERAS)('era $label, a host that lists every skill through the extension', (era) => {
   it.each([
-    ['skills/list', (c: Connection) => c.skills.list()],
-    ['skills/get', (c: Connection) => c.skills.get('skill://pdf-summaries/SKILL.md')],
-  ])('auto: after %s it is told tools and prompts changed, and then offered none', async (_method, use) => {
-    connection = await connect([SAMPLE_SKILLS], era);
-    const heard: string[] = [];
-    connection.client.setNotificationHandler('notifications/tools/list_changed', () => {
-      heard.push('tools');
-    });
-    connection.client.setNotificationHandler('notifications/prompts/list_changed', () => {
-      heard.push('prompts');
-    });
-    if (era.label === '2026-07-28')
-      await connection.client.listen({ toolsListChanged: true, promptsListChanged: true });
-    expect((await connection.client.listTools()).tools).toHaveLength(4);
+    ['declares the extension', true],
+    ['does not declare it', false],
+  ])(
+    'auto (it %s): after skills/list it is told prompts and tools changed; it keeps the tools, with no catalog, and no prompts',
+    async (_label, declares) => {
+      connection = await connect([SAMPLE_SKILLS], era, { skillsExtension: declares });
+      const heard = await hearListChanges(era);
+      expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
+      expect(await readSkillDescription()).toBe(SAMPLE_CATALOG);
+      // Declaring the extension changes nothing: what a host lists does.
+      expect(heard).toEqual({ tools: 0, prompts: 0 });
+      expect((await connection.skills.list()).skills).toHaveLength(6);
+      await waitFor(() => heard.tools === 1 && heard.prompts === 1);
+      expect((await connection.client.listPrompts()).prompts).toEqual([]);
+      expect(await readSkillDescription()).toBe(
+        `${SUMMARY} Every skill of this server is in your host's own skill list; this tool reads them too.`,
+      );
+      // Every skill stays reachable through the tools.
+      expect((await call('read_skill', { name: 'pdf-summaries' })).content[1]).toEqual({
+        type: 'text',
+        text: disk('pdf-summaries/SKILL.md'),
+      });
+      // A prompt listed before is still answered.
+      expect((await connection.client.getPrompt({ name: 'pdf-summaries' })).messages).toHaveLength(1);
+      // Once per change: listing again sends nothing more (a notification would have come before this answer).
+      await connection.skills.list();
+      expect(await rawRequest(connection, 'prompts/list', {})).toMatchObject({ prompts: [] });
+      expect(heard).toEqual({ tools: 1, prompts: 1 });
+    },
+  );
+
+  it('skills/get alone changes nothing: the host lists no skill by it', async () => {
+    connection = await connect([SAMPLE_SKILLS], era, { skillsExtension: true });
+    await connection.skills.get('skill://pdf-summaries/SKILL.md');
     expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
-    await use(connection);
-    await waitFor(() => heard.length === 2);
-    expect(heard.sort()).toEqual(['prompts', 'tools']);
-    expect((await connection.client.listTools()).tools).toEqual([]);
-    expect((await connection.client.listPrompts()).prompts).toEqual([]);
-    expect(await errorCodeOf(call('list_skills', {}))).toBe(-32602);
-    // Once only: a second use sends nothing more (a later list_changed would have arrived before this answer).
-    await connection.skills.list();
-    expect(await rawRequest(connection, 'tools/list', {})).toMatchObject({ tools: [] });
-    expect(heard).toHaveLength(2);
+    expect(await readSkillDescription()).toBe(SAMPLE_CATALOG);
   });
 
-  it('on: keeps offering them', async () => {
-    connection = await connect([SAMPLE_SKILLS, '--compat', 'on'], era);
+  it('on: offers every prompt and the whole catalog anyway', async () => {
+    connection = await connect([SAMPLE_SKILLS, '--compat', 'on'], era, { skillsExtension: true });
     await connection.skills.list();
-    expect((await connection.client.listTools()).tools).toHaveLength(4);
+    expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
+    expect(await readSkillDescription()).toBe(SAMPLE_CATALOG);
   });
 });
 
-describe('era 2026-07-28, a host that declares the extension in a later request', () => {
-  it('is offered tools until then, then none, and is told so through its listen stream', async () => {
-    const server = spawnRaw([SAMPLE_SKILLS]);
-    try {
-      const envelope = (extensions: Record<string, unknown>) => ({
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': { extensions },
-      });
-      const request = (
-        id: number,
-        method: string,
-        params: Record<string, unknown>,
-        extensions: Record<string, unknown> = {},
-      ) => server.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(extensions) } });
-      const answer = (id: number) => server.waitFor((message) => message['id'] === id);
-      request(1, 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } });
-      await server.waitFor((message) => message['method'] === 'notifications/subscriptions/acknowledged');
-      request(2, 'tools/list', {});
-      expect(((await answer(2))['result'] as { tools: unknown[] }).tools).toHaveLength(4);
-      request(3, 'resources/read', { uri: 'skill://pdf-summaries/SKILL.md' }, { 'io.modelcontextprotocol/skills': {} });
-      expect((await answer(3))['result']).toMatchObject({
-        contents: [{ uri: 'skill://pdf-summaries/SKILL.md', text: disk('pdf-summaries/SKILL.md') }],
-      });
-      await server.waitFor((message) => message['method'] === 'notifications/tools/list_changed');
-      await server.waitFor((message) => message['method'] === 'notifications/prompts/list_changed');
-      // From then on, even a request without the declaration gets nothing.
-      request(4, 'tools/list', {});
-      expect((await answer(4))['result']).toMatchObject({ tools: [] });
-      request(5, 'prompts/list', {});
-      expect((await answer(5))['result']).toMatchObject({ prompts: [] });
-    } finally {
-      server.child.kill();
-      await server.exited();
-    }
+describe.each(BOTH_ERAS)('era $label, a host that lists part of the catalog through the extension', (era) => {
+  it('is offered prompts and the catalog of the skills it did not list, and the server says where it stopped', async () => {
+    const root = await temps.tree(
+      Object.fromEntries(
+        Array.from({ length: 150 }, (_, index) => {
+          const name = `skill-${String(index).padStart(3, '0')}`;
+          return [`${name}/SKILL.md`, skillMd(name, `Handles case ${index}.`)];
+        }),
+      ),
+    );
+    connection = await connect([root], era, { skillsExtension: true });
+    const heard = await hearListChanges(era);
+    expect((await connection.client.listPrompts()).prompts).toHaveLength(150);
+    const page = (await rawRequest(connection, 'skills/list', {})) as {
+      skills: { uri: string }[];
+      nextCursor?: string;
+    };
+    // A page holds at most 100 entries, whatever --page-size says: what Claude Code keeps of a server.
+    expect(page.skills).toHaveLength(100);
+    expect(page.nextCursor).toBeDefined();
+    await waitFor(() => heard.prompts === 1);
+    const prompts = (await connection.client.listPrompts()).prompts.map((prompt) => prompt.name);
+    expect(prompts).toEqual(Array.from({ length: 50 }, (_, index) => `skill-${String(index + 100).padStart(3, '0')}`));
+    const description = await readSkillDescription();
+    expect(description?.startsWith(`${SUMMARY} The other 100 skills are in your host's own skill list`)).toBe(true);
+    expect(description).toContain('\n- skill-100: Handles case 100.\n');
+    expect(description).not.toContain('skill-099');
+    const stopped = await waitForEvent(() => connection!.stderr(), 'listing-partial');
+    expect(stopped).toMatchObject({ level: 30, listed: 100, total: 150 });
+    // A search still finds what the host did not list.
+    const found = (await call('search_skills', { query: 'case 142' })).structuredContent as {
+      skills: { name: string }[];
+    };
+    expect(found.skills[0]?.name).toBe('skill-142');
+    // The next page: the host holds everything, and is told so.
+    await rawRequest(connection, 'skills/list', { cursor: page.nextCursor });
+    await waitFor(() => heard.prompts === 2);
+    expect((await connection.client.listPrompts()).prompts).toEqual([]);
+  });
+});
+
+describe.each(BOTH_ERAS)('era $label, a host that reads the draft discovery index', (era) => {
+  it('gets every skill as a skill-md entry; compat then keeps only the second of two same-named skills', async () => {
+    connection = await connect([SAMPLE_SKILLS], era);
+    const heard = await hearListChanges(era);
+    expect((await connection.client.listPrompts()).prompts).toHaveLength(6);
+    expect(await readSkillDescription()).toBe(SAMPLE_CATALOG);
+    const read = await connection.client.readResource({ uri: 'skill://index.json' });
+    expect(read.contents).toHaveLength(1);
+    const [content] = read.contents as [{ uri: string; mimeType: string; text: string }];
+    expect(content).toMatchObject({ uri: 'skill://index.json', mimeType: 'application/json' });
+    const manifest = JSON.parse(cli(['manifest', SAMPLE_SKILLS]).stdout) as {
+      skills: {
+        uri: string;
+        frontmatter: { name: string; description: string };
+        resources: { uri: string; digest: string }[];
+      }[];
+    };
+    expect(JSON.parse(content.text)).toEqual({
+      $schema: 'https://schemas.agentskills.io/discovery/0.2.0/schema.json',
+      skills: manifest.skills.map((entry) => ({
+        name: entry.frontmatter.name,
+        type: 'skill-md',
+        description: entry.frontmatter.description,
+        url: entry.uri,
+        digest: entry.resources.find((file) => file.uri === entry.uri)?.digest,
+      })),
+    });
+    await waitFor(() => heard.prompts === 1 && heard.tools === 1);
+    // The prototypes keep the first of two skills with one name: the second stays a prompt and in the catalog.
+    expect((await connection.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual([
+      'acme-support-refunds',
+    ]);
+    expect(await readSkillDescription()).toBe(
+      [
+        `${SUMMARY} The other 5 skills are in your host's own skill list (this tool reads them too).`,
+        '',
+        'Skills (name: description):',
+        SAMPLE_CATALOG_LINES[1],
+      ].join('\n'),
+    );
+    // Not a skill, nor a file of one: no listing names it.
+    expect((await connection.skills.list()).skills.map((entry) => entry.uri)).toEqual([...SAMPLE_SKILL_URIS]);
+    expect((await connection.client.listResources()).resources.map((resource) => resource.uri)).not.toContain(
+      'skill://index.json',
+    );
   });
 });
 
@@ -394,57 +483,47 @@ describe.each(BOTH_ERAS)('era $label, --compat off', (era) => {
   });
 });
 
-describe('--instructions-max and SKILLS_SERVE_INSTRUCTIONS_MAX', () => {
+describe('--catalog-max and SKILLS_SERVE_CATALOG_MAX', () => {
   /** 40 skills whose catalog lines are 100 characters each: 4,000 characters of catalog. */
   const forty = (): Record<string, string> =>
     Object.fromEntries(
       Array.from({ length: 40 }, (_, index) => {
         const name = `skill-${String(index).padStart(3, '0')}`;
-        return [`${name}/SKILL.md`, skillMd(name, `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.'))];
+        return [`${name}/SKILL.md`, skillMd(name, `Handles case ${String(index).padStart(3, '0')}.`.padEnd(87, '.'))];
       }),
     );
-  const pointer = (listed: number) =>
-    `${listed} of the 40 skills are listed below (to keep these instructions short). To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog.`;
+  const tail = (shown: number) => ` ${40 - shown} more: find them with search_skills or list_skills.`;
   const lines = (count: number) =>
     Array.from(
       { length: count },
       (_, index) =>
-        `- skill-${String(index).padStart(3, '0')} (skill://skill-${String(index).padStart(3, '0')}/SKILL.md): ${`Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.')}`,
+        `- skill-${String(index).padStart(3, '0')}: ${`Handles case ${String(index).padStart(3, '0')}.`.padEnd(87, '.')}`,
     );
 
   it.each([
-    // 4,096 - (345 + 2 + 198 + 2 + 52) - 1 (room for a two-digit count) = 3,496: 34 lines of 101.
-    ['the default', [], {}, 34],
-    ['--instructions-max 1500', ['--instructions-max', '1500'], {}, 8],
-    ['the environment twin', [], { SKILLS_SERVE_INSTRUCTIONS_MAX: '2000' }, 13],
-  ])('%s bounds the instructions to whole lines, the pointer first', async (_label, flags, env, listed) => {
+    // 4,096 - (146 + 54 + 2 + 27) = 3,867: 38 lines of 101.
+    ['the default', [], {}, 38],
+    ['--catalog-max 1500', ['--catalog-max', '1500'], {}, 12],
+    ['the environment twin', [], { SKILLS_SERVE_CATALOG_MAX: '2000' }, 17],
+  ])("%s bounds read_skill's description to whole catalog lines", async (_label, flags, env, shown) => {
     const root = await temps.tree(forty());
     connection = await connect([root, ...flags], ERAS[1], { env });
-    const text = connection.client.getInstructions() ?? '';
-    expect(text).toBe(
-      [INTRO, '', pointer(listed), '', 'Available skills (name (SKILL.md URI): description):', ...lines(listed)].join(
-        '\n',
-      ),
+    expect(await readSkillDescription()).toBe(
+      [`${SUMMARY}${tail(shown)}`, '', 'Skills (name: description):', ...lines(shown)].join('\n'),
     );
   });
 
-  it.each(['1023', '1000001', 'many'])('refuses --instructions-max %s with exit 2', (value) => {
-    const run = cli(['--instructions-max', value, SAMPLE_SKILLS]);
+  it.each(['1023', '1000001', 'many'])('refuses --catalog-max %s with exit 2', (value) => {
+    const run = cli(['--catalog-max', value, SAMPLE_SKILLS]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain(`--instructions-max must be an integer from 1024 to 1000000 (got "${value}")`);
-  });
-
-  it.each(['-1', '30001', 'soon'])('refuses --instructions-wait %s with exit 2', (value) => {
-    const run = cli(['--instructions-wait', value, SAMPLE_SKILLS]);
-    expect(run.status).toBe(2);
-    expect(run.stderr).toContain(`--instructions-wait must be an integer from 0 to 30000 (got "${value}")`);
+    expect(run.stderr).toContain(`--catalog-max must be an integer from 1024 to 1000000 (got "${value}")`);
   });
 });
 
-describe('a first build slower than --instructions-wait', () => {
-  it('answers initialize with instructions that point to list_skills; the tools then serve the whole catalog', async () => {
+describe('a first build slower than the host', () => {
+  it('answers initialize with the same instructions; the tools then serve the whole catalog', async () => {
     const root = await temps.tempDir();
-    // 3000 skills × 5 files: indexing 15 000 files takes far longer than the 0 ms initialize is allowed to wait.
+    // 3000 skills × 5 files: indexing 15 000 files takes longer than answering initialize.
     const writeSkill = async (index: number): Promise<void> => {
       const name = `skill-${String(index).padStart(4, '0')}`;
       const dir = path.join(root, name);
@@ -458,65 +537,68 @@ describe('a first build slower than --instructions-wait', () => {
     };
     for (let start = 0; start < 3000; start += 100)
       await Promise.all(Array.from({ length: 100 }, (_, offset) => writeSkill(start + offset)));
-    connection = await connect([root, '--no-watch', '--instructions-wait', '0']);
-    const instructions = connection.client.getInstructions() ?? '';
-    expect(instructions).toBe(
-      `${INTRO}\n\nThe skill catalog was still being indexed when this session started: call the search_skills tool with a few words from the task, or the list_skills tool, to find the skills.`,
-    );
-    expect(instructions).not.toContain('skill-0000');
+    connection = await connect([root, '--no-watch']);
+    expect(connection.client.getInstructions()).toBe(INSTRUCTIONS_TEXT);
     const first = (await call('list_skills', {})).structuredContent as {
       skills: { name: string }[];
       nextCursor?: string;
     };
-    expect(first.skills).toHaveLength(100);
     expect(first.skills[0]?.name).toBe('skill-0000');
     expect(first.nextCursor).toBeDefined();
     const prompts = await rawRequest(connection, 'prompts/list', {});
     expect(prompts['prompts']).toHaveLength(3000);
     expect(prompts['nextCursor']).toBeUndefined();
   });
+
+  it('--instructions-wait is gone (exit 2): instructions no longer wait for the index', () => {
+    const run = cli(['--instructions-wait', '0', SAMPLE_SKILLS]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("error: unknown option '--instructions-wait'");
+  });
 });
 
 describe.each(BOTH_ERAS)('era $label, live changes', (era) => {
-  it('prompts and tools follow the current snapshot, and prompts/list_changed is sent when skills change', async () => {
+  it('prompts and the catalog follow the current snapshot, and prompts and tools list_changed are sent', async () => {
     const root = await temps.tree({ 'alpha/SKILL.md': skillMd('alpha', 'First skill.') });
     connection = await connect([root], era);
-    let promptsChanged = 0;
-    connection.client.setNotificationHandler('notifications/prompts/list_changed', () => {
-      promptsChanged++;
-    });
-    if (era.label === '2026-07-28') await connection.client.listen({ promptsListChanged: true });
+    const heard = await hearListChanges(era);
     expect((await connection.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['alpha']);
+    expect(await readSkillDescription()).toBe(`${SUMMARY}\n\nSkills (name: description):\n- alpha: First skill.`);
     await addToTree(root, { 'beta/SKILL.md': skillMd('beta', 'Second skill.') });
-    await waitFor(() => promptsChanged > 0);
+    await waitFor(() => heard.prompts === 1 && heard.tools === 1);
     expect((await connection.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['alpha', 'beta']);
-    expect((await call('read_skill', { name: 'beta' })).content[0]).toEqual({
+    expect(await readSkillDescription()).toBe(
+      `${SUMMARY}\n\nSkills (name: description):\n- alpha: First skill.\n- beta: Second skill.`,
+    );
+    expect((await call('read_skill', { name: 'beta' })).content[1]).toEqual({
       type: 'text',
       text: skillMd('beta', 'Second skill.'),
     });
   });
 });
 
-describe('--compat auto, 2025-11-25 host that declares the extension, live changes', () => {
-  it('hears resources/list_changed but no prompts/list_changed', async () => {
+describe('2025-11-25 host that listed every skill through the extension, live changes', () => {
+  it('hears resources/list_changed but no prompts/list_changed or tools/list_changed', async () => {
     const root = await temps.tree({ 'alpha/SKILL.md': skillMd('alpha', 'First skill.') });
     connection = await connect([root], ERAS[1], { skillsExtension: true });
-    let promptsChanged = 0;
+    const heard = await hearListChanges(ERAS[1]);
     let resourcesChanged = 0;
-    connection.client.setNotificationHandler('notifications/prompts/list_changed', () => {
-      promptsChanged++;
-    });
     connection.client.setNotificationHandler('notifications/resources/list_changed', () => {
       resourcesChanged++;
     });
+    await connection.client.listPrompts();
+    await connection.client.listTools();
     await connection.skills.list();
+    await waitFor(() => heard.prompts === 1 && heard.tools === 1);
+    await connection.client.listPrompts();
+    await connection.client.listTools();
     await addToTree(root, { 'beta/SKILL.md': skillMd('beta', 'Second skill.') });
     await waitFor(async () => (await connection!.skills.list()).skills.length === 2 && resourcesChanged > 0);
-    // A second change as a barrier: a prompts/list_changed of the first swap would have been written before this one's
+    // A second change as a barrier: a list_changed of the first swap would have been written before this one's
     // resources/list_changed.
     const before = resourcesChanged;
     await addToTree(root, { 'gamma/SKILL.md': skillMd('gamma', 'Third skill.') });
     await waitFor(() => resourcesChanged > before);
-    expect(promptsChanged).toBe(0);
+    expect(heard).toEqual({ tools: 1, prompts: 1 });
   });
 });

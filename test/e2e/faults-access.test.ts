@@ -179,7 +179,7 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
     // A build's diagnostics are logged before its index-built line.
     await waitForEvent(wire.stderr, 'index-built');
     expect(eventsOf(wire.stderr(), 'diagnostic'), `stderr:\n${wire.stderr()}`).toMatchObject([
-      { level: 40, rule: 'unreadable-file', severity: 'warning', file: path.join(root, 'alpha', 'refs', 'more.md') },
+      { level: 30, rule: 'unreadable-file', severity: 'warning', file: path.join(root, 'alpha', 'refs', 'more.md') },
     ]);
     await expectReadsVerified(wire);
 

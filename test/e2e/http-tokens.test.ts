@@ -124,12 +124,14 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
     // A host without the extension: it never calls skills/list, so it is offered the compat surfaces.
     const billing = await clientFor(server, BILLING, era);
     try {
-      const instructions = billing.client.getInstructions() ?? '';
-      expect(instructions.split('\n\n')[1]).toBe(
-        'All 1 skill is listed below; the list_skills tool returns the same catalog.',
-      );
-      expect(instructions).toContain('skill://acme/billing/refunds/SKILL.md');
-      expect(instructions).not.toContain('skill://acme/support');
+      expect(billing.client.getInstructions()).not.toContain('skill://');
+      // 2025-era requests get read_skill's catalog and the prompts, of the token's skills only; a 2026-07-28 host may
+      // list skills itself, and gets neither.
+      const description =
+        (await billing.client.listTools()).tools.find((tool) => tool.name === 'read_skill')?.description ?? '';
+      const modern = era.label === '2026-07-28';
+      expect(description.includes('\n- refunds: Process refunds in the Acme billing system')).toBe(!modern);
+      expect(description).not.toContain('Handle customer refund requests');
       const listed = (await billing.client.callTool({ name: 'list_skills', arguments: {} })).structuredContent as {
         skills: { uri: string }[];
       };
@@ -137,7 +139,9 @@ describe.each([ERAS[1], ERAS[2]])('--http-tokens, era $label', (era) => {
       const found = (await billing.client.callTool({ name: 'search_skills', arguments: { query: 'refund' } }))
         .structuredContent as { skills: { uri: string }[] };
       expect(found.skills.map((skill) => skill.uri)).toEqual(['skill://acme/billing/refunds/SKILL.md']);
-      expect((await billing.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['refunds']);
+      expect((await billing.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(
+        modern ? [] : ['refunds'],
+      );
       const hidden = await billing.client.callTool({
         name: 'read_skill',
         arguments: { uri: 'skill://acme/support/refunds/SKILL.md' },

@@ -44,32 +44,27 @@ async function connectHttp(url: string, era: Era = ERAS[1], headers: Record<stri
   return client;
 }
 
-describe.each([ERAS[1], ERAS[2]])(
-  'HTTP, era $label: compat tools for hosts with the extension, request by request',
-  (era) => {
-    it('nothing is remembered between requests: only a 2026-07-28 request that declares the extension gets no tools', async () => {
-      const server = await start(['--no-watch', SAMPLE_SKILLS]);
-      const plain = await connectHttp(server.url, era);
-      await new SkillsClient(plain).list();
-      expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual([
-        'list_skills',
-        'search_skills',
-        'read_skill',
-        'read_skill_file',
-      ]);
-      const declaring = new Client(
+describe.each([ERAS[1], ERAS[2]])('HTTP, era $label: the compat surfaces, request by request', (era) => {
+  it('every request gets the four tools; only 2025-era ones get prompts and the catalog, declared or not', async () => {
+    const server = await start(['--no-watch', SAMPLE_SKILLS]);
+    const modern = era.label === '2026-07-28';
+    const declarations: Record<string, Record<string, never>>[] = [{}, { 'io.modelcontextprotocol/skills': {} }];
+    for (const extensions of declarations) {
+      const client = new Client(
         { name: 'http-e2e', version: '1.0.0' },
-        { ...eraClientOptions(era), capabilities: { extensions: { 'io.modelcontextprotocol/skills': {} } } },
+        { ...eraClientOptions(era), capabilities: { extensions } },
       );
-      await declaring.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-      clients.push(declaring);
-      // 2025 era: the declaration is in initialize, an exchange of its own, so tools/list cannot know of it.
-      const expected = era.label === '2026-07-28' ? 0 : 4;
-      expect((await declaring.listTools()).tools).toHaveLength(expected);
-      expect((await declaring.listPrompts()).prompts).toHaveLength(expected === 0 ? 0 : 6);
-    });
-  },
-);
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      clients.push(client);
+      // Nothing is remembered between requests: listing skills first changes nothing.
+      await new SkillsClient(client).list();
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['list_skills', 'search_skills', 'read_skill', 'read_skill_file']);
+      expect(tools[2]?.description?.includes('Skills (name: description):')).toBe(!modern);
+      expect((await client.listPrompts()).prompts).toHaveLength(modern ? 0 : 6);
+    }
+  });
+});
 
 describe.each([ERAS[1], ERAS[2]])('HTTP, era $label', (era) => {
   it('serves and verifies every file of sample-skills', async () => {

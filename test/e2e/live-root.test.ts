@@ -44,7 +44,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect(eventsOf(live.logs(), 'diagnostic', { rule: 'root-unusable', file: tree.root })).toMatchObject([
       {
-        level: 40,
+        level: 30,
         severity: 'warning',
         hint: 'restore the directory; skills-serve picks it up again when it reappears',
         code: 'ENOENT',

@@ -24,7 +24,7 @@ import { makeTree, skillMd } from '../helpers/tree.js';
 
 /** stderr `diagnostic` events (warn lines) about `file` with rule `rule`. */
 function diagnosticsFor(logs: readonly LogLine[], file: string, rule: string): LogLine[] {
-  return eventsOf(logs, 'diagnostic', { level: 40, file, rule });
+  return eventsOf(logs, 'diagnostic', { level: 30, file, rule });
 }
 
 describe.each(LIVE_ERAS)('live structure, era $label', (era) => {

@@ -181,7 +181,7 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
     expect(conflicts).toHaveLength(1);
     // The losing copy is named (and left out); the text naming both roots is checked where a user reads it, in `check`.
     expect(conflicts[0]).toMatchObject({
-      level: 40,
+      level: 30,
       rule: 'skill-path-conflict',
       severity: 'error',
       file: path.join(second, 'dup'),

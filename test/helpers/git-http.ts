@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 export interface GitHttpOptions {
   /** When set, every request must carry `Authorization: Basic base64(username:password)`; others get 401. */
   readonly basicAuth?: { readonly username: string; readonly password: string };
+  /** Every request waits for this before it is answered (a remote that has not answered yet). */
+  readonly hold?: Promise<void>;
 }
 
 /** One request as the bridge received it. */
@@ -33,6 +35,8 @@ export interface GitHttpServer {
   readonly base: string;
   /** Every request so far, in arrival order. */
   readonly requests: GitHttpRequest[];
+  /** Resolves when the first request arrives (answered or still held). */
+  readonly firstRequest: Promise<void>;
   /** Stop answering: new connections are refused (the remote becomes unreachable). */
   close(): Promise<void>;
 }
@@ -49,7 +53,11 @@ export async function startGitHttp(projectRoot: string, options: GitHttpOptions 
     options.basicAuth === undefined
       ? undefined
       : `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString('base64')}`;
-  const server = http.createServer((request, response) => {
+  let arrived!: () => void;
+  const firstRequest = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const serve = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     const authorization = request.headers.authorization;
     const record = (status: number): void => {
       requests.push({ method: request.method ?? '', url: request.url ?? '', authorization, status });
@@ -124,12 +132,18 @@ export async function startGitHttp(projectRoot: string, options: GitHttpOptions 
     child.on('error', () => {
       if (!headersSent) response.writeHead(500).end();
     });
+  };
+  const server = http.createServer((request, response) => {
+    arrived();
+    if (options.hold === undefined) serve(request, response);
+    else void options.hold.then(() => serve(request, response));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     base: `http://127.0.0.1:${port}`,
     requests,
+    firstRequest,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

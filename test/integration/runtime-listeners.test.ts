@@ -46,8 +46,7 @@ function configFor(dir: string): Config {
     strict: false,
     symlinks: 'within',
     compat: 'auto',
-    instructionsMax: 4096,
-    instructionsWaitMs: 0,
+    catalogMax: 4096,
     resources: 'skills',
   };
 }

@@ -7,38 +7,32 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { DEFAULT_INSTRUCTIONS_MAX } from '../../src/config.js';
+import { DEFAULT_CATALOG_MAX } from '../../src/config.js';
 import { buildSnapshot } from '../../src/index/build.js';
 import { findDirectory, listDirectory } from '../../src/index/snapshot.js';
-import { SnapshotStore } from '../../src/index/store.js';
 import type { SkillRecord, Snapshot } from '../../src/index/types.js';
-import { createLogger } from '../../src/log.js';
 import {
   assignPromptNames,
-  buildInstructions,
+  CATALOG_HEADING,
+  catalogLine,
   collapseWhitespace,
   directoryText,
-  INSTRUCTIONS_EMPTY,
-  INSTRUCTIONS_HEADING,
-  INSTRUCTIONS_PENDING,
-  instructionsLine,
-  instructionsPointer,
+  INSTRUCTIONS,
   type NamedSkill,
+  readSkillDescription,
   relativeFilePaths,
   resolveFile,
   resolveSkill,
   skillFilesText,
 } from '../../src/server/compat/catalog.js';
 import { SkillSearch } from '../../src/server/compat/search.js';
-import { CompatSurfaces } from '../../src/server/compat/surfaces.js';
 import {
   binaryContent,
   callCompatTool,
-  COMPAT_TOOLS,
+  compatTools,
   stringArgs,
   type ToolDeps,
 } from '../../src/server/compat/tools.js';
-import { declaresSkillsExtension } from '../../src/wire/protocol.js';
 import { SAMPLE_CATALOG_LINES } from '../helpers/sample.js';
 import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 
@@ -66,103 +60,87 @@ function fakeSkill(
   } as unknown as SkillRecord;
 }
 
-const INTRO =
-  "This server provides Agent Skills: folders of instructions, scripts and reference files for specialised tasks. When a task matches a skill's description, read that skill's SKILL.md first (the read_skill tool, or the resource at its skill:// URI) and follow it; read the other files it mentions only when you need them (the read_skill_file tool).";
+const SUMMARY =
+  "Returns a skill's SKILL.md (its instructions) and the list of its other files. Name the skill by name, or by uri when several skills share a name.";
 
-describe('buildInstructions', () => {
-  it('lists every sample skill on one line, in URI order, under a pointer saying all are listed', () => {
-    expect(buildInstructions(sample.ordered, DEFAULT_INSTRUCTIONS_MAX)).toBe(
+describe('INSTRUCTIONS', () => {
+  it('name the tools every connection keeps and no skill, and carry the way to a skill in their first 247 characters', () => {
+    expect(INSTRUCTIONS).toBe(
+      'Agent Skills for specialised tasks. Before such a task, find a skill with the search_skills tool (a few words from the task) or list_skills, read it with read_skill, and follow its SKILL.md; read the files it names with read_skill_file. Skills your host lists in its own skill list can be loaded from there instead. Your host may show these tools with a prefix (such as mcp__skills__read_skill or skills_read_skill).',
+    );
+    // Codex CLI shows the model the first 247 characters of a deferred server's instructions.
+    expect(INSTRUCTIONS.slice(0, 247)).toContain('read it with read_skill');
+  });
+});
+
+describe('readSkillDescription', () => {
+  it('lists every sample skill on one line, in URI order, names that two skills share with their URI', () => {
+    expect(readSkillDescription(sample.ordered, 0, DEFAULT_CATALOG_MAX)).toBe(
+      [`${SUMMARY}`, '', CATALOG_HEADING, ...SAMPLE_CATALOG_LINES].join('\n'),
+    );
+  });
+
+  it('says which skills the host lists itself, and when it lists them all', () => {
+    expect(readSkillDescription(sample.ordered.slice(2), 2, DEFAULT_CATALOG_MAX)).toBe(
       [
-        INTRO,
+        `${SUMMARY} The other 2 skills are in your host's own skill list (this tool reads them too).`,
         '',
-        'All 6 skills are listed below; the list_skills tool returns the same catalog.',
-        '',
-        INSTRUCTIONS_HEADING,
-        ...SAMPLE_CATALOG_LINES,
+        CATALOG_HEADING,
+        ...SAMPLE_CATALOG_LINES.slice(2),
       ].join('\n'),
     );
+    expect(readSkillDescription([], 6, DEFAULT_CATALOG_MAX)).toBe(
+      `${SUMMARY} Every skill of this server is in your host's own skill list; this tool reads them too.`,
+    );
+    expect(readSkillDescription([], 0, DEFAULT_CATALOG_MAX)).toBe(`${SUMMARY} No skills are served right now.`);
   });
 
-  it('points to search_skills and list_skills while the first build runs, and says so when nothing is served', () => {
-    expect(buildInstructions(undefined, DEFAULT_INSTRUCTIONS_MAX)).toBe(
-      `${INTRO}\n\nThe skill catalog was still being indexed when this session started: call the search_skills tool with a few words from the task, or the list_skills tool, to find the skills.`,
-    );
-    expect(INSTRUCTIONS_PENDING).toBe(buildInstructions(undefined, DEFAULT_INSTRUCTIONS_MAX).split('\n\n')[1]);
-    expect(buildInstructions([], DEFAULT_INSTRUCTIONS_MAX)).toBe(`${INTRO}\n\n${INSTRUCTIONS_EMPTY}`);
-    expect(instructionsPointer(1, 1)).toBe(
-      'All 1 skill is listed below; the list_skills tool returns the same catalog.',
-    );
-  });
-
-  /** 300 skills whose catalog lines are exactly 100 characters long (`- skill-000 (skill://skill-000/SKILL.md): ` is 42). */
+  /** 300 skills whose catalog lines are exactly 100 characters long (`- skill-000: ` is 13). */
   const many = Array.from({ length: 300 }, (_, index) =>
     fakeSkill(
       `skill-${String(index).padStart(3, '0')}`,
       undefined,
-      `Handles case ${String(index).padStart(3, '0')}.`.padEnd(58, '.'),
+      `Handles case ${String(index).padStart(3, '0')}.`.padEnd(87, '.'),
     ),
   );
-  const pointerOf = (listed: number, total = 300) =>
-    `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog.`;
+  const tailOf = (shown: number, total = 300) => ` ${total - shown} more: find them with search_skills or list_skills.`;
 
   it.each([
-    // INTRO (345) + 2 + pointer (198, with room kept for a 3-digit count: 200) + 2 + heading (52) = 601; each line
-    // adds 101.
-    [4096, 34],
-    [1024, 4],
-    [702, 1],
-    [701, 0],
-  ])(
-    'cuts a long catalog to whole lines under %i characters: %i listed, and the pointer says so',
-    (maxChars, listed) => {
-      expect(many.every((skill) => instructionsLine(skill).length === 100)).toBe(true);
-      const text = buildInstructions(many, maxChars);
-      expect(text.length).toBeLessThanOrEqual(maxChars);
-      const expected =
-        listed === 0
-          ? [INTRO, '', pointerOf(0)]
-          : [INTRO, '', pointerOf(listed), '', INSTRUCTIONS_HEADING, ...many.slice(0, listed).map(instructionsLine)];
-      expect(text).toBe(expected.join('\n'));
-    },
-  );
-
-  it('keeps a catalog that fits exactly; one character below, the longer pointer leaves room for 3 of its 5 lines', () => {
-    const skills = many.slice(0, 5);
-    const whole = buildInstructions(skills, Number.MAX_SAFE_INTEGER);
-    expect(whole).toBe(
-      [
-        INTRO,
-        '',
-        'All 5 skills are listed below; the list_skills tool returns the same catalog.',
-        '',
-        INSTRUCTIONS_HEADING,
-        ...skills.map(instructionsLine),
-      ].join('\n'),
-    );
-    expect(buildInstructions(skills, whole.length)).toBe(whole);
-    expect(whole.length).toBe(345 + 2 + 77 + 2 + 52 + 5 * 101);
-    // 982 - (345 + 2 + 198 + 2 + 52) = 383 characters of room: three 101-character lines.
-    expect(buildInstructions(skills, whole.length - 1)).toBe(
-      [INTRO, '', pointerOf(3, 5), '', INSTRUCTIONS_HEADING, ...skills.slice(0, 3).map(instructionsLine)].join('\n'),
+    // SUMMARY (146) + the longest tail (' 300 more: …', 55) + 2 + heading (27) = 230; each line adds 101.
+    [4096, 38],
+    [1024, 7],
+    [331, 1],
+    [330, 0],
+  ])('cuts a long catalog to whole lines under %i characters: %i shown, and says how many more', (maxChars, shown) => {
+    expect(many.every((skill) => catalogLine(skill, false).length === 100)).toBe(true);
+    const text = readSkillDescription(many, 0, maxChars);
+    expect(text.length).toBeLessThanOrEqual(maxChars);
+    expect(text).toBe(
+      shown === 0
+        ? `${SUMMARY}${tailOf(0)}`
+        : [
+            `${SUMMARY}${tailOf(shown)}`,
+            '',
+            CATALOG_HEADING,
+            ...many.slice(0, shown).map((skill) => catalogLine(skill, false)),
+          ].join('\n'),
     );
   });
 
-  it('fits a 400-skill catalog like awesome-copilot into 4,096 characters with the pointer right after the introduction', () => {
-    const catalog = Array.from({ length: 400 }, (_, index) =>
-      fakeSkill(
-        `skill-${String(index).padStart(3, '0')}`,
-        undefined,
-        `Helps with task number ${index}:\n  review, write and fix code following the house conventions.\n  Use when the user asks.\n`,
-      ),
-    );
-    const text = buildInstructions(catalog, 4096);
-    expect(text.length).toBeLessThanOrEqual(4096);
-    const [intro, pointer, list] = text.split('\n\n');
-    expect(intro).toBe(INTRO);
-    expect(pointer).toBe(pointerOf(22, 400));
-    expect(list?.split('\n')).toEqual([INSTRUCTIONS_HEADING, ...catalog.slice(0, 22).map(instructionsLine)]);
-    expect(instructionsLine(catalog[0]!)).toBe(
-      '- skill-000 (skill://skill-000/SKILL.md): Helps with task number 0: review, write and fix code following the house conventions. Use when the user asks.',
+  it('keeps a catalog that fits exactly; one character below, the tail leaves room for 4 of its 5 lines', () => {
+    const skills = many.slice(0, 5);
+    const whole = readSkillDescription(skills, 0, Number.MAX_SAFE_INTEGER);
+    expect(whole).toBe([SUMMARY, '', CATALOG_HEADING, ...skills.map((skill) => catalogLine(skill, false))].join('\n'));
+    expect(readSkillDescription(skills, 0, whole.length)).toBe(whole);
+    expect(whole.length).toBe(146 + 2 + 27 + 5 * 101);
+    // 679 - (146 + 53 + 2 + 27) = 451 characters of room: four 101-character lines.
+    expect(readSkillDescription(skills, 0, whole.length - 1)).toBe(
+      [
+        `${SUMMARY}${tailOf(4, 5)}`,
+        '',
+        CATALOG_HEADING,
+        ...skills.slice(0, 4).map((skill) => catalogLine(skill, false)),
+      ].join('\n'),
     );
   });
 
@@ -172,7 +150,10 @@ describe('buildInstructions', () => {
     ['', ''],
   ])('collapses whitespace in %j', (input, expected) => {
     expect(collapseWhitespace(input)).toBe(expected);
-    expect(instructionsLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill)).toBe(
+    expect(catalogLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill, false)).toBe(
+      `- n: ${expected}`,
+    );
+    expect(catalogLine({ name: 'n', description: input, uri: 'skill://n/SKILL.md' } satisfies NamedSkill, true)).toBe(
       `- n (skill://n/SKILL.md): ${expected}`,
     );
   });
@@ -208,24 +189,6 @@ describe('assignPromptNames', () => {
       'pdf-summaries',
       'report-writer',
     ]);
-  });
-});
-
-describe('declaresSkillsExtension', () => {
-  it.each([
-    [undefined, false],
-    [null, false],
-    ['skills', false],
-    [{}, false],
-    [{ extensions: {} }, false],
-    [{ extensions: [] }, false],
-    [{ extensions: { 'io.modelcontextprotocol/skills': true } }, false],
-    [{ extensions: { 'io.modelcontextprotocol/skills': null } }, false],
-    [{ extensions: { 'io.modelcontextprotocol/other': {} } }, false],
-    [{ extensions: { 'io.modelcontextprotocol/skills': {} } }, true],
-    [{ tools: {}, extensions: { 'io.modelcontextprotocol/skills': { directoryRead: true } } }, true],
-  ])('%j → %s', (capabilities, expected) => {
-    expect(declaresSkillsExtension(capabilities)).toBe(expected);
   });
 });
 
@@ -359,11 +322,15 @@ describe('file listings', () => {
       'scripts/validate.py',
     ]);
     expect(relativeFilePaths(skill('skill://pdf-summaries/SKILL.md'))).toEqual([]);
-    expect(skillFilesText(skill(BILLING))).toBe(
+    expect(skillFilesText(skill(BILLING), 500)).toBe(
       `Skill "refunds" at ${BILLING}. Its other files, relative to skill://acme/billing/refunds/ (read one with read_skill_file: uri, or skill and path):\n- references/policy.md`,
     );
-    expect(skillFilesText(skill('skill://pdf-summaries/SKILL.md'))).toBe(
+    expect(skillFilesText(skill('skill://pdf-summaries/SKILL.md'), 10_000)).toBe(
       'Skill "pdf-summaries" at skill://pdf-summaries/SKILL.md. It has no other files.',
+    );
+    // A SKILL.md that hosts may cut (over 10,000 characters) says how to read it in parts.
+    expect(skillFilesText(skill('skill://pdf-summaries/SKILL.md'), 10_001)).toBe(
+      'Skill "pdf-summaries" at skill://pdf-summaries/SKILL.md. Its SKILL.md (10001 characters) follows; if you see only part of it, read the rest with read_skill_file (uri skill://pdf-summaries/SKILL.md, offset and length in characters). It has no other files.',
     );
   });
 
@@ -423,13 +390,13 @@ describe('tool arguments and results', () => {
   };
 
   it('offers four read-only tools and nothing else', async () => {
-    expect(COMPAT_TOOLS.map((tool) => tool.name)).toEqual([
+    expect(compatTools('').map((tool) => tool.name)).toEqual([
       'list_skills',
       'search_skills',
       'read_skill',
       'read_skill_file',
     ]);
-    for (const tool of COMPAT_TOOLS)
+    for (const tool of compatTools(''))
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
     expect(await callCompatTool('write_skill', {}, deps())).toBeUndefined();
   });
@@ -482,37 +449,5 @@ describe('tool arguments and results', () => {
       content: [{ type: 'text', text: 'argument "uri" must be a string' }],
       isError: true,
     });
-  });
-});
-
-describe('CompatSurfaces.promptsChanged', () => {
-  const surfaces = (mode: 'auto' | 'on' | 'off') =>
-    new CompatSurfaces({
-      mode,
-      store: new SnapshotStore((error) => {
-        throw error;
-      }),
-      source: {} as never,
-      pageSize: 100,
-      logger: createLogger('silent'),
-    });
-  const snapshotOf = (...skills: SkillRecord[]) => ({ ordered: skills }) as unknown as Snapshot;
-  const a = fakeSkill('a');
-
-  it.each([
-    ['the same skills', [a], [fakeSkill('a')], false],
-    ['a skill added', [a], [a, fakeSkill('b')], true],
-    ['a skill removed', [a, fakeSkill('b')], [a], true],
-    ['a description changed', [a], [fakeSkill('a', 'a', 'Does more.')], true],
-    [
-      'a prompt renamed by a new namesake',
-      [fakeSkill('x/a', 'a')],
-      [fakeSkill('x/a', 'a'), fakeSkill('y/a', 'a')],
-      true,
-    ],
-    ['a skill moved', [fakeSkill('x/a', 'a')], [fakeSkill('y/a', 'a')], true],
-  ])('%s → %s', (_label, before, after, expected) => {
-    expect(surfaces('auto').promptsChanged(snapshotOf(...before), snapshotOf(...after))).toBe(expected);
-    expect(surfaces('off').promptsChanged(snapshotOf(...before), snapshotOf(...after))).toBe(false);
   });
 });

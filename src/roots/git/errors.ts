@@ -1,6 +1,6 @@
 /**
- * Why a git root cannot be served (docs/git-roots.md, "Versions", "Safety"). Each is a {@link SkillsServeError} with code
- * `ROOT_UNUSABLE` (exit 1), except a refused URL (`CONFIG_INVALID`, exit 2), so the CLI maps them without knowing
+ * Why a git root cannot be served (docs/git-roots.md, "Versions", "Safety"). Each is a {@link SkillsServeError} with
+ * code `ROOT_UNUSABLE` (exit 1), except a refused URL (`CONFIG_INVALID`, exit 2), so the CLI maps them without knowing
  * git; `reason` tells them apart. Messages name the remote by its credential-free display form and the ref, never a
  * token, and carry no stack trace worth showing: the CLI prints `message` alone.
  */

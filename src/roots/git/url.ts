@@ -1,6 +1,6 @@
 /**
- * Git remote URLs for git roots (docs/git-roots.md, "Syntax", "Safety"): which URLs are accepted, the credential-free form
- * that may appear in messages, logs and provenance, and the `--git-allow` allowlist. Pure.
+ * Git remote URLs for git roots (docs/git-roots.md, "Syntax", "Safety"): which URLs are accepted, the credential-free
+ * form that may appear in messages, logs and provenance, and the `--git-allow` allowlist. Pure.
  *
  * Accepted: `file:///abs/path`, `http://…`, `https://…`, `ssh://[user@]host[:port]/path`. Refused with a reason:
  * every other scheme (`ext::` runs a command, `git://` is unauthenticated), credentials in an http(s) URL (use

@@ -1,6 +1,7 @@
 /**
- * The pure core of the surfaces for hosts without the Skills extension (`--compat`; wired by `compat.ts`): the
- * instructions catalog, one prompt name per skill, and which skill or file a tool call names in one snapshot.
+ * The pure core of the surfaces for hosts without the Skills extension (`--compat`; wired by `surfaces.ts`): the
+ * instructions, the catalog in `read_skill`'s description, one prompt name per skill, and which skill or file a tool
+ * call names in one snapshot.
  * Nothing here reads the disk or knows the SDK's server classes.
  */
 
@@ -8,76 +9,98 @@ import { findDirectory, findFile, listDirectory, type ServedFile } from '../../i
 import { type DirectoryChild, DirNode, type SkillRecord, type Snapshot } from '../../index/types.js';
 import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../../index/uri.js';
 
-/** What the instructions catalog shows of a skill (a {@link SkillRecord} is one). */
+/** What a catalog line shows of a skill (a {@link SkillRecord} is one). */
 export interface NamedSkill {
   readonly name: string;
   readonly description: string;
   readonly uri: string;
 }
 
-const INTRO =
-  'This server provides Agent Skills: folders of instructions, scripts and reference files for specialised tasks. ' +
-  "When a task matches a skill's description, read that skill's SKILL.md first (the read_skill tool, or the resource at its " +
-  'skill:// URI) and follow it; read the other files it mentions only when you need them (the read_skill_file tool).';
+/**
+ * The server `instructions`, the same for every connection. They go out with `initialize` / `server/discover`, before
+ * a host shows whether it lists skills through the extension, so they hold no catalog (a host that lists the skills
+ * itself would show the model each one twice) and name only what every connection is offered. The first sentences
+ * carry the way to a skill: some hosts show the model only the start of the text until it searches for the tools.
+ */
+export const INSTRUCTIONS =
+  'Agent Skills for specialised tasks. Before such a task, find a skill with the search_skills tool (a few words from ' +
+  'the task) or list_skills, read it with read_skill, and follow its SKILL.md; read the files it names with ' +
+  'read_skill_file. Skills your host lists in its own skill list can be loaded from there instead. Your host may show ' +
+  'these tools with a prefix (such as mcp__skills__read_skill or skills_read_skill).';
 
-/** The catalog heading, followed by one `- name (uri): description` line per skill. */
-export const INSTRUCTIONS_HEADING = 'Available skills (name (SKILL.md URI): description):';
-
-/** The line that replaces the catalog when the first index build had not finished when the session started. */
-export const INSTRUCTIONS_PENDING =
-  'The skill catalog was still being indexed when this session started: call the search_skills tool with a few words from the task, or the list_skills tool, to find the skills.';
-
-/** The line that replaces the catalog when no skill is served. */
-export const INSTRUCTIONS_EMPTY = 'No skills are served right now; call the list_skills tool later to check again.';
+/** What `read_skill` does, before its catalog. */
+export const READ_SKILL_SUMMARY =
+  "Returns a skill's SKILL.md (its instructions) and the list of its other files. Name the skill by name, or by uri " +
+  'when several skills share a name.';
 
 /**
- * The pointer to the tools, placed right after the introduction (hosts cut long instructions at the end, so it
- * survives any cut that leaves the introduction).
- *
- * @param listed skills listed below it.
- * @param total skills served.
+ * `read_skill`'s description where the server cannot know what the host lists itself (a 2026-07-28 request over
+ * stateless HTTP): no catalog, which could show the model skills twice.
  */
-export function instructionsPointer(listed: number, total: number): string {
-  if (listed === total)
-    return `All ${total} skill${total === 1 ? ' is' : 's are'} listed below; the list_skills tool returns the same catalog.`;
-  return (
-    `${listed} of the ${total} skills are listed below (to keep these instructions short). To find the others, call the ` +
-    'search_skills tool with a few words from the task, or the list_skills tool for the full catalog.'
-  );
-}
+export const READ_SKILL_WITHOUT_CATALOG = `${READ_SKILL_SUMMARY} Find a skill with search_skills or list_skills.`;
 
-/** One catalog line: `- refunds (skill://acme/billing/refunds/SKILL.md): Process refunds …` (whitespace collapsed). */
-export function instructionsLine(skill: NamedSkill): string {
-  return `- ${skill.name} (${skill.uri}): ${collapseWhitespace(skill.description)}`;
+/** The catalog heading in `read_skill`'s description, followed by one line per skill. */
+export const CATALOG_HEADING = 'Skills (name: description):';
+
+/**
+ * One catalog line: `- refunds: Process refunds …` (whitespace collapsed), with the `SKILL.md` URI after the name when
+ * another skill has the same name (`read_skill` needs the URI then).
+ */
+export function catalogLine(skill: NamedSkill, shared: boolean): string {
+  return `- ${skill.name}${shared ? ` (${skill.uri})` : ''}: ${collapseWhitespace(skill.description)}`;
 }
 
 /**
- * The server `instructions`: what skills are and how to load one, the pointer to the tools
- * ({@link instructionsPointer}), then a compact catalog in `skills` order, as many whole lines as fit.
+ * The description of `read_skill` for one connection: {@link READ_SKILL_SUMMARY}, then a catalog of the skills this
+ * connection's host has not listed itself, in `skills/list` order, as many whole lines as fit, then how to find the
+ * rest. Tool descriptions, unlike instructions, can be changed for a connection (`notifications/tools/list_changed`),
+ * so the catalog follows what the host lists.
  *
- * @param skills the served skills (`snapshot.ordered`), or `undefined` while the first build is still running.
- * @param maxChars bound of the whole text in UTF-16 code units (`--instructions-max`, at least 1,024: the
- *   introduction and the pointer always fit). The first lines of the catalog that fit are kept; the pointer says how
- *   many are listed and, when not all, points to `search_skills` and `list_skills`.
- * @returns paragraphs joined with `\n\n`, catalog lines with `\n`; never longer than `maxChars`.
+ * @param unlisted the skills to name (all served skills for a host without the extension).
+ * @param listedElsewhere how many served skills the host lists itself (through the extension).
+ * @param maxChars bound of the whole text in UTF-16 code units (`--catalog-max`, at least 1,024).
+ * @param shared whether a name is shared by several served skills (their lines carry the URI `read_skill` needs);
+ *   default: shared among `unlisted`.
+ * @returns the description; never longer than `maxChars`.
  */
-export function buildInstructions(skills: readonly NamedSkill[] | undefined, maxChars: number): string {
-  if (skills === undefined) return `${INTRO}\n\n${INSTRUCTIONS_PENDING}`;
-  if (skills.length === 0) return `${INTRO}\n\n${INSTRUCTIONS_EMPTY}`;
-  const lines = skills.map(instructionsLine);
-  const text = (listed: number): string =>
-    `${INTRO}\n\n${instructionsPointer(listed, skills.length)}\n\n${[INSTRUCTIONS_HEADING, ...lines.slice(0, listed)].join('\n')}`;
+export function readSkillDescription(
+  unlisted: readonly NamedSkill[],
+  listedElsewhere: number,
+  maxChars: number,
+  shared: (name: string) => boolean = sharedAmong(unlisted),
+): string {
+  const elsewhere =
+    listedElsewhere === 0
+      ? ''
+      : ` The other ${listedElsewhere} skill${listedElsewhere === 1 ? ' is' : 's are'} in your host's own skill list (this tool reads them too).`;
+  if (unlisted.length === 0)
+    return listedElsewhere === 0
+      ? `${READ_SKILL_SUMMARY} No skills are served right now.`
+      : `${READ_SKILL_SUMMARY} Every skill of this server is in your host's own skill list; this tool reads them too.`;
+  const lines = unlisted.map((skill) => catalogLine(skill, shared(skill.name)));
+  const tail = (shown: number): string =>
+    shown === unlisted.length
+      ? elsewhere
+      : ` ${unlisted.length - shown} more: find them with search_skills or list_skills.${elsewhere}`;
+  const text = (shown: number): string =>
+    `${READ_SKILL_SUMMARY}${tail(shown)}\n\n${[CATALOG_HEADING, ...lines.slice(0, shown)].join('\n')}`;
   const whole = text(lines.length);
   if (whole.length <= maxChars) return whole;
-  // The pointer's length depends on the count it shows: reserve room for the longest one, then fill with whole lines.
-  let room = maxChars - text(0).length - (String(skills.length).length - 1);
-  let listed = 0;
-  while (listed < lines.length && room >= 1 + (lines[listed] as string).length) {
-    room -= 1 + (lines[listed] as string).length;
-    listed++;
+  // Showing no line gives the longest tail (its count is the largest): what is left is room for whole lines.
+  let room = maxChars - text(0).length;
+  let shown = 0;
+  while (shown < lines.length && room >= 1 + (lines[shown] as string).length) {
+    room -= 1 + (lines[shown] as string).length;
+    shown++;
   }
-  if (listed === 0) return `${INTRO}\n\n${instructionsPointer(0, skills.length)}`;
-  return text(listed);
+  return shown === 0 ? `${READ_SKILL_SUMMARY}${tail(0)}` : text(shown);
+}
+
+/** Whether a name is shared by several of `skills`. */
+export function sharedAmong(skills: readonly NamedSkill[]): (name: string) => boolean {
+  const counts = new Map<string, number>();
+  for (const skill of skills) counts.set(skill.name, (counts.get(skill.name) ?? 0) + 1);
+  return (name) => (counts.get(name) ?? 0) > 1;
 }
 
 /** Every run of whitespace (newlines of block scalars included) as one space, trimmed. */
@@ -229,12 +252,25 @@ export function relativeFilePaths(skill: SkillRecord): string[] {
 }
 
 /**
- * What `read_skill` says after the `SKILL.md` text: the skill's URI and its other files (at most
- * {@link MAX_LISTED_FILES}), so that the model can read them with `read_skill_file`.
+ * Characters of a tool result the strictest host measured passes whole: Codex CLI keeps about 12,000 of a result (its
+ * head and tail) and drops the content items after the one it cuts (README, "Use with hosts").
  */
-export function skillFilesText(skill: SkillRecord): string {
+export const HOST_RESULT_CHARS = 10_000;
+
+/**
+ * What `read_skill` says before the `SKILL.md` text (hosts that cut long results keep the start): the skill's URI, its
+ * other files (at most {@link MAX_LISTED_FILES}) so that the model can read them with `read_skill_file`, and, for a
+ * `SKILL.md` longer than {@link HOST_RESULT_CHARS}, how to read it in parts.
+ *
+ * @param manifestChars length of the `SKILL.md` text that follows (UTF-16 code units).
+ */
+export function skillFilesText(skill: SkillRecord, manifestChars: number): string {
   const paths = relativeFilePaths(skill);
-  const head = `Skill "${skill.name}" at ${skill.uri}.`;
+  const long =
+    manifestChars <= HOST_RESULT_CHARS
+      ? ''
+      : ` Its SKILL.md (${manifestChars} characters) follows; if you see only part of it, read the rest with read_skill_file (uri ${skill.uri}, offset and length in characters).`;
+  const head = `Skill "${skill.name}" at ${skill.uri}.${long}`;
   if (paths.length === 0) return `${head} It has no other files.`;
   const shown = paths.slice(0, MAX_LISTED_FILES).map((rel) => `- ${rel}`);
   if (paths.length > MAX_LISTED_FILES)

@@ -1,16 +1,19 @@
 /**
- * Surfaces for hosts without the Skills extension (`--compat auto|on|off`): server `instructions` carrying a compact
- * catalog, the read-only tools of `compat-tools.ts`, and one prompt per skill that brings its `SKILL.md` into the
- * conversation. Wires the pure parts (`compat-catalog.ts`) to an `McpServer`; everything reads the current snapshot.
+ * Surfaces for hosts without the Skills extension, and for the skills a host with it does not list (`--compat
+ * auto|on|off`; docs/ARCHITECTURE.md, "Connections"): server `instructions`, the four read-only tools of `tools.ts`,
+ * and one prompt per skill that brings its `SKILL.md` into the conversation. Wires the pure parts (`catalog.ts`) to an
+ * `McpServer`; everything reads the current snapshot.
  *
- * Who is offered tools and prompts: `on` every client; `off` nobody; `auto` every connection until its client shows
- * it is an extension host, by what it does: it calls `skills/list` or `skills/get`, or declares
- * `extensions["io.modelcontextprotocol/skills"]` (2025 era: in `initialize`; 2026-07-28: in the `_meta` envelope
- * of any request that reaches this server's handlers). From then on that connection gets empty `tools/list` and
- * `prompts/list` and -32602 for calls, and is sent `notifications/tools/list_changed` and
- * `notifications/prompts/list_changed` once, so that it drops what it listed before. The `tools` and `prompts`
- * capabilities are advertised whenever compat is not `off` (capabilities are fixed before the client's are known).
- * Instructions are sent in `auto` and `on` alike; a host with the extension may ignore them.
+ * The invariant: the model is shown each skill once, and can reach every served skill.
+ * - **Instructions** go out before a host shows whether it lists skills itself, so they hold no catalog and name only
+ *   the tools, which every connection keeps (`off`: none).
+ * - **Tools** are offered to every connection. `read_skill`'s description carries the catalog of the skills the
+ *   connection's host does not hold through the extension (`auto`), or of every skill (`on`).
+ * - **Prompts**, one per such skill.
+ * What a connection's host holds follows from what it was answered (`offer.ts`); a change reaches it as
+ * `notifications/tools/list_changed` or `…/prompts/list_changed`, after any answer of that list in flight. Stateless
+ * HTTP has no connection to follow: a 2025-era request is answered as a host without the extension; a 2026-07-28
+ * request, whose host may list skills itself, gets no catalog and no prompts (in `auto`).
  */
 import {
   type GetPromptResult,
@@ -19,29 +22,34 @@ import {
   ProtocolErrorCode,
   type ServerContext as RequestContext,
 } from '@modelcontextprotocol/server';
-import { SKILLS_GET_METHOD, SKILLS_LIST_METHOD, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 
 import type { CompatMode } from '../../config.js';
-import { DEFAULT_INSTRUCTIONS_MAX, DEFAULT_INSTRUCTIONS_WAIT_MS } from '../../config.js';
 import { asProtocolErrors } from '../../errors.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SnapshotStore } from '../../index/store.js';
-import type { Snapshot } from '../../index/types.js';
+import type { SkillRecord, Snapshot } from '../../index/types.js';
 import type { Logger } from '../../log.js';
-import {
-  declaresSkillsExtension,
-  envelopeCapabilities,
-  type Era,
-  type ExtensionRequestHook,
-} from '../../wire/protocol.js';
+import type { Era } from '../../wire/protocol.js';
+import { PerSnapshot } from '../per-snapshot.js';
+import type { SkillsRequestObserver } from '../skills-handlers.js';
 import { viewOf, type Visibility } from '../visibility.js';
-import { assignPromptNames, buildInstructions, collapseWhitespace, type PromptSlot } from './catalog.js';
+import {
+  assignPromptNames,
+  collapseWhitespace,
+  INSTRUCTIONS,
+  type PromptSlot,
+  READ_SKILL_WITHOUT_CATALOG,
+  readSkillDescription,
+  sharedAmong,
+} from './catalog.js';
+import { ConnectionOffer, type OfferedList } from './offer.js';
 import { SkillSearch } from './search.js';
-import { callCompatTool, COMPAT_TOOLS, type ToolDeps } from './tools.js';
+import { callCompatTool, compatTools, type ToolDeps } from './tools.js';
 
 /**
- * Prompts per `prompts/list` page, whatever `--page-size` says: Gemini CLI 0.61.0 reads only the first page (it does
- * not follow `nextCursor`), so every prompt of a catalog of up to this many skills is in that page.
+ * Prompts per `prompts/list` page, whatever `--page-size` says: Gemini CLI reads only the first page (it does not
+ * follow `nextCursor`), so every prompt of a catalog of up to this many skills is in that page.
  */
 export const PROMPTS_PAGE_SIZE = 10_000;
 
@@ -53,39 +61,35 @@ export interface CompatContext {
   readonly source: SkillSource;
   /** Entries per `list_skills` page. */
   readonly pageSize: number;
-  /** Bound of the instructions text (default {@link DEFAULT_INSTRUCTIONS_MAX}). */
-  readonly instructionsMax?: number;
+  /** Bound of `read_skill`'s description, its catalog included (`--catalog-max`). */
+  readonly catalogMax: number;
   readonly logger: Logger;
-  /**
-   * Longest a new connection's `initialize` / `server/discover` waits for the first index build, for the catalog
-   * (ms; `--instructions-wait`, default {@link DEFAULT_INSTRUCTIONS_WAIT_MS}).
-   */
-  readonly catalogWaitMs?: number;
 }
 
-/** What one connection's client has shown about itself (`--compat auto`). */
-interface ConnectionState {
-  /** It called `skills/list` or `skills/get`, or declared the extension: it is offered no tools or prompts. */
-  extensionHost: boolean;
-  /** It was answered a non-empty `tools/list` or `prompts/list`: it must be told when they are withdrawn. */
-  listed: boolean;
+/** How a connection is served. */
+interface Connection {
+  readonly era: Era;
+  readonly view: Visibility | undefined;
+  /** `undefined` over stateless HTTP: each request is judged alone. */
+  readonly offer: ConnectionOffer | undefined;
+}
+
+/** The prompts of one snapshot (as one view sees it): every skill's slot, and the slots by prompt name. */
+interface Prompts {
+  readonly slots: readonly PromptSlot[];
+  readonly byName: ReadonlyMap<string, PromptSlot>;
 }
 
 /**
- * The compat surfaces of one server process: shared by every connection. Holds the first-build wait, a per-snapshot
- * memo of prompt names, the search index, and what each connection's client has shown about itself.
+ * The compat surfaces of one server process: shared by every connection. Holds the prompt names of each snapshot,
+ * the search index, and the offer of each connection that lasts.
  */
 export class CompatSurfaces {
   readonly #context: CompatContext;
-  #firstWait: Promise<void> | undefined;
-  readonly #prompts = new WeakMap<
-    Snapshot,
-    { readonly slots: readonly PromptSlot[]; readonly byName: ReadonlyMap<string, PromptSlot> }
-  >();
-  readonly #connections = new WeakMap<McpServer, ConnectionState>();
-  /** The instructions text of each snapshot as a view sees it (`viewOf` gives one object per snapshot and view). */
-  readonly #instructions = new WeakMap<Snapshot, string>();
-  readonly #search: SkillSearch;
+  readonly #prompts = new PerSnapshot<Prompts>();
+  readonly #offers = new Set<ConnectionOffer>();
+  readonly #sharedNames = new PerSnapshot<(name: string) => boolean>();
+  readonly #search = new SkillSearch();
 
   /** A failure no prompt handler expected: logged with its stack; the client gets -32603 `Internal error`. */
   readonly #unexpected = (error: unknown): void =>
@@ -93,7 +97,6 @@ export class CompatSurfaces {
 
   constructor(context: CompatContext) {
     this.#context = context;
-    this.#search = new SkillSearch();
   }
 
   /** Whether any client may be offered the surfaces (`mode` is not `off`). */
@@ -101,190 +104,162 @@ export class CompatSurfaces {
     return this.#context.mode !== 'off';
   }
 
-  /**
-   * The `instructions` for a connection being built: the catalog of the current snapshot. Waits for the first index
-   * build at most `catalogWaitMs` from the first call (one shared deadline, so a `server/discover`
-   * probe and the `initialize` fallback after it are not held back twice); if the build is still running then, the
-   * text points to `list_skills` instead.
-   *
-   * @param view the client's view (`--http-tokens`): only the skills it sees are listed; `undefined` sees everything.
-   * @returns the text, or `undefined` in `off` mode.
-   */
-  async instructions(view?: Visibility): Promise<string | undefined> {
-    if (!this.enabled) return undefined;
-    const { store } = this.#context;
-    this.#firstWait ??= waitAtMost(store.ready(), this.#context.catalogWaitMs ?? DEFAULT_INSTRUCTIONS_WAIT_MS);
-    await this.#firstWait;
-    // Stateless HTTP builds a server per request: the text is worked out once per snapshot and view.
-    const snapshot = viewOf(store.current, view);
-    let text = this.#instructions.get(snapshot);
-    if (text === undefined) {
-      text = buildInstructions(
-        snapshot.generation === 0 ? undefined : snapshot.ordered,
-        this.#context.instructionsMax ?? DEFAULT_INSTRUCTIONS_MAX,
-      );
-      this.#instructions.set(snapshot, text);
-    }
-    return text;
+  /** The server `instructions` ({@link INSTRUCTIONS}), or `undefined` in `off` mode. */
+  get instructions(): string | undefined {
+    return this.enabled ? INSTRUCTIONS : undefined;
   }
 
   /**
    * Declares the `tools` and `prompts` capabilities on `server` and serves `tools/list`, `tools/call`, `prompts/list`
    * and `prompts/get` from the current snapshot. Does nothing in `off` mode. Call before connecting.
    *
-   * @param server a fresh, unconnected server: one connection.
-   * @param era the era it serves (decides where the client's capabilities are read).
+   * @param server a fresh, unconnected server: one connection (or one stateless HTTP request).
+   * @param era the era it serves.
    * @param view the client's view (`--http-tokens`): tools and prompts name only the skills it sees.
+   * @param lasting whether the connection lasts (stdio): its offer then follows what its host lists.
+   * @returns what the Skills-extension handlers tell of their answers (the offer's), or `undefined`.
    */
-  attach(server: McpServer, era: Era, view?: Visibility): void {
-    if (!this.enabled) return;
+  attach(
+    server: McpServer,
+    era: Era,
+    view: Visibility | undefined,
+    lasting: boolean,
+  ): SkillsRequestObserver | undefined {
+    if (!this.enabled) return undefined;
     const low = server.server;
-    const state: ConnectionState = { extensionHost: false, listed: false };
-    this.#connections.set(server, state);
+    const offer = lasting ? this.#offerFor(server, era, view) : undefined;
+    const connection: Connection = { era, view, offer };
     low.registerCapabilities({ tools: { listChanged: true }, prompts: { listChanged: true } });
-    const offered = (ctx: RequestContext): boolean => this.offeredTo(server, era, ctx);
     const deps = this.#toolDeps(view);
-    if (era === 'legacy') {
-      const initialized = low.oninitialized;
-      low.oninitialized = () => {
-        initialized?.();
-        if (declaresSkillsExtension(low.getClientCapabilities()))
-          this.#becameExtensionHost(server, 'it declared the Skills extension in initialize');
-      };
-    }
 
-    low.setRequestHandler('tools/list', (_request, ctx) => {
-      if (!offered(ctx)) return { tools: [] };
-      state.listed = true;
-      return { tools: [...COMPAT_TOOLS] };
+    low.setRequestHandler('tools/list', async () => {
+      offer?.begin('tools');
+      try {
+        const description = this.#readSkillDescription(viewOf(await this.#context.store.ready(), view), connection);
+        offer?.answered('tools', description);
+        return { tools: compatTools(description) };
+      } finally {
+        offer?.end('tools');
+      }
     });
     low.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
-      const result = offered(ctx)
-        ? await callCompatTool(name, request.params.arguments, {
-            ...deps,
-            read: (uri) => this.#context.source.read(uri, ctx),
-          })
-        : undefined;
+      const result = await callCompatTool(name, request.params.arguments, {
+        ...deps,
+        read: (uri) => this.#context.source.read(uri, ctx),
+      });
       if (result === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      const tool = COMPAT_TOOLS.find((candidate) => candidate.name === name);
-      return low.projectCallToolResult(result, tool?.outputSchema);
+      return low.projectCallToolResult(result, compatTools('').find((tool) => tool.name === name)?.outputSchema);
     });
 
-    low.setRequestHandler('prompts/list', async (request, ctx) => {
-      if (!offered(ctx)) return { prompts: [] };
-      const { slots } = this.#promptsOf(viewOf(await this.#context.store.ready(), view));
-      const page = await asProtocolErrors(
-        () => pageOf(slots, request.params?.cursor, PROMPTS_PAGE_SIZE, (slot) => slot.skill.uri),
-        this.#unexpected,
-      );
-      const prompts = page.items.map(({ name, skill }) => ({
-        name,
-        description: collapseWhitespace(skill.description),
-      }));
-      if (prompts.length > 0) state.listed = true;
-      return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
+    low.setRequestHandler('prompts/list', async (request) => {
+      offer?.begin('prompts');
+      try {
+        const offered = this.#offeredPrompts(viewOf(await this.#context.store.ready(), view), connection);
+        offer?.answered('prompts', promptsText(offered));
+        const page = await asProtocolErrors(
+          () => pageOf(offered, request.params?.cursor, PROMPTS_PAGE_SIZE, (slot) => slot.skill.uri),
+          this.#unexpected,
+        );
+        const prompts = page.items.map(({ name, skill }) => ({
+          name,
+          description: collapseWhitespace(skill.description),
+        }));
+        return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
+      } finally {
+        offer?.end('prompts');
+      }
     });
+    // Any skill's prompt is answered, offered or not: a host may still hold a prompt listed before.
     low.setRequestHandler('prompts/get', async (request, ctx) => {
       const { name } = request.params;
-      const slot = offered(ctx)
-        ? this.#promptsOf(viewOf(await this.#context.store.ready(), view)).byName.get(name)
-        : undefined;
+      const slot = this.#promptsOf(viewOf(await this.#context.store.ready(), view)).byName.get(name);
       if (slot === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
       return asProtocolErrors(() => this.#promptResult(slot, ctx), this.#unexpected);
     });
+    return offer === undefined
+      ? undefined
+      : {
+          page: (first, entries, complete) => offer.notePage(first, entries, complete),
+          index: (kept) => offer.noteIndex(kept),
+        };
   }
 
-  /**
-   * What a connection's Skills-extension handlers call with each request they answer, so that a client calling
-   * `skills/list` or `skills/get`, or declaring the extension in any request that reaches them (2026-07-28 `_meta`
-   * envelope), is known as an extension host from then on.
-   *
-   * @param server the connection's server, already {@link CompatSurfaces.attach}ed.
-   * @returns the hook (method name, request context), or `undefined` outside `--compat auto` (nothing to detect).
-   */
-  observe(server: McpServer): ExtensionRequestHook | undefined {
-    if (this.#context.mode !== 'auto') return undefined;
-    return (method, ctx) => {
-      if (method === SKILLS_LIST_METHOD || method === SKILLS_GET_METHOD)
-        this.#becameExtensionHost(server, `it called ${method}`);
-      else if (declaresSkillsExtension(envelopeCapabilities(ctx)))
-        this.#becameExtensionHost(server, 'it declared the Skills extension');
-    };
+  /** The catalog changed: every connection is told what changed of what it holds. */
+  refresh(): void {
+    for (const offer of this.#offers) offer.refresh();
   }
 
-  /**
-   * Whether the client behind `server` is offered the tools and prompts: always in `on`, never in `off`, and in `auto`
-   * unless it has shown it is an extension host (see the module comment) or declares the extension in `ctx`.
-   *
-   * @param ctx the request context (2026-07-28: its envelope carries the capabilities); omitted for notifications.
-   */
-  offeredTo(server: McpServer, era: Era, ctx?: RequestContext): boolean {
-    if (this.#context.mode !== 'auto') return this.enabled;
-    if (this.#connections.get(server)?.extensionHost === true) return false;
-    if (era === 'modern') {
-      if (ctx !== undefined && declaresSkillsExtension(envelopeCapabilities(ctx))) {
-        this.#becameExtensionHost(server, 'it declared the Skills extension');
-        return false;
-      }
-      return true;
-    }
-    // The 2025 era declares capabilities once, in `initialize`; the SDK keeps them on the connection's server.
-    return !declaresSkillsExtension(server.server.getClientCapabilities());
-  }
-
-  /**
-   * Marks `server`'s client as an extension host and, if it was ever answered a non-empty list, tells it (once) that
-   * its tools and prompts changed.
-   */
-  #becameExtensionHost(server: McpServer, reason: string): void {
-    const state = this.#connections.get(server);
-    if (state === undefined || state.extensionHost) return;
-    state.extensionHost = true;
-    this.#context.logger.debug(
-      { reason },
-      'the client uses the Skills extension: compat tools and prompts withdrawn for it',
-    );
-    if (!state.listed || !server.isConnected()) return;
-    for (const send of [() => server.server.sendToolListChanged(), () => server.server.sendPromptListChanged()]) {
-      try {
-        send().catch((error: unknown) => this.#context.logger.debug({ err: error }, 'list_changed not delivered'));
-      } catch (error) {
-        this.#context.logger.debug({ err: error }, 'list_changed not delivered');
-      }
-    }
-  }
-
-  /** Whether the prompts clients list differ between two snapshots (names, skills or descriptions). */
-  promptsChanged(previous: Snapshot, next: Snapshot): boolean {
-    if (!this.enabled) return false;
-    const before = this.#promptsOf(previous).slots;
-    const after = this.#promptsOf(next).slots;
-    return (
-      before.length !== after.length ||
-      before.some((slot, index) => {
-        const other = after[index];
-        return (
-          other === undefined ||
-          other.name !== slot.name ||
-          other.skill.uri !== slot.skill.uri ||
-          other.skill.description !== slot.skill.description
+  /** A lasting connection's offer, tracked until its transport closes. */
+  #offerFor(server: McpServer, era: Era, view: Visibility | undefined): ConnectionOffer {
+    const { logger, store } = this.#context;
+    const offer: ConnectionOffer = new ConnectionOffer({
+      current: (list) => this.#current(list, viewOf(store.current, view), { era, view, offer }),
+      notify: (list) => {
+        const send =
+          list === 'tools' ? () => server.server.sendToolListChanged() : () => server.server.sendPromptListChanged();
+        if (!server.isConnected()) return;
+        send().catch((error: unknown) => logger.debug({ err: error, list }, 'list_changed not delivered'));
+      },
+      stoppedPaging: (listed) => {
+        const total = viewOf(store.current, view).ordered.length;
+        logger.info(
+          { event: 'listing-partial', listed, total },
+          `the client listed ${listed} of ${total} skills through the Skills extension and stopped; the other ${total - listed} stay reachable through search_skills, list_skills, read_skill and their prompts`,
         );
-      })
+      },
+    });
+    this.#offers.add(offer);
+    const closed = server.server.onclose;
+    server.server.onclose = () => {
+      this.#offers.delete(offer);
+      offer.close();
+      closed?.();
+    };
+    return offer;
+  }
+
+  /** What `list` would be answered to `connection` now. */
+  #current(list: OfferedList, snapshot: Snapshot, connection: Connection): string {
+    return list === 'tools'
+      ? this.#readSkillDescription(snapshot, connection)
+      : promptsText(this.#offeredPrompts(snapshot, connection));
+  }
+
+  /** The skills `connection` is offered through the compat surfaces (`snapshot` as its view sees it). */
+  #unlisted(snapshot: Snapshot, connection: Connection): readonly SkillRecord[] {
+    if (this.#context.mode === 'on') return snapshot.ordered;
+    const { offer } = connection;
+    if (offer === undefined) return connection.era === 'legacy' ? snapshot.ordered : [];
+    return snapshot.ordered.filter((skill, position) => !offer.holds(skill, position));
+  }
+
+  #readSkillDescription(snapshot: Snapshot, connection: Connection): string {
+    // Over stateless HTTP a 2026-07-28 host may list the skills itself: no catalog, and no claim about its list.
+    if (connection.offer === undefined && connection.era === 'modern' && this.#context.mode === 'auto')
+      return READ_SKILL_WITHOUT_CATALOG;
+    const unlisted = this.#unlisted(snapshot, connection);
+    return readSkillDescription(
+      unlisted,
+      snapshot.ordered.length - unlisted.length,
+      this.#context.catalogMax,
+      this.#sharedNames.get(snapshot, undefined, () => sharedAmong(snapshot.ordered)),
     );
   }
 
-  #promptsOf(snapshot: Snapshot): {
-    readonly slots: readonly PromptSlot[];
-    readonly byName: ReadonlyMap<string, PromptSlot>;
-  } {
-    let prompts = this.#prompts.get(snapshot);
-    if (prompts === undefined) {
+  #offeredPrompts(snapshot: Snapshot, connection: Connection): readonly PromptSlot[] {
+    const { slots } = this.#promptsOf(snapshot);
+    const unlisted = this.#unlisted(snapshot, connection);
+    if (unlisted.length === slots.length) return slots;
+    const offered = new Set(unlisted);
+    return slots.filter((slot) => offered.has(slot.skill));
+  }
+
+  #promptsOf(snapshot: Snapshot): Prompts {
+    return this.#prompts.get(snapshot, undefined, () => {
       const slots = assignPromptNames(snapshot.ordered);
-      prompts = { slots, byName: new Map(slots.map((slot) => [slot.name, slot])) };
-      this.#prompts.set(snapshot, prompts);
-    }
-    return prompts;
+      return { slots, byName: new Map(slots.map((slot) => [slot.name, slot])) };
+    });
   }
 
   async #promptResult({ skill }: PromptSlot, ctx: RequestContext): Promise<GetPromptResult> {
@@ -329,29 +304,16 @@ export class CompatSurfaces {
   }
 }
 
+/** What a prompts answer says, to compare answers by: each prompt's name, skill and description. */
+function promptsText(slots: readonly PromptSlot[]): string {
+  return slots.map(({ name, skill }) => `${name}\0${skill.uri}\0${skill.description}`).join('\n');
+}
+
 /**
  * The text of a skill's prompt, its only message: what to do, the skill's URI, then its `SKILL.md` verbatim. One text
- * message because Gemini CLI 0.61.0 keeps only the first message of a prompt, and only if it is text; an embedded
- * resource after it would reach Claude Code 2.1.332's model as a second copy of the same text.
+ * message because Gemini CLI keeps only the first message of a prompt, and only if it is text, while an embedded
+ * resource after it would reach Claude Code's model as a second copy of the same text (README, "Use with hosts").
  */
 function promptText(name: string, uri: string, manifest: string): string {
   return `Use the "${name}" skill for this task: follow its SKILL.md (${uri}), quoted below. Read the other files it mentions with the read_skill_file tool.\n\n${manifest}`;
-}
-
-/** Resolves when `promise` settles or after `ms`, whichever comes first; the timer never keeps the process alive. */
-function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    promise.then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-    );
-  });
 }

@@ -12,7 +12,15 @@ import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 import { SkillsServeError, toToolError } from '../../errors.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
-import { collapseWhitespace, directoryText, resolveFile, resolveSkill, skillFilesText } from './catalog.js';
+import {
+  collapseWhitespace,
+  directoryText,
+  HOST_RESULT_CHARS,
+  READ_SKILL_SUMMARY,
+  resolveFile,
+  resolveSkill,
+  skillFilesText,
+} from './catalog.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, SkillSearch } from './search.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -74,9 +82,7 @@ const TOOLS: Tool[] = [
   {
     name: 'read_skill',
     title: 'Read a skill',
-    description:
-      "Returns a skill's SKILL.md (its instructions) and the list of its other files. Name the skill by name, or by uri " +
-      'when several skills share a name.',
+    description: READ_SKILL_SUMMARY,
     inputSchema: {
       type: 'object',
       properties: {
@@ -98,14 +104,33 @@ const TOOLS: Tool[] = [
         uri: STRING('the skill:// URI of the file (wins over skill and path)'),
         skill: STRING('the skill name, or its SKILL.md URI when several skills share a name'),
         path: STRING("the file's path relative to the skill's directory, e.g. references/policy.md"),
+        offset: {
+          type: 'integer',
+          minimum: 0,
+          description: 'of a text file, the first character to return (default 0), to read a long file in parts',
+        },
+        length: {
+          type: 'integer',
+          minimum: 1,
+          description: 'of a text file, most characters to return (default: all)',
+        },
       },
     },
     annotations: { title: 'Read a skill file', ...READ_ONLY },
   },
 ];
 
-/** The four tools, as `tools/list` returns them. */
-export const COMPAT_TOOLS: readonly Tool[] = Object.freeze(TOOLS);
+/** The four tools' names. */
+export const COMPAT_TOOL_NAMES: readonly string[] = Object.freeze(TOOLS.map((tool) => tool.name));
+
+/**
+ * The four tools as `tools/list` returns them to one connection.
+ *
+ * @param readSkill the description of `read_skill` for that connection (its catalog: `readSkillDescription`).
+ */
+export function compatTools(readSkill: string): Tool[] {
+  return TOOLS.map((tool) => (tool.name === 'read_skill' ? { ...tool, description: readSkill } : tool));
+}
 
 /** What the tools read through. */
 export interface ToolDeps {
@@ -135,7 +160,7 @@ function textResult(text: string, isError = false): CallToolResult {
  *   compat tool.
  */
 export async function callCompatTool(name: string, args: unknown, deps: ToolDeps): Promise<CallToolResult | undefined> {
-  if (!COMPAT_TOOLS.some((tool) => tool.name === name)) return undefined;
+  if (!COMPAT_TOOL_NAMES.includes(name)) return undefined;
   if (name === 'search_skills') return searchSkills(args, deps);
   const params = stringArgs(
     args,
@@ -148,20 +173,52 @@ export async function callCompatTool(name: string, args: unknown, deps: ToolDeps
     const found = resolveSkill(snapshot, { ...pick(params, 'name'), ...pick(params, 'uri') });
     if (found.kind === 'error') return textResult(found.message, true);
     const result = await readFile(found.skill.uri, deps);
-    return result.isError === true
-      ? result
-      : { content: [...result.content, { type: 'text', text: skillFilesText(found.skill) }] };
+    if (result.isError === true) return result;
+    // The file list first: hosts that cut long results keep the start (and Codex drops the items after a cut one).
+    const manifest = result.content[0]?.type === 'text' ? result.content[0].text.length : 0;
+    return { content: [{ type: 'text', text: skillFilesText(found.skill, manifest) }, ...result.content] };
   }
+  const range = rangeArgs(args);
+  if (typeof range === 'string') return textResult(range, true);
   const found = resolveFile(snapshot, { ...pick(params, 'uri'), ...pick(params, 'skill'), ...pick(params, 'path') });
   if (found.kind === 'error') return textResult(found.message, true);
   if (found.kind === 'directory') return textResult(directoryText(found.uri, found.children));
-  return readFile(found.file.uri, deps);
+  const result = await readFile(found.file.uri, deps);
+  if (range === undefined || result.isError === true || result.content[0]?.type !== 'text' || result.content.length > 1)
+    return result;
+  const text = result.content[0].text;
+  const end = range.length === undefined ? text.length : Math.min(text.length, range.offset + range.length);
+  const part = text.slice(range.offset, end);
+  return textResult(
+    `${found.file.uri}, characters ${range.offset} to ${range.offset + part.length} of ${text.length}:\n${part}`,
+  );
+}
+
+/**
+ * The `offset` and `length` of a `read_skill_file` call.
+ *
+ * @returns `undefined` when neither is given, the range, or a message for the model when one is not a non-negative
+ *   integer (`length` at least 1).
+ */
+function rangeArgs(args: unknown): { offset: number; length: number | undefined } | undefined | string {
+  if (typeof args !== 'object' || args === null) return undefined;
+  const { offset, length } = args as Record<string, unknown>;
+  if ((offset === undefined || offset === null) && (length === undefined || length === null)) return undefined;
+  const valid = (value: unknown, min: number): boolean =>
+    value === undefined || value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= min);
+  if (!valid(offset, 0)) return 'argument "offset" must be an integer of 0 or more (characters)';
+  if (!valid(length, 1)) return 'argument "length" must be an integer of 1 or more (characters)';
+  return { offset: typeof offset === 'number' ? offset : 0, length: typeof length === 'number' ? length : undefined };
 }
 
 function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: number): CallToolResult {
   let page;
   try {
-    page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri);
+    // Within what the strictest host passes whole: a longer page would reach the model cut.
+    page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri, {
+      max: HOST_RESULT_CHARS - 200,
+      sizeOf: (skill) => JSON.stringify(listedSkill(skill)).length + 1,
+    });
   } catch (error) {
     if (error instanceof SkillsServeError)
       return textResult(`${error.message}; call list_skills without a cursor to start over.`, true);
@@ -177,7 +234,7 @@ function listedSkill(skill: SkillRecord): { name: string; description: string; u
 }
 
 function skillListResult(structured: { skills: unknown[]; nextCursor?: string }): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
 async function searchSkills(args: unknown, deps: ToolDeps): Promise<CallToolResult> {
