@@ -35,6 +35,11 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Entries per `skills/list` and `resources/directory/read` page. */
   readonly pageSize: number;
+  /**
+   * Trust the digests of files unchanged since the last start (the persistent digest cache in the cache directory;
+   * `--no-digest-cache` turns it off).
+   */
+  readonly digestCache: boolean;
   /** Follow changes on disk (`--no-watch` turns it off). */
   readonly watch: boolean;
   /** Poll every this many ms instead of using native file events (`--poll [ms]`); `undefined`: native. */

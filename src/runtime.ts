@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
 import { IndexBuilder } from './index/build.js';
 import { diffSnapshots, type SnapshotDiff } from './index/diff.js';
+import { DigestCacheKeeper, FIRST_WRITE_DELAY_MS, REWRITE_DELAY_MS } from './index/digest-cache.js';
 import type { ServedFile } from './index/snapshot.js';
 import { SnapshotStore } from './index/store.js';
 import type { Diagnostic, RootSpec, Snapshot } from './index/types.js';
@@ -79,6 +80,7 @@ export class Runtime {
   readonly handlers: SkillsHandlerContext;
   #live: LiveIndex | undefined;
   #watcher: TreeWatcher | undefined;
+  #digests: DigestCacheKeeper | undefined;
   #sources: Sources | undefined;
   readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = { ready: new Set(), changed: new Set() };
   readonly #exit: (code: number) => void;
@@ -183,9 +185,19 @@ export class Runtime {
           },
         })
       : undefined;
+    const indexed = (): IndexBuilder => builder as IndexBuilder;
+    this.#digests = config.digestCache
+      ? new DigestCacheKeeper({
+          cacheDir: config.git.cacheDir,
+          roots: () => indexed().roots(),
+          note: (event, fields) => logger.debug({ event, ...fields }, event),
+          wrote: (fields) => logger.debug({ event: 'digest-cache-written', ...fields }, 'digest cache written'),
+        })
+      : undefined;
     builder = new IndexBuilder(roots, {
       symlinks: config.symlinks,
       ...(this.#watcher === undefined ? {} : { observer: this.#watcher }),
+      ...(this.#digests === undefined ? {} : { storedDigests: this.#digests.load }),
     });
     const live = new LiveIndex(
       builder,
@@ -217,8 +229,10 @@ export class Runtime {
     }
   }
 
-  /** Stops watching and following git branches. Idempotent. */
+  /** Stops watching and following git branches, and writes the digest cache if it is due. Idempotent. */
   close(): void {
+    this.#digests?.flush();
+    this.#digests?.close();
     this.#watcher?.close();
     this.#live?.close();
     void this.#sources?.stop();
@@ -284,7 +298,12 @@ export class Runtime {
   }
 
   #logBuild(snapshot: Snapshot, elapsedMs: number, events: number): void {
+    this.#digests?.schedule(snapshot.generation === 1 ? FIRST_WRITE_DELAY_MS : REWRITE_DELAY_MS);
+    const digests = this.#digests?.takeCounts();
     const fields = {
+      ...(digests === undefined || digests.stored === 0
+        ? {}
+        : { digestsStored: digests.stored, digestsTrusted: digests.trusted }),
       skills: snapshot.ordered.length,
       files: snapshot.fileCount,
       diagnostics: snapshot.diagnostics.length,

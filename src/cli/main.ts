@@ -50,6 +50,7 @@ const VERSION = typeof SKILLS_SERVE_VERSION === 'string' ? SKILLS_SERVE_VERSION 
 
 interface CommonOptions {
   logLevel?: LogLevel;
+  digestCache: boolean;
   symlinks: SymlinkPolicy;
   cacheDir?: string;
   gitAllow?: GitAllowEntry[];
@@ -118,7 +119,13 @@ function addCommonOptions(command: Command): Command {
     .addOption(
       envOption(
         '--cache-dir <dir>',
-        'where git roots are fetched and their trees kept (default: the user cache directory)',
+        'where git roots are fetched and their trees kept, and file digests remembered between starts (default: the user cache directory)',
+      ),
+    )
+    .addOption(
+      envOption(
+        '--no-digest-cache',
+        'hash every file at startup instead of trusting the digests of files unchanged since the last start',
       ),
     )
     .addOption(
@@ -185,6 +192,7 @@ function gitSettings(options: CommonOptions, pollMs = DEFAULT_GIT_POLL_MS): GitS
 function commandOptions(options: CommonOptions): CommandOptions {
   return {
     symlinks: options.symlinks,
+    digestCache: options.digestCache,
     git: gitSettings(options),
     logger: createLogger(options.logLevel ?? 'info'),
     write: (text) => process.stdout.write(text),
@@ -331,6 +339,7 @@ function buildProgram(): Command {
         strict: options.strict,
         symlinks: options.symlinks,
         watch: options.watch,
+        digestCache: options.digestCache,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
         catalogMax: options.catalogMax,
@@ -401,7 +410,12 @@ function buildProgram(): Command {
 }
 
 /** Environment twins of on/off flags. */
-const BOOLEAN_ENV = ['SKILLS_SERVE_NO_WATCH', 'SKILLS_SERVE_STRICT', 'SKILLS_SERVE_JSON'] as const;
+const BOOLEAN_ENV = [
+  'SKILLS_SERVE_NO_WATCH',
+  'SKILLS_SERVE_NO_DIGEST_CACHE',
+  'SKILLS_SERVE_STRICT',
+  'SKILLS_SERVE_JSON',
+] as const;
 
 /**
  * Reads on/off environment twins the way people write them: `1`/`true`/`yes`/`on` turn the flag on;

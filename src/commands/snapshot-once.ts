@@ -3,7 +3,8 @@
  * followed), indexed, then let go.
  */
 import { exitCodeOf, SkillsServeError } from '../errors.js';
-import { buildSnapshot } from '../index/build.js';
+import { IndexBuilder } from '../index/build.js';
+import { DigestCacheKeeper } from '../index/digest-cache.js';
 import type { SymlinkPolicy } from '../index/policy.js';
 import type { Snapshot } from '../index/types.js';
 import type { Logger } from '../log.js';
@@ -14,6 +15,8 @@ import { Sources } from '../roots/sources.js';
 /** What every one-shot command is given. */
 export interface CommandOptions {
   readonly symlinks: SymlinkPolicy;
+  /** Trust the digests of files unchanged since the last build (the persistent digest cache), and write them. */
+  readonly digestCache: boolean;
   readonly git: GitSettings;
   /** Where fetching git roots is logged (stderr). */
   readonly logger: Logger;
@@ -34,8 +37,26 @@ export async function snapshotOf(sources: readonly SourceSpec[], options: Comman
     options.logger.fatal({ event: 'start-failed', code: error.code }, error.message);
     return exitCodeOf(error.code);
   }
+  const { logger } = options;
+  // eslint-disable-next-line prefer-const -- assigned after the keeper, whose `roots` reads it
+  let builder: IndexBuilder;
+  const keeper: DigestCacheKeeper | undefined = options.digestCache
+    ? new DigestCacheKeeper({
+        cacheDir: options.git.cacheDir,
+        roots: () => builder.roots(),
+        note: (event, fields) => logger.debug({ event, ...fields }, event),
+        wrote: (fields) => logger.debug({ event: 'digest-cache-written', ...fields }, 'digest cache written'),
+      })
+    : undefined;
+  builder = new IndexBuilder(resolved.roots, {
+    symlinks: options.symlinks,
+    ...(keeper === undefined ? {} : { storedDigests: keeper.load }),
+  });
   try {
-    return await buildSnapshot(resolved.roots, { symlinks: options.symlinks });
+    const snapshot = await builder.buildAll();
+    keeper?.schedule(0);
+    keeper?.flush();
+    return snapshot;
   } finally {
     await resolved.stop();
   }

@@ -11,6 +11,7 @@ import { isPathWithin } from '../paths.js';
 import { assembleSnapshot, type Placement, settleConflicts } from './assemble.js';
 import { duplicateRoot, nestedRoot, rootUnusable, unreadableDirectory } from './diagnostics.js';
 import { describeIoError } from './digest.js';
+import type { StoredDigests } from './digest-cache.js';
 import { findChild } from './namespace.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import { buildRegionRecords, type BuiltRegion } from './records.js';
@@ -26,6 +27,13 @@ export interface IndexOptions {
   readonly symlinks?: SymlinkPolicy;
   /** Told about every directory walked and every region finished (the watcher). */
   readonly observer?: IndexObserver;
+  /**
+   * What the last start stored of a root's digests (the persistent digest cache), asked for once a root is resolved
+   * afresh (its first build, or a root replaced): used for that walk only.
+   *
+   * @param real the root's real path.
+   */
+  readonly storedDigests?: (real: string) => StoredDigests | undefined;
 }
 
 /** What the watcher needs to hear from the builder. */
@@ -96,6 +104,16 @@ export class IndexBuilder {
    */
   setRoot(rootIndex: number, spec: RootSpec): void {
     if (rootIndex >= 0 && rootIndex < this.#roots.length) this.#roots[rootIndex] = spec;
+  }
+
+  /**
+   * Each usable root's real path and every file the index holds for it, root-relative (what the persistent digest
+   * cache stores).
+   */
+  *roots(): Generator<{ readonly real: string; readonly files: Iterable<{ rel: string; node: FileNode }> }> {
+    for (const [rootIndex, state] of this.#states.entries()) {
+      if (state.real !== undefined) yield { real: state.real, files: this.files(rootIndex) };
+    }
   }
 
   /** Directories (root-relative) of root `rootIndex` that hold a `SKILL.md`, valid or not. */
@@ -287,6 +305,7 @@ export class IndexBuilder {
           symlinks: this.#options.symlinks ?? 'within',
           previous: fresh ? () => undefined : (dir) => previousNode(removed, dir),
           distrusted: this.#distrusted,
+          stored: fresh && rel === '' ? this.#options.storedDigests?.(state.real) : undefined,
           observer,
         },
         rel,

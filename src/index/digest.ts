@@ -7,10 +7,10 @@
  * Larger files are hashed in chunks, off the walk's critical path (`hash-pool.ts`).
  */
 import { createHash, hash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 
 import { containsPrivateKey, SECRET_SCAN_BYTES } from './hygiene.js';
-import type { FileIdentity } from './record.js';
+import { type FileIdentity, identityOfStat, isRacyAt, nowNs } from './record.js';
 
 /** Files up to this size are hashed synchronously by {@link hashFileSync} (bytes). */
 export const SYNC_HASH_MAX_BYTES = 1024 * 1024;
@@ -29,6 +29,8 @@ export interface Hashed {
   readonly bytes?: Buffer;
   /** Its first {@link SECRET_SCAN_BYTES} hold a PEM private key block. */
   readonly privateKey: boolean;
+  /** It was changed within `RACY_WINDOW_NS` of being read: its digest is not to be trusted again. */
+  readonly racy: boolean;
 }
 
 /** Why a path could not be hashed: not a regular file (FIFO, socket, device, directory) or an I/O error. */
@@ -58,10 +60,6 @@ const NOT_REGULAR = 'not a regular file (FIFO, socket or device)';
 /** Reused by {@link hashFileSync}; synchronous, so never shared by two reads at once. */
 const SCRATCH = Buffer.allocUnsafe(SYNC_HASH_MAX_BYTES + 1);
 
-function identityOfStat(stat: Stats): FileIdentity {
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev };
-}
-
 /**
  * Opens `path` without blocking (`O_NONBLOCK`, so a FIFO never hangs the scan), checks it is a regular file and, when
  * it is at most `maxBytes` long (or `keepBytes`), hashes it to end of file.
@@ -80,18 +78,18 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
     throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   }
   try {
-    const stat = fstatSync(fd);
+    const stat = fstatSync(fd, { bigint: true });
     if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
-    if (stat.size > maxBytes && !keepBytes) return 'large';
     const identity = identityOfStat(stat);
-    if (keepBytes || stat.size >= SCRATCH.length) return readWhole(fd, stat.size, identity, keepBytes);
+    if (identity.size > maxBytes && !keepBytes) return 'large';
+    if (keepBytes || identity.size >= SCRATCH.length) return readWhole(fd, identity.size, identity, keepBytes);
     // One read of up to size + 1 bytes; the second read confirms end of file (a file that grew is read on).
     let filled = 0;
     for (;;) {
       const read = readSync(fd, SCRATCH, filled, SCRATCH.length - filled, filled);
       if (read === 0) break;
       filled += read;
-      if (filled === SCRATCH.length) return readWhole(fd, stat.size, identity, false);
+      if (filled === SCRATCH.length) return readWhole(fd, identity.size, identity, false);
     }
     const bytes = SCRATCH.subarray(0, filled);
     return {
@@ -99,6 +97,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
       size: filled,
       identity,
       privateKey: containsPrivateKey(bytes.subarray(0, SECRET_SCAN_BYTES)),
+      racy: isRacyAt(identity, nowNs()),
     };
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
@@ -137,6 +136,7 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
     size,
     identity,
     privateKey: privateKey ?? false,
+    racy: isRacyAt(identity, nowNs()),
     ...(bytes === undefined ? {} : { bytes }),
   };
 }
@@ -156,7 +156,7 @@ export async function hashFile(path: string): Promise<Hashed> {
     throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   }
   try {
-    const stat = await handle.stat();
+    const stat = await handle.stat({ bigint: true });
     if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -170,7 +170,14 @@ export async function hashFile(path: string): Promise<Hashed> {
       hash.update(chunk);
       size += bytesRead;
     }
-    return { digest: hash.digest(), size, identity: identityOfStat(stat), privateKey: privateKey ?? false };
+    const identity = identityOfStat(stat);
+    return {
+      digest: hash.digest(),
+      size,
+      identity,
+      privateKey: privateKey ?? false,
+      racy: isRacyAt(identity, nowNs()),
+    };
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
     throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);

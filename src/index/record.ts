@@ -1,9 +1,12 @@
 /**
  * The per-file record key: a file's digest and the identity it had when it was hashed, packed into one 73-character
- * latin1 string (32 digest bytes; size, mtimeMs, ctimeMs, ino and dev as little-endian float64; a flags byte). One
- * string per file instead of a hex digest plus five boxed numbers; comparing identities needs no allocation. A cached
- * digest is reused only while all five identity fields are unchanged (docs/ARCHITECTURE.md, "Digest cache").
+ * latin1 string (32 digest bytes; the size as a little-endian float64; mtime and ctime in nanoseconds as signed 64-bit
+ * integers; inode and device as unsigned 64-bit integers; a flags byte). One string per file instead of a hex digest
+ * plus five boxed numbers; comparing identities needs no allocation. A cached digest is reused only while all five
+ * identity fields are unchanged and the file was not racy when hashed (docs/ARCHITECTURE.md, "Digest cache").
  */
+import type { BigIntStats } from 'node:fs';
+
 import type { FileNode } from './types.js';
 
 /** Length of a record key in characters (= bytes): 32 digest bytes, 5 float64 identity fields, 1 flags byte. */
@@ -11,25 +14,58 @@ export const KEY_LENGTH = 73;
 const IDENTITY_END = 72;
 /** Flag: the file's first 64 KiB hold a PEM private key block (so a cache hit still reports it). */
 const FLAG_PRIVATE_KEY = 1;
+/** Flag: the file was racy when hashed (see {@link RACY_WINDOW_NS}): its digest is not trusted again. */
+const FLAG_RACY = 2;
+
+/**
+ * How recent a file's mtime or ctime may be when it is hashed before its digest counts as racy (ns): a write in the
+ * same timestamp tick as the one before could leave both unchanged, so a file changed this recently is hashed again
+ * the next time instead of being trusted (git's "racy clean" rule). 2 s covers the coarsest file systems served
+ * (FAT's 2-second mtimes; ext4 and others tick every few milliseconds).
+ */
+export const RACY_WINDOW_NS = 2_000_000_000n;
 const DIGEST_BYTES = 32;
 
-/** What identifies one version of a file: the fields of `fs.Stats` a rewrite changes. */
+/**
+ * What identifies one version of a file: the fields of a `stat` a rewrite changes, times in nanoseconds (as the
+ * platform keeps them; `stat(…, { bigint: true })`).
+ */
 export interface FileIdentity {
   readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-  readonly dev: number;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+  readonly ino: bigint;
+  readonly dev: bigint;
+}
+
+/** The identity of a `bigint` stat. */
+export function identityOfStat(stat: BigIntStats): FileIdentity {
+  return { size: Number(stat.size), mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev };
+}
+
+/**
+ * Whether a file with `identity`, hashed at `nowNs`, was changed within {@link RACY_WINDOW_NS} of it.
+ *
+ * @param nowNs wall-clock time after the file was read (ns since the epoch).
+ */
+export function isRacyAt(identity: FileIdentity, nowNs: bigint): boolean {
+  const since = nowNs - RACY_WINDOW_NS;
+  return identity.mtimeNs >= since || identity.ctimeNs >= since;
+}
+
+/** The wall clock in nanoseconds since the epoch (millisecond resolution), as file timestamps count. */
+export function nowNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
 }
 
 const scratch = Buffer.alloc(KEY_LENGTH);
 
 function writeIdentity(identity: FileIdentity, size: number): void {
   scratch.writeDoubleLE(size, 32);
-  scratch.writeDoubleLE(identity.mtimeMs, 40);
-  scratch.writeDoubleLE(identity.ctimeMs, 48);
-  scratch.writeDoubleLE(identity.ino, 56);
-  scratch.writeDoubleLE(identity.dev, 64);
+  scratch.writeBigInt64LE(identity.mtimeNs, 40);
+  scratch.writeBigInt64LE(identity.ctimeNs, 48);
+  scratch.writeBigUInt64LE(identity.ino, 56);
+  scratch.writeBigUInt64LE(identity.dev, 64);
 }
 
 /**
@@ -40,12 +76,19 @@ function writeIdentity(identity: FileIdentity, size: number): void {
  *   comparison fails and the file is hashed again).
  * @param identity the stat taken when the file was opened.
  * @param privateKey whether the file holds a private key block (see `hygiene.ts`).
+ * @param racy whether it was changed within {@link RACY_WINDOW_NS} of being hashed ({@link isRacyAt}).
  * @returns the 73-character key.
  */
-export function makeKey(digest: Uint8Array, size: number, identity: FileIdentity, privateKey: boolean): string {
+export function makeKey(
+  digest: Uint8Array,
+  size: number,
+  identity: FileIdentity,
+  privateKey: boolean,
+  racy = false,
+): string {
   scratch.set(digest.subarray(0, DIGEST_BYTES), 0);
   writeIdentity(identity, size);
-  scratch[IDENTITY_END] = privateKey ? FLAG_PRIVATE_KEY : 0;
+  scratch[IDENTITY_END] = (privateKey ? FLAG_PRIVATE_KEY : 0) | (racy ? FLAG_RACY : 0);
   return scratch.toString('latin1', 0, KEY_LENGTH);
 }
 
@@ -53,10 +96,10 @@ export function makeKey(digest: Uint8Array, size: number, identity: FileIdentity
  * Whether `node` was hashed from the file version `identity` describes (same size, mtime, ctime, inode and device).
  *
  * @param node a published file record.
- * @param identity a fresh stat of the same path.
+ * @param identity a fresh stat of the same path (`bigint`: nanosecond times).
  */
-export function sameIdentity(node: FileNode, identity: FileIdentity): boolean {
-  writeIdentity(identity, identity.size);
+export function sameIdentity(node: FileNode, identity: FileIdentity | BigIntStats): boolean {
+  writeIdentity(identity as FileIdentity, Number(identity.size));
   const key = node.key;
   for (let index = DIGEST_BYTES; index < IDENTITY_END; index++) {
     if (key.charCodeAt(index) !== scratch[index]) return false;
@@ -79,6 +122,11 @@ export function holdsPrivateKey(node: FileNode): boolean {
   return (node.key.charCodeAt(IDENTITY_END) & FLAG_PRIVATE_KEY) !== 0;
 }
 
+/** Whether the file was racy when hashed: its digest must not be trusted for an unchanged identity. */
+export function wasRacy(node: FileNode): boolean {
+  return (node.key.charCodeAt(IDENTITY_END) & FLAG_RACY) !== 0;
+}
+
 /** Whether two records hold the same digest (their files may still differ in identity). */
 export function sameDigest(a: FileNode, b: FileNode): boolean {
   return a.key.slice(0, DIGEST_BYTES) === b.key.slice(0, DIGEST_BYTES);
@@ -89,9 +137,9 @@ export function identityOf(node: FileNode): FileIdentity {
   scratch.write(node.key, 0, KEY_LENGTH, 'latin1');
   return {
     size: scratch.readDoubleLE(32),
-    mtimeMs: scratch.readDoubleLE(40),
-    ctimeMs: scratch.readDoubleLE(48),
-    ino: scratch.readDoubleLE(56),
-    dev: scratch.readDoubleLE(64),
+    mtimeNs: scratch.readBigInt64LE(40),
+    ctimeNs: scratch.readBigInt64LE(48),
+    ino: scratch.readBigUInt64LE(56),
+    dev: scratch.readBigUInt64LE(64),
   };
 }

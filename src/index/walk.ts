@@ -24,6 +24,7 @@ import {
   unrepresentableName,
 } from './diagnostics.js';
 import { describeIoError, type Hashed, hashFileSync, isTransientIoError, NotHashableError } from './digest.js';
+import type { StoredDigests } from './digest-cache.js';
 import { hashLargeFile } from './hash-pool.js';
 import { looksLikeSecretName } from './hygiene.js';
 import { isDiagnostic, type LinkTarget, resolveLink } from './links.js';
@@ -38,7 +39,7 @@ import {
   parseIgnoreFile,
   type SymlinkPolicy,
 } from './policy.js';
-import { holdsPrivateKey, makeKey, sameIdentity } from './record.js';
+import { holdsPrivateKey, makeKey, sameIdentity, wasRacy } from './record.js';
 import { createSlicer } from './slice.js';
 import { type Diagnostic, DirNode, FileNode } from './types.js';
 
@@ -78,6 +79,8 @@ export interface WalkContext {
   readonly previous: (rel: string) => DirNode | undefined;
   /** Real paths to read whatever their identity says (a read found them changed). */
   readonly distrusted: ReadonlySet<string>;
+  /** What the last start stored of the root's digests (its first walk only), for files with no published node. */
+  readonly stored: StoredDigests | undefined;
   readonly observer: WalkObserver | undefined;
 }
 
@@ -412,10 +415,25 @@ class RegionWalker {
     const before = fileChild(previous, name);
     if (!keepBytes && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
       try {
-        const stat = statSync(real);
-        if (stat.isFile() && sameIdentity(before, stat)) {
+        const stat = statSync(real, { bigint: true });
+        if (stat.isFile() && !wasRacy(before) && sameIdentity(before, stat)) {
           children.push(before);
           this.#checkSecret(dir, name, holdsPrivateKey(before));
+          return undefined;
+        }
+      } catch {
+        // gone or unreadable since it was listed: hashing below reports it
+      }
+    }
+    const stored = this.#context.stored;
+    if (!keepBytes && before === undefined && stored !== undefined && !this.#context.distrusted.has(real)) {
+      try {
+        const stat = statSync(real, { bigint: true });
+        const key = stat.isFile() ? stored.lookup(dir.rel, name, stat) : undefined;
+        if (key !== undefined) {
+          const node = new FileNode(name, Number(stat.size), key, realOverride);
+          children.push(node);
+          this.#checkSecret(dir, name, holdsPrivateKey(node));
           return undefined;
         }
       } catch {
@@ -456,7 +474,7 @@ class RegionWalker {
     before: FileNode | undefined,
   ): FileNode {
     this.#checkSecret(dir, name, hashed.privateKey);
-    const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey);
+    const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey, hashed.racy);
     // Same bytes and identity as before (a SKILL.md read again): keep the published node.
     if (before !== undefined && before.key === key && before.real === realOverride) return before;
     return new FileNode(name, hashed.size, key, realOverride);

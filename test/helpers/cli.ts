@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
-import { BIN, REPO } from './server.js';
+import { BIN, REPO, TEST_CACHE } from './server.js';
 
 /** How a CLI run ended. */
 export interface CliRun {
@@ -28,7 +28,7 @@ export function cli(args: readonly string[], cwd = REPO, env: Record<string, str
     encoding: 'utf8',
     input: '',
     timeout: 20_000,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: { PATH: process.env['PATH'] ?? '', ...TEST_CACHE, ...env },
   });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };

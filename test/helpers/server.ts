@@ -18,6 +18,15 @@ export const BIN = path.join(REPO, 'bin', 'skills-serve.js');
 export const SAMPLE_SKILLS = path.join(REPO, 'sample-skills');
 export const FIXTURES = path.join(REPO, 'test', 'fixtures');
 
+/**
+ * The cache directory of every server a test starts (`test/global-cache.ts`), so that none writes into the user's own
+ * cache; a test that names `SKILLS_SERVE_CACHE_DIR` or `--cache-dir` itself wins.
+ */
+export const TEST_CACHE: Record<string, string> =
+  process.env['SKILLS_SERVE_TEST_CACHE_DIR'] === undefined
+    ? {}
+    : { SKILLS_SERVE_CACHE_DIR: process.env['SKILLS_SERVE_TEST_CACHE_DIR'] };
+
 /** The protocol eras a host may speak: two 2025-era revisions through `initialize`, and 2026-07-28. */
 export const ERAS = [
   { label: '2024-11-05', negotiation: { mode: 'legacy' as const }, versions: ['2024-11-05'] },
@@ -99,7 +108,7 @@ export async function connect(
     command: server.command,
     args: server.args,
     stderr: 'pipe',
-    env: { PATH: server.path, SKILLS_SERVE_LOG_LEVEL: 'info', ...options.env },
+    env: { PATH: server.path, SKILLS_SERVE_LOG_LEVEL: 'info', ...TEST_CACHE, ...options.env },
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   let stderr = '';
@@ -159,7 +168,7 @@ export function spawnRaw(
   const server = serverCommand(args, options);
   const child = spawn(server.command, server.args, {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { PATH: server.path, ...env },
+    env: { PATH: server.path, ...TEST_CACHE, ...env },
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   const lines: string[] = [];

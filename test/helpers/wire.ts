@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-import { BIN } from './server.js';
+import { BIN, TEST_CACHE } from './server.js';
 
 export type Message = Record<string, unknown>;
 
@@ -162,7 +162,7 @@ export function spawnWire(options: WireOptions): Wire {
   const words = [...(options.wrap ?? []), ...serverWords];
   const child = spawn(words[0] as string, words.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'info', ...options.env },
+    env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'info', ...TEST_CACHE, ...options.env },
   });
   if (child.pid === undefined) throw new Error(`could not spawn ${words.join(' ')}`);
   // The host may write after the server stopped reading: the pending requests fail instead.

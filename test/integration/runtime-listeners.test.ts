@@ -42,6 +42,7 @@ function configFor(dir: string): Config {
     logLevel: 'info',
     pageSize: 100,
     watch: true,
+    digestCache: false,
     pollMs: undefined,
     strict: false,
     symlinks: 'within',

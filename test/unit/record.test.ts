@@ -16,20 +16,23 @@ import {
   type FileIdentity,
   holdsPrivateKey,
   identityOf,
+  isRacyAt,
   KEY_LENGTH,
   makeKey,
+  RACY_WINDOW_NS,
   sameDigest,
   sameIdentity,
+  wasRacy,
 } from '../../src/index/record.js';
 import { FileNode } from '../../src/index/types.js';
 import { tempTrees } from '../helpers/tree.js';
 
 const IDENTITY: FileIdentity = {
   size: 7,
-  mtimeMs: 1_700_000_000_123.456,
-  ctimeMs: 1_700_000_000_999.5,
-  ino: 2 ** 53 - 1,
-  dev: 66_306,
+  mtimeNs: 1_700_000_000_123_456_789n,
+  ctimeNs: 1_700_000_000_999_500_001n,
+  ino: 2n ** 64n - 1n,
+  dev: 66_306n,
 };
 const raw = (text: string): Buffer => createHash('sha256').update(text).digest();
 const hex = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
@@ -46,17 +49,29 @@ describe('record keys', () => {
     expect(holdsPrivateKey(node(makeKey(raw('content'), IDENTITY.size, IDENTITY, true)))).toBe(true);
   });
 
-  it('reuse a digest only while all five identity fields are unchanged', () => {
+  it('reuse a digest only while all five identity fields are unchanged, to the nanosecond', () => {
     const cached = node(makeKey(raw('content'), IDENTITY.size, IDENTITY, false));
     expect(sameIdentity(cached, { ...IDENTITY })).toBe(true);
-    for (const field of ['size', 'mtimeMs', 'ctimeMs', 'ino', 'dev'] as const) {
-      // Times are fractional milliseconds; sizes, inodes and devices are integers (as large as 2^53 - 1).
-      for (const delta of field.endsWith('Ms') ? [1, -1, 0.001] : [1, -1]) {
+    expect(sameIdentity(cached, { ...IDENTITY, size: IDENTITY.size + 1 })).toBe(false);
+    expect(sameIdentity(cached, { ...IDENTITY, size: IDENTITY.size - 1 })).toBe(false);
+    // Times in nanoseconds; inodes as large as 2^64 - 1.
+    for (const field of ['mtimeNs', 'ctimeNs', 'dev'] as const) {
+      for (const delta of [1n, -1n])
         expect(sameIdentity(cached, { ...IDENTITY, [field]: IDENTITY[field] + delta }), `${field} ${delta}`).toBe(
           false,
         );
-      }
     }
+    expect(sameIdentity(cached, { ...IDENTITY, ino: IDENTITY.ino - 1n })).toBe(false);
+  });
+
+  it('flag a file changed within 2 s of being hashed as racy, and only then', () => {
+    const at = IDENTITY.ctimeNs;
+    expect(isRacyAt(IDENTITY, at)).toBe(true);
+    expect(isRacyAt(IDENTITY, at + RACY_WINDOW_NS)).toBe(true);
+    expect(isRacyAt(IDENTITY, at + RACY_WINDOW_NS + 1n)).toBe(false);
+    expect(wasRacy(node(makeKey(raw('content'), IDENTITY.size, IDENTITY, false, true)))).toBe(true);
+    expect(wasRacy(node(makeKey(raw('content'), IDENTITY.size, IDENTITY, true, false)))).toBe(false);
+    expect(holdsPrivateKey(node(makeKey(raw('content'), IDENTITY.size, IDENTITY, false, true)))).toBe(false);
   });
 
   it('do not match a file that changed while it was read (bytes read ≠ size at open)', () => {
@@ -67,7 +82,7 @@ describe('record keys', () => {
 
   it('compare digests regardless of identity', () => {
     const a = node(makeKey(raw('same'), 4, IDENTITY, false));
-    const b = node(makeKey(raw('same'), 4, { ...IDENTITY, ino: 3 }, true));
+    const b = node(makeKey(raw('same'), 4, { ...IDENTITY, ino: 3n }, true));
     const c = node(makeKey(raw('diff'), 4, IDENTITY, false));
     expect(sameDigest(a, b)).toBe(true);
     expect(sameDigest(a, c)).toBe(false);
@@ -76,7 +91,7 @@ describe('record keys', () => {
   it('a key made after another does not change the earlier one (no shared buffer leaks into keys)', () => {
     const first = makeKey(raw('one'), 3, IDENTITY, false);
     const copy = `${first}`;
-    makeKey(raw('two'), 3, { ...IDENTITY, dev: 1 }, true);
+    makeKey(raw('two'), 3, { ...IDENTITY, dev: 1n }, true);
     digestOf(node(makeKey(raw('three'), 5, IDENTITY, false)));
     expect(first).toBe(copy);
     expect(digestOf(node(first))).toBe(hex('one'));
@@ -93,7 +108,7 @@ describe('hashing real files', () => {
       'key.pem': '-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----\n',
     });
     const file = path.join(root, 'a.md');
-    const stat = statSync(file);
+    const stat = statSync(file, { bigint: true });
     const hashed = hashFileSync(file);
     if (hashed === 'large') throw new Error('a 7-byte file is not large');
     expect(hashed.digest).toEqual(raw('Hello.\n'));
@@ -105,7 +120,7 @@ describe('hashing real files', () => {
       bytes: hashed.bytes,
     }).toEqual({
       size: 7,
-      identity: { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev },
+      identity: { size: Number(stat.size), mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev },
       privateKey: false,
       bytes: undefined,
     });

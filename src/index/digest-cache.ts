@@ -1,0 +1,533 @@
+/**
+ * The persistent digest cache (docs/ARCHITECTURE.md, "Digest cache"): what a start may trust from the last one. One
+ * file per root real path in `<cache dir>/digests/`, holding each file's digest and the identity it was hashed at
+ * (size, mtime and ctime in nanoseconds, inode, device). A later start trusts an entry only when the file's identity
+ * now is the same in all five fields, and the entry was not racy when hashed (`record.ts` `RACY_WINDOW_NS`): then it
+ * only `stat`s the file. Reads still verify every byte they send (`server/read.ts`), so an entry that lied cannot reach
+ * a host as verified content.
+ *
+ * The file is versioned and compact: a magic line, a version byte, a JSON header (root, write time, device table,
+ * counts), then one record per directory (its root-relative path and the length of its file records) followed by one
+ * per file (name, digest, flags, size, mtime, ctime when it differs from mtime, inode, device index; integers as
+ * LEB128), then the SHA-256 of everything before. Anything
+ * else (missing, truncated, garbage, another version or another root) is ignored with the reason. It is written whole
+ * to a temporary file beside it and renamed into place, so a reader sees an old file or a new one, and of several
+ * servers writing at once the last one wins with a valid file.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type BigIntStats,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+
+import { type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import type { FileNode } from './types.js';
+
+/** The format version; a file of any other version is ignored (and rewritten). */
+export const DIGEST_CACHE_VERSION = 1;
+
+const MAGIC = Buffer.from('skills-serve digest cache\n', 'latin1');
+const DIR_RECORD = 1;
+const FILE_RECORD = 2;
+const FLAG_PRIVATE_KEY = 1;
+const FLAG_CTIME_IS_MTIME = 2;
+const DIGEST_BYTES = 32;
+const CHECKSUM_BYTES = 32;
+
+/** Most cache files kept in the directory; the least recently written go first. */
+export const MAX_CACHE_FILES = 64;
+/** A cache file not written for this long is removed when another is written (ms): its root is gone or unused. */
+export const STALE_CACHE_MS = 30 * 24 * 3600 * 1000;
+
+/** The directory of the digest cache files under a cache directory. */
+export function digestCacheDir(cacheDir: string): string {
+  return path.join(cacheDir, 'digests');
+}
+
+/** The cache file of the root whose real path is `rootReal`. */
+export function digestCacheFile(cacheDir: string, rootReal: string): string {
+  return path.join(digestCacheDir(cacheDir), `${createHash('sha256').update(rootReal).digest('hex').slice(0, 32)}.bin`);
+}
+
+/** What one start found in a root's cache file. */
+export interface StoredDigests {
+  /**
+   * The record key for the file `name` in the root-relative directory `dirRel` when the stored entry can be trusted
+   * for the file's identity now (`stat`, with `bigint` times).
+   *
+   * @returns the 73-character key (`record.ts`), or `undefined`: hash the file.
+   */
+  lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined;
+  /** Entries trusted so far. */
+  readonly trusted: number;
+  /** Entries in the file. */
+  readonly entries: number;
+}
+
+/** One stored file, decoded. */
+interface Stored {
+  readonly digest: Buffer;
+  readonly privateKey: boolean;
+  readonly identity: FileIdentity;
+}
+
+/**
+ * Reads a root's cache file.
+ *
+ * @param file its path ({@link digestCacheFile}).
+ * @param rootReal the root's real path: a file written for another root is ignored.
+ * @returns the stored digests, or why the file was ignored (`missing`, `truncated`, …), for one debug line.
+ */
+export function readDigestCache(file: string, rootReal: string): StoredDigests | { readonly ignored: string } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    return { ignored: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable' };
+  }
+  if (bytes.length < MAGIC.length + 1 + 4 + CHECKSUM_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC))
+    return { ignored: 'not a digest cache file' };
+  const version = bytes[MAGIC.length];
+  if (version !== DIGEST_CACHE_VERSION) return { ignored: `version ${String(version)}, not ${DIGEST_CACHE_VERSION}` };
+  const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
+  if (
+    !createHash('sha256')
+      .update(body)
+      .digest()
+      .equals(bytes.subarray(bytes.length - CHECKSUM_BYTES))
+  )
+    return { ignored: 'truncated or corrupted (checksum mismatch)' };
+  let header: { root?: unknown; devs?: unknown; files?: unknown };
+  const headerLength = body.readUInt32LE(MAGIC.length + 1);
+  const headerStart = MAGIC.length + 5;
+  try {
+    header = JSON.parse(body.toString('utf8', headerStart, headerStart + headerLength)) as typeof header;
+  } catch {
+    return { ignored: 'unreadable header' };
+  }
+  if (header.root !== rootReal) return { ignored: 'written for another root' };
+  if (!Array.isArray(header.devs) || typeof header.files !== 'number') return { ignored: 'unreadable header' };
+  const devs = (header.devs as unknown[]).map((dev) => BigInt(String(dev)));
+  // Where each directory's file records start: decoded only when the walk reaches the directory.
+  const dirs = new Map<string, number>();
+  const reader = new Reader(body, headerStart + headerLength);
+  try {
+    while (!reader.done) {
+      if (reader.byte() !== DIR_RECORD) return { ignored: 'corrupted (a record out of place)' };
+      const rel = reader.text();
+      const length = reader.number();
+      dirs.set(rel, reader.at);
+      reader.at += length;
+    }
+  } catch {
+    return { ignored: 'corrupted (a record runs past the end)' };
+  }
+  if (reader.at !== body.length) return { ignored: 'corrupted (a record runs past the end)' };
+  return new StoredRoot(body, dirs, devs, header.files);
+}
+
+class StoredRoot implements StoredDigests {
+  readonly #body: Buffer;
+  readonly #dirs: Map<string, number>;
+  readonly #devs: readonly bigint[];
+  #open: { rel: string; files: Map<string, Stored> } | undefined;
+  trusted = 0;
+  readonly entries: number;
+
+  constructor(body: Buffer, dirs: Map<string, number>, devs: readonly bigint[], entries: number) {
+    this.#body = body;
+    this.#dirs = dirs;
+    this.#devs = devs;
+    this.entries = entries;
+  }
+
+  lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
+    if (this.#open?.rel !== dirRel) this.#open = { rel: dirRel, files: this.#decode(dirRel) };
+    const stored = this.#open.files.get(name);
+    if (stored === undefined) return undefined;
+    const { identity } = stored;
+    if (
+      Number(stat.size) !== identity.size ||
+      stat.mtimeNs !== identity.mtimeNs ||
+      stat.ctimeNs !== identity.ctimeNs ||
+      stat.ino !== identity.ino ||
+      stat.dev !== identity.dev
+    )
+      return undefined;
+    this.trusted++;
+    return makeKey(stored.digest, identity.size, identity, stored.privateKey);
+  }
+
+  /** The file records of one directory (each directory is walked once per build: decoded once, then dropped). */
+  #decode(dirRel: string): Map<string, Stored> {
+    const files = new Map<string, Stored>();
+    const start = this.#dirs.get(dirRel);
+    if (start === undefined) return files;
+    this.#dirs.delete(dirRel);
+    const reader = new Reader(this.#body, start);
+    try {
+      while (!reader.done && this.#body[reader.at] === FILE_RECORD) {
+        const { name, stored } = reader.file(this.#devs);
+        files.set(name, stored);
+      }
+    } catch {
+      // A record cut short (past the checksum, a bug, not a disk fault): what was decoded stands; the rest is hashed.
+    }
+    return files;
+  }
+}
+
+/** Sequential reading of the cache body. */
+class Reader {
+  readonly #bytes: Buffer;
+  at: number;
+
+  constructor(bytes: Buffer, at: number) {
+    this.#bytes = bytes;
+    this.at = at;
+  }
+
+  get done(): boolean {
+    return this.at >= this.#bytes.length;
+  }
+
+  byte(): number {
+    if (this.at >= this.#bytes.length) throw new RangeError('truncated');
+    return this.#bytes[this.at++] as number;
+  }
+
+  /** A LEB128 integer below 2^53. */
+  number(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.byte();
+      value += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) return value;
+      scale *= 128;
+    }
+  }
+
+  /** A LEB128 integer of any size (inodes reach 2^64). */
+  bigint(): bigint {
+    let value = 0n;
+    let shift = 0n;
+    for (;;) {
+      const byte = this.byte();
+      value |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return value;
+      shift += 7n;
+    }
+  }
+
+  text(): string {
+    const length = this.number();
+    if (this.at + length > this.#bytes.length) throw new RangeError('truncated');
+    const text = this.#bytes.toString('utf8', this.at, this.at + length);
+    this.at += length;
+    return text;
+  }
+
+  file(devs: readonly bigint[]): { name: string; stored: Stored } {
+    this.byte();
+    const name = this.text();
+    const digest = this.#bytes.subarray(this.at, this.at + DIGEST_BYTES);
+    this.at += DIGEST_BYTES;
+    const flags = this.byte();
+    const size = this.number();
+    const mtimeNs = this.#bytes.readBigInt64LE(this.at);
+    this.at += 8;
+    let ctimeNs = mtimeNs;
+    if ((flags & FLAG_CTIME_IS_MTIME) === 0) {
+      ctimeNs = this.#bytes.readBigInt64LE(this.at);
+      this.at += 8;
+    }
+    const ino = this.bigint();
+    const dev = devs[this.number()] ?? -1n;
+    return {
+      name,
+      stored: { digest, privateKey: (flags & FLAG_PRIVATE_KEY) !== 0, identity: { size, mtimeNs, ctimeNs, ino, dev } },
+    };
+  }
+}
+
+/** Growing output of {@link encodeDigestCache}. */
+class Writer {
+  #bytes = Buffer.allocUnsafe(64 * 1024);
+  length = 0;
+
+  #room(extra: number): void {
+    if (this.length + extra <= this.#bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.#bytes.length * 2, this.length + extra));
+    this.#bytes.copy(grown, 0, 0, this.length);
+    this.#bytes = grown;
+  }
+
+  byte(value: number): void {
+    this.#room(1);
+    this.#bytes[this.length++] = value;
+  }
+
+  /** A LEB128 integer below 2^53. */
+  number(value: number): void {
+    let rest = value;
+    while (rest >= 0x80) {
+      this.byte((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    this.byte(rest);
+  }
+
+  /** A LEB128 integer of any size. */
+  bigint(value: bigint): void {
+    let rest = value;
+    do {
+      const low = Number(rest & 0x7fn);
+      rest >>= 7n;
+      this.byte(rest === 0n ? low : low | 0x80);
+    } while (rest !== 0n);
+  }
+
+  raw(bytes: Buffer): void {
+    this.#room(bytes.length);
+    bytes.copy(this.#bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  int64(value: bigint): void {
+    this.#room(8);
+    this.#bytes.writeBigInt64LE(value, this.length);
+    this.length += 8;
+  }
+
+  text(value: string): void {
+    const bytes = Buffer.from(value, 'utf8');
+    this.number(bytes.length);
+    this.raw(bytes);
+  }
+
+  done(): Buffer {
+    return this.#bytes.subarray(0, this.length);
+  }
+
+  /** Empties it, keeping its memory. */
+  reset(): void {
+    this.length = 0;
+  }
+}
+
+/** One indexed file as the builder holds it. */
+export interface IndexedFileRecord {
+  /** Root-relative, `/`-separated. */
+  readonly rel: string;
+  readonly node: FileNode;
+}
+
+/**
+ * Encodes a root's cache file from the files the index holds for it; racy entries are left out (the next start hashes
+ * those files again).
+ *
+ * @param rootReal the root's real path.
+ * @param files every file of the root, each directory's files together (as `IndexBuilder.files` yields them).
+ * @returns the bytes, and how many entries they hold.
+ */
+export function encodeDigestCache(
+  rootReal: string,
+  files: Iterable<IndexedFileRecord>,
+): { bytes: Buffer; entries: number } {
+  const out = new Writer();
+  const records = new Writer();
+  const devs = new Map<bigint, number>();
+  let entries = 0;
+  let currentDir: string | undefined;
+  const flush = (): void => {
+    if (currentDir === undefined || records.length === 0) return;
+    out.byte(DIR_RECORD);
+    out.text(currentDir);
+    out.number(records.length);
+    out.raw(records.done());
+    records.reset();
+  };
+  const digest = Buffer.allocUnsafe(DIGEST_BYTES);
+  for (const { rel, node } of files) {
+    if (wasRacy(node)) continue;
+    const slash = rel.lastIndexOf('/');
+    const dir = slash === -1 ? '' : rel.slice(0, slash);
+    if (dir !== currentDir) {
+      flush();
+      currentDir = dir;
+    }
+    const identity = identityOf(node);
+    let devIndex = devs.get(identity.dev);
+    if (devIndex === undefined) devs.set(identity.dev, (devIndex = devs.size));
+    records.byte(FILE_RECORD);
+    records.text(slash === -1 ? rel : rel.slice(slash + 1));
+    digest.write(node.key, 0, DIGEST_BYTES, 'latin1');
+    records.raw(digest);
+    const sameTimes = identity.ctimeNs === identity.mtimeNs;
+    records.byte((holdsPrivateKey(node) ? FLAG_PRIVATE_KEY : 0) | (sameTimes ? FLAG_CTIME_IS_MTIME : 0));
+    records.number(identity.size);
+    records.int64(identity.mtimeNs);
+    if (!sameTimes) records.int64(identity.ctimeNs);
+    records.bigint(identity.ino);
+    records.number(devIndex);
+    entries++;
+  }
+  flush();
+  const header = Buffer.from(
+    JSON.stringify({ root: rootReal, devs: [...devs.keys()].map(String), files: entries }),
+    'utf8',
+  );
+  const head = Buffer.allocUnsafe(MAGIC.length + 5);
+  MAGIC.copy(head);
+  head[MAGIC.length] = DIGEST_CACHE_VERSION;
+  head.writeUInt32LE(header.length, MAGIC.length + 1);
+  const body = Buffer.concat([head, header, out.done()]);
+  return { bytes: Buffer.concat([body, createHash('sha256').update(body).digest()]), entries };
+}
+
+/**
+ * Writes a root's cache file atomically (a temporary file beside it, then a rename), then removes cache files of
+ * roots not written for {@link STALE_CACHE_MS} and the oldest beyond {@link MAX_CACHE_FILES}.
+ *
+ * @throws the file system's error when the directory cannot be made or written (a read-only or full cache directory:
+ *   the caller logs it at debug level and serves on).
+ */
+export function writeDigestCache(file: string, bytes: Buffer): void {
+  const dir = path.dirname(file);
+  mkdirSync(dir, { recursive: true });
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    writeFileSync(temp, bytes);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  pruneDigestCache(dir, file);
+}
+
+function pruneDigestCache(dir: string, keep: string): void {
+  const now = Date.now();
+  const files: { file: string; mtimeMs: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (file === keep) continue;
+    try {
+      const { mtimeMs } = statSync(file);
+      // A temporary file a crashed writer left behind, or a cache file of a root long unused.
+      if ((name.endsWith('.tmp') && now - mtimeMs > 60_000) || now - mtimeMs > STALE_CACHE_MS) rmSync(file);
+      else if (name.endsWith('.bin')) files.push({ file, mtimeMs });
+    } catch {
+      // gone meanwhile (another server pruned it)
+    }
+  }
+  files.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { file } of files.slice(MAX_CACHE_FILES - 1)) rmSync(file, { force: true });
+}
+
+/** What {@link DigestCacheKeeper} reads and writes through. */
+export interface DigestCacheHooks {
+  /** The cache directory (`--cache-dir`). */
+  readonly cacheDir: string;
+  /** The roots' real paths and the files the index holds for each (`IndexBuilder.realOf`, `IndexBuilder.files`). */
+  readonly roots: () => Iterable<{ readonly real: string; readonly files: Iterable<IndexedFileRecord> }>;
+  /** Told why a cache file was not used or not written (a debug line: the cache is never worth a failure). */
+  readonly note: (event: 'digest-cache-ignored' | 'digest-cache-unwritable', fields: Record<string, unknown>) => void;
+  /** Told what was written. */
+  readonly wrote: (fields: { readonly roots: number; readonly entries: number; readonly bytes: number }) => void;
+}
+
+/** How long after the first build the cache is written (ms): off the path of the first answers. */
+export const FIRST_WRITE_DELAY_MS = 1000;
+/** How long after a rebuild the cache is written (ms): a burst of edits is one write. */
+export const REWRITE_DELAY_MS = 5000;
+
+/**
+ * Loads the roots' cache files for the first walks, and writes them again, batched: after the first build, after
+ * rebuilds, and when the server stops.
+ */
+export class DigestCacheKeeper {
+  readonly #hooks: DigestCacheHooks;
+  #timer: NodeJS.Timeout | undefined;
+  #dirty = false;
+  #loaded: StoredDigests[] = [];
+
+  constructor(hooks: DigestCacheHooks) {
+    this.#hooks = hooks;
+  }
+
+  /** The stored digests of a root about to be walked for the first time (`IndexOptions.storedDigests`). */
+  readonly load = (real: string): StoredDigests | undefined => {
+    const file = digestCacheFile(this.#hooks.cacheDir, real);
+    const read = readDigestCache(file, real);
+    if ('ignored' in read) {
+      this.#hooks.note('digest-cache-ignored', { file, root: real, reason: read.ignored });
+      return undefined;
+    }
+    this.#loaded.push(read);
+    return read;
+  };
+
+  /** How many stored entries the walks since the last call found and trusted (and lets the stored digests go). */
+  takeCounts(): { readonly stored: number; readonly trusted: number } {
+    const counts = {
+      stored: this.#loaded.reduce((sum, loaded) => sum + loaded.entries, 0),
+      trusted: this.#loaded.reduce((sum, loaded) => sum + loaded.trusted, 0),
+    };
+    this.#loaded = [];
+    return counts;
+  }
+
+  /**
+   * The index changed: write the cache after `delayMs`, unless a write is already due.
+   *
+   * @param delayMs {@link FIRST_WRITE_DELAY_MS} after the first build, {@link REWRITE_DELAY_MS} after a rebuild.
+   */
+  schedule(delayMs: number): void {
+    this.#dirty = true;
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => this.flush(), delayMs);
+    this.#timer.unref();
+  }
+
+  /** Writes what is due now (when the server stops). Never throws. */
+  flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (!this.#dirty) return;
+    this.#dirty = false;
+    let roots = 0;
+    let entries = 0;
+    let bytes = 0;
+    for (const root of this.#hooks.roots()) {
+      const file = digestCacheFile(this.#hooks.cacheDir, root.real);
+      try {
+        const encoded = encodeDigestCache(root.real, root.files);
+        writeDigestCache(file, encoded.bytes);
+        roots++;
+        entries += encoded.entries;
+        bytes += encoded.bytes.length;
+      } catch (error) {
+        this.#hooks.note('digest-cache-unwritable', {
+          file,
+          code: (error as NodeJS.ErrnoException).code ?? String(error),
+        });
+      }
+    }
+    if (roots > 0) this.#hooks.wrote({ roots, entries, bytes });
+  }
+
+  /** Stops the pending write (it is not made). */
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
