@@ -5,6 +5,8 @@
  *
  *   node --expose-gc harness.mjs generate <root> <skills>  writes a bench tree (bench-tree.ts); prints its stats
  *   node --expose-gc harness.mjs floor <root> [runs]       sync walk + readFileSync + sha256, no parsing
+ *   node --expose-gc harness.mjs stat-floor <root> [runs]  sync walk + lstat of every file (what a warm start needs)
+ *   node --expose-gc harness.mjs hash-list <list> [runs]   readFileSync + sha256 of the files named in <list>
  *   node --expose-gc harness.mjs build <root> [runs]       src/index/build.ts buildSnapshot, with an event-loop probe
  *   node harness.mjs pipe-floor                            the stdio floor for resources/read (see pipeFloor)
  *
@@ -12,7 +14,7 @@
  * (`/proc/self/clear_refs` = 5), so `hwmKb` is the peak of that run alone.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -70,6 +72,37 @@ function floorOnce(root: string): { files: number; bytes: number } {
   };
   visit(root);
   return { files, bytes };
+}
+
+/** The stat floor: the simplest single-thread walk that looks at every file without reading it. */
+function statFloorOnce(root: string): { files: number } {
+  let files = 0;
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.isFile()) {
+        lstatSync(full);
+        files++;
+      }
+    }
+  };
+  visit(root);
+  return { files };
+}
+
+/** Reads and hashes the files named one per line in `list`. */
+function hashListOnce(list: string): { files: number; bytes: number } {
+  let bytes = 0;
+  const files = readFileSync(list, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
+  for (const file of files) {
+    const data = readFileSync(file);
+    createHash('sha256').update(data).digest('hex');
+    bytes += data.length;
+  }
+  return { files: files.length, bytes };
 }
 
 async function timeRuns(runs: number, once: () => Promise<Omit<Run, 'ms' | 'hwmKb'>>, probe = false): Promise<Run[]> {
@@ -132,7 +165,8 @@ async function pipeFloor(): Promise<void> {
 async function main(): Promise<void> {
   const [mode, root, third] = process.argv.slice(2);
   if (mode === 'pipe-floor') return pipeFloor();
-  if (root === undefined) throw new Error('usage: harness.mjs <generate|floor|build|pipe-floor> <root> [runs|skills]');
+  if (root === undefined)
+    throw new Error('usage: harness.mjs <generate|floor|stat-floor|hash-list|build|pipe-floor> <root> [runs|skills]');
   const baseRssKb = procStatus('VmRSS');
   const runs = Number(third ?? 2);
   let results: Run[];
@@ -144,6 +178,12 @@ async function main(): Promise<void> {
     }
     case 'floor':
       results = await timeRuns(runs, async () => floorOnce(root));
+      break;
+    case 'stat-floor':
+      results = await timeRuns(runs, async () => statFloorOnce(root));
+      break;
+    case 'hash-list':
+      results = await timeRuns(runs, async () => hashListOnce(root));
       break;
     case 'build': {
       // The server's heap settings (src/heap.ts, imported first by the CLI), then the index.

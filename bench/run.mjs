@@ -151,19 +151,120 @@ function copyApp() {
 const DEFAULT_FLAGS = [];
 const NO_WATCH_FLAGS = ['--no-watch'];
 
+/** The cache directory of every server the run starts (its digest cache: `<cache>/digests`). */
+const CACHE_DIR = path.join(work, 'cache');
+process.env.SKILLS_SERVE_CACHE_DIR = CACHE_DIR;
+/** A cold start: no digest cache left by an earlier start. */
+function removeDigestCache() {
+  rmSync(path.join(CACHE_DIR, 'digests'), { recursive: true, force: true });
+}
+/** The bytes of the digest cache files (the tree's one file). */
+function digestCacheBytes() {
+  const dir = path.join(CACHE_DIR, 'digests');
+  if (!existsSync(dir)) return Number.NaN;
+  return readdirSync(dir).reduce((sum, name) => sum + readFileSync(path.join(dir, name)).length, 0);
+}
+
 /**
- * The starts of one tree: ROUNDS rounds of (bare node, floor in a fresh process, default mode, --no-watch), so the
- * medians compare runs taken under the same load.
+ * The bytes of the paths a digest cache file holds for `root`: each file's name (and its length byte), each
+ * directory's root-relative path (and its two length fields), as `src/index/digest-cache.ts` writes them.
+ */
+function cachePathBytes(root) {
+  let bytes = 0;
+  const visit = (dir, rel) => {
+    let files = 0;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) visit(path.join(dir, entry.name), rel === '' ? entry.name : `${rel}/${entry.name}`);
+      else {
+        bytes += Buffer.byteLength(entry.name) + 1;
+        files++;
+      }
+    }
+    if (files > 0) bytes += Buffer.byteLength(rel) + 4;
+  };
+  visit(root, '');
+  return bytes;
+}
+
+/** One file in a hundred (by sorted path, the SKILL.md files left out), for the "1% edited" warm start. */
+function everyHundredthFile(root) {
+  const files = [];
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name !== 'SKILL.md') files.push(full);
+    }
+  };
+  visit(root);
+  return files.filter((_, index) => index % 100 === 0);
+}
+
+/** Rewrites each file with one byte changed (same size): content edited, identity changed. */
+function editFiles(files, round) {
+  for (const file of files) {
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] + 1 + round) % 256;
+    writeFileSync(file, bytes);
+  }
+}
+
+/** Adds one skill of the bench shape (10 files) at `dir`; returns a function that removes it. */
+function addSkill(dir, name) {
+  for (const sub of ['references', 'scripts', 'assets']) mkdirSync(path.join(dir, sub), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: Added before a warm start.\n---\n# ${name}\n`,
+  );
+  for (let file = 0; file < 6; file++)
+    writeFileSync(path.join(dir, 'references', `topic-${file}.md`), `Reference ${file}.\n`.repeat(60));
+  writeFileSync(path.join(dir, 'scripts', 'run.py'), 'print("added")\n');
+  writeFileSync(path.join(dir, 'scripts', 'helper.sh'), '#!/bin/sh\necho added\n');
+  writeFileSync(path.join(dir, 'assets', 'template.md'), 'Template\n');
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The starts of one tree: ROUNDS rounds of (bare node, hashing floor and stat floor in fresh processes, default mode
+ * and --no-watch cold (digest cache removed), then default mode warm: nothing changed, 1% of the files edited, one
+ * skill added), so the medians compare runs taken under the same load.
  */
 async function measureStarts(app, harness, root, skills) {
-  const rounds = { bare: [], floor: [], watch: [], noWatch: [] };
+  const rounds = {
+    cachePathBytes: cachePathBytes(root),
+    bare: [],
+    floor: [],
+    statFloor: [],
+    watch: [],
+    noWatch: [],
+    warm: [],
+    warmEdited: [],
+    editedFloor: [],
+    warmAdded: [],
+    cacheBytes: [],
+  };
   const scale = Math.max(1, skills / 1000);
+  const edited = everyHundredthFile(root);
+  const editedList = path.join(work, `edited-${skills}.txt`);
+  writeFileSync(editedList, `${edited.join('\n')}\n`);
   for (let round = 0; round < ROUNDS; round++) {
-    log(`${skills} skills: round ${round + 1}/${ROUNDS}: bare node, floor, default mode, --no-watch`);
+    log(`${skills} skills: round ${round + 1}/${ROUNDS}: bare node, floors, cold (default, --no-watch), warm (3 ways)`);
     rounds.bare.push(await bareNodeStart());
     rounds.floor.push((await runHarness(harness, ['floor', root, 1], 120_000 * scale)).runs[0]);
+    rounds.statFloor.push((await runHarness(harness, ['stat-floor', root, 1], 120_000 * scale)).runs[0]);
+    removeDigestCache();
     rounds.watch.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
+    removeDigestCache();
     rounds.noWatch.push(await measureStart(app.bin, root, NO_WATCH_FLAGS));
+    // The cold --no-watch start wrote the cache when it stopped: the next starts are warm.
+    rounds.cacheBytes.push(digestCacheBytes());
+    rounds.warm.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
+    editFiles(edited, round);
+    rounds.editedFloor.push((await runHarness(harness, ['hash-list', editedList, 1], 60_000)).runs[0]);
+    rounds.warmEdited.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
+    const removeAdded = addSkill(path.join(root, 'added', `added-${round}`), `added-${round}`);
+    rounds.warmAdded.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
+    removeAdded();
   }
   return rounds;
 }
@@ -281,6 +382,8 @@ async function main() {
     let kept;
     for (let run = 0; run < PROBE_RUNS; run++) {
       const last = run === PROBE_RUNS - 1;
+      // The probe watches a whole build: cold.
+      removeDigestCache();
       const result = await measureStart(app.bin, root, DEFAULT_FLAGS, { probe: true, keep: last });
       if (last) {
         kept = result;

@@ -39,9 +39,8 @@ export async function measureStart(bin, root, flags, { probe = false, keep = fal
   const server = new RpcChild([bin, '--log-level', 'info', ...flags, root]);
   try {
     const initMs = await server.initialize(120_000);
-    // Before `initialize` is answered the SDK holds every other message (under `--compat auto` the answer waits up to
-    // COMPAT_CATALOG_WAIT_MS for the first build), so a ping sent earlier waits for the answer, not for a blocked
-    // loop: the probe starts with the answer, and runs until the list is complete.
+    // Before `initialize` is answered the SDK holds every other message, so a ping sent earlier waits for the answer,
+    // not for a blocked loop: the probe starts with the answer, and runs until the list is complete.
     const probing = probe ? startPingProbe(server, 5) : undefined;
     const probeFrom = performance.now() - server.startedAt;
     const listed = await server.listAll(600_000);
@@ -69,6 +68,8 @@ export async function measureStart(bin, root, flags, { probe = false, keep = fal
       files: listed.reduce((sum, skill) => sum + skill.resources.length, 0),
       hwmKb,
       indexBuiltMs: Number(logOf(builtLine).ms),
+      digestsStored: Number(logOf(builtLine).digestsStored ?? 0),
+      digestsTrusted: Number(logOf(builtLine).digestsTrusted ?? 0),
       indexBuiltAt: server.sinceSpawn(builtLine),
       watchedDirs: watching?.directories,
       watchMode: watching?.mode,
