@@ -1,6 +1,6 @@
-// Bundles src/cli/main.ts (as dist/cli.js) into ESM files in dist/, so `npx skills-serve`
-// starts without resolving a module graph and installs no dependencies. Code splitting keeps what a command does not
-// need out of its start: the HTTP transport and the one-shot commands are chunks loaded when used.
+// Bundles src/cli/boot.ts (dist/cli.js, which loads src/cli/main.ts as a chunk) into ESM files in dist/, so
+// `npx skills-serve` starts without resolving a module graph and installs no dependencies. Code splitting keeps what
+// a command does not need out of its start: the HTTP transport and the one-shot commands are chunks loaded when used.
 // CommonJS dependencies (pino, commander) call require(): the banner gives every file a real one.
 // The bundle is the only copy of its dependencies' code that users receive, so their license texts (MIT, and
 // Apache-2.0 for the MCP SDK, which must travel with redistributed copies) are collected into
@@ -22,7 +22,7 @@ const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'ut
 rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: { cli: 'src/cli/main.ts' },
+  entryPoints: { cli: 'src/cli/boot.ts' },
   outdir: 'dist',
   entryNames: '[name]',
   chunkNames: '[name]-[hash]',

@@ -10,6 +10,7 @@ import path from 'node:path';
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
+import { resolveCacheDir } from '../cache-dir.js';
 import type { CommandOptions } from '../commands/snapshot-once.js';
 import {
   CACHE_SCOPES,
@@ -27,7 +28,6 @@ import {
 import { exitCodeOf, SkillsServeError } from '../errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from '../index/policy.js';
 import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
-import { resolveCacheDir } from '../roots/git/cache.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitSettings } from '../roots/git/settings.js';
 import { type GitAllowEntry, parseGitAllow } from '../roots/git/url.js';
 import { resolveSources, type SourceSpec } from '../roots/root-arg.js';

@@ -6,8 +6,9 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { cacheDirArgument, resolveCacheDir } from '../../src/cache-dir.js';
 import { parseByteSize, parseGitMaxFiles, parseGitPollMs } from '../../src/cli/options.js';
-import { remoteCache, resolveCacheDir, treeDir } from '../../src/roots/git/cache.js';
+import { remoteCache, treeDir } from '../../src/roots/git/cache.js';
 import { PROVENANCE_META_KEY, provenanceMeta } from '../../src/roots/git/provenance.js';
 import { DEFAULT_GIT_POLL_MS } from '../../src/roots/git/settings.js';
 import { parseGitUrl } from '../../src/roots/git/url.js';
@@ -27,6 +28,19 @@ describe('resolveCacheDir', () => {
     ],
   ])('%j → %s', (inputs, expected) => {
     expect(resolveCacheDir(inputs)).toBe(expected);
+  });
+});
+
+describe('cacheDirArgument (read before the parser, for the compile cache)', () => {
+  it.each([
+    [['node', 'cli', './skills'], undefined],
+    [['node', 'cli', '--cache-dir', '/c', './skills'], '/c'],
+    [['node', 'cli', '--cache-dir=/c', 'serve'], '/c'],
+    [['node', 'cli', '--cache-dir', '/a', '--cache-dir=/b'], '/b'],
+    [['node', 'cli', '--', '--cache-dir', '/c'], undefined],
+    [['node', 'cli', '--cache-dir'], undefined],
+  ])('%j → %j', (argv, expected) => {
+    expect(cacheDirArgument(argv)).toBe(expected);
   });
 });
 

@@ -15,39 +15,6 @@ import path from 'node:path';
 
 import type { GitRemote } from './url.js';
 
-/** Where the cache directory comes from: the flag, the environment, the user's home. */
-export interface CacheDirInputs {
-  /** `--cache-dir`, when given. */
-  readonly flag?: string | undefined;
-  /** The process environment (`SKILLS_SERVE_CACHE_DIR`, `XDG_CACHE_HOME`, `LOCALAPPDATA`). */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The user's home directory (`os.homedir()`). */
-  readonly home: string;
-  /** `process.platform`. */
-  readonly platform: NodeJS.Platform;
-  /** Directory relative paths resolve against. */
-  readonly cwd: string;
-}
-
-/**
- * Resolves the cache directory: `--cache-dir`, else `SKILLS_SERVE_CACHE_DIR`, else `$XDG_CACHE_HOME/skills-serve`,
- * else `%LOCALAPPDATA%\skills-serve\Cache` on Windows, else `~/.cache/skills-serve`. Pure.
- *
- * @returns an absolute path (not created).
- */
-export function resolveCacheDir(inputs: CacheDirInputs): string {
-  const given = nonEmpty(inputs.flag) ?? nonEmpty(inputs.env['SKILLS_SERVE_CACHE_DIR']);
-  if (given !== undefined) return path.resolve(inputs.cwd, given);
-  const xdg = nonEmpty(inputs.env['XDG_CACHE_HOME']);
-  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'skills-serve');
-  const local = nonEmpty(inputs.env['LOCALAPPDATA']);
-  if (inputs.platform === 'win32' && local !== undefined) return path.join(local, 'skills-serve', 'Cache');
-  return path.join(inputs.home, '.cache', 'skills-serve');
-}
-
-const nonEmpty = (value: string | undefined): string | undefined =>
-  value === undefined || value.trim() === '' ? undefined : value;
-
 /** First hex digits of a sha256, for directory names. */
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
