@@ -1,5 +1,5 @@
 /**
- * The trees `npm run bench` measures, the shape of the issue's generator (issue 10): {@link writeSyntheticTree}'s
+ * The trees `npm run bench` measures, in the layout of the synthetic generator: {@link writeSyntheticTree}'s
  * layout (10 files and 4 directories per skill, mostly small text), with a large *binary* asset of mixed size in one
  * skill out of {@link LARGE_EVERY}, so that:
  * - 1,000 skills come to 10,000 files / ~97 MB / ~4,050 directories and 10,000 skills to 100,000 files / ~0.94 GB /

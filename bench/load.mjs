@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:load` (after `npm run build`): a load and soak benchmark (issue 13). N keep-alive HTTP clients on
+// `npm run bench:load` (after `npm run build`): a load and soak benchmark. N keep-alive HTTP clients on
 // one `--http 127.0.0.1:0` server and M stdio sessions (one server process each) mix `skills/list`, `skills/get`,
 // `resources/read` and `resources/directory/read` for a bounded time, while a churn process (bench/load-churn.mjs)
 // edits, adds, removes, renames, breaks and fixes skills in the tree they all serve. Every read is judged

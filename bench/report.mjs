@@ -1,4 +1,4 @@
-// Renders the results of bench/run.mjs: the targets of issue 10 with their figures (printed and in BENCHMARKS.md), the
+// Renders the results of bench/run.mjs: the project's targets with their figures (printed and in BENCHMARKS.md), the
 // full table, the machine, the method and the commands. Pure formatting: every figure comes from the run.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,7 @@ const DEBOUNCE_MS = sourceConstant('watch/batch.ts', 'DEBOUNCE_MS');
 /** Files over this size are hashed off the walk, asynchronously (bytes). */
 const SYNC_HASH_MAX_BYTES = sourceConstant('index/digest.ts', 'SYNC_HASH_MAX_BYTES');
 
-/** The targets: startup and memory (issue 19), the rest (issue 10). */
+/** The targets (BENCHMARKS.md lists them with their figures): startup and memory, reads, HTTP, live edits. */
 export const TARGETS = {
   /** Warm start / (stat floor + bare node). */
   warmRatio: 1.3,
@@ -157,7 +157,7 @@ function figures(row) {
   };
 }
 
-/** One target line per target of issue 10, each with its figure, ratio and verdict. */
+/** One target line per target, each with its figure, ratio and verdict. */
 const row = (item) => item.row;
 
 function targetLines(all, runs) {
@@ -532,7 +532,7 @@ everywhere (RSS too: VmHWM kB × 1024 / 10^6).
 ${checks.length > 0 ? `\nSanity checks that failed (figures above may not compare like with like):\n${checks.map((item) => `- ${item}`).join('\n')}\n` : '\nSanity checks: every start listed every skill and file of its tree; the floor and `buildSnapshot` read every file and byte; the watcher watched every directory; every HTTP answer was a 200 equal to the recorded one.\n'}
 ## How it is measured
 
-- **Trees** (\`bench/bench-tree.ts\` on \`bench/tree.ts\`, the layout of issue 10's generator): skills in 50 group folders,
+- **Trees** (\`bench/bench-tree.ts\` on \`bench/tree.ts\`, the layout of the synthetic generator): skills in 50 group folders,
   each a directory with \`references/\`, \`scripts/\` and \`assets/\` (4 directories per skill) holding 10 files
   (SKILL.md, 6 references, 2 scripts, 1 asset), mostly a few kB; one skill in 44 has a binary asset of 1.25–8 MiB
   (8, 1.25, 5, 1.5, 4, 2, 3, 1.25 MiB, cycled), all over ${Number.isFinite(SYNC_HASH_MAX_BYTES) ? `${SYNC_HASH_MAX_BYTES / 2 ** 20} MiB` : 'the synchronous-hash limit'} so they are hashed off the walk (asynchronous reads), served as base64 blobs, and

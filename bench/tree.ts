@@ -1,5 +1,5 @@
 /**
- * Synthetic skill trees for the benchmarks, the layout of the issue's generator: skills in 50 group folders, each skill
+ * Synthetic skill trees for the benchmarks, in one layout: skills in 50 group folders, each skill
  * a directory with `references/`, `scripts/` and `assets/` (4 directories per skill) holding 10 files: `SKILL.md`, 6
  * references, 2 scripts and one asset (a small template, or a large asset chosen by the caller). Deterministic content
  * (no randomness), so runs compare.
