@@ -5,10 +5,13 @@
 // 2. serves sample-skills/ and the edge-case fixtures with `skills-serve --http` and runs the SEP-2640 server
 //    scenarios in both eras (2026-07-28, and 2025-11-25 with --force);
 // 3. runs `inspector --cli --method skills/list --verify` over stdio in both eras on sample-skills/ (and on the
-//    real corpus next to the checkout, when present).
+//    real corpus next to the checkout, when present);
+// 4. runs the same verification with the server itself on Node 22, twice on one cache directory: the compiled code
+//    is kept in `<cache>/compile/` (docs/ARCHITECTURE.md, "Caches"), nothing is written into the package, and the
+//    second start, served from that cache, verifies as the first.
 // Exits 1 if any check fails. Set SKILLS_SERVE_TOOLS_DIR to reuse an install.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,6 +158,36 @@ for (const tree of VERIFY_TREES) {
     });
   }
 }
+
+const compileCacheDir = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-compile-'));
+const packageFiles = () => readdirSync(REPO, { recursive: true }).filter((file) => !file.startsWith('node_modules'));
+const before = packageFiles().length;
+for (const start of ['first', 'second']) {
+  const { code, output } = await run([
+    inspectorCli,
+    '--cli',
+    '--method',
+    'skills/list',
+    '--verify',
+    node22,
+    BIN,
+    '--no-watch',
+    '--cache-dir',
+    compileCacheDir,
+    path.join(REPO, 'sample-skills'),
+  ]);
+  const compiled = existsSync(path.join(compileCacheDir, 'compile'))
+    ? readdirSync(path.join(compileCacheDir, 'compile'), { recursive: true }).length
+    : 0;
+  const added = packageFiles().length - before;
+  results.push({
+    check: `server on Node 22, ${start} start: compile cache`,
+    ok: code === 0 && compiled > 0 && added === 0,
+    summary: `${/Verified [^.]*/u.exec(output)?.[0] ?? `exit ${code}`}; ${compiled} entries in <cache>/compile; ${added} files added to the package`,
+    output,
+  });
+}
+rmSync(compileCacheDir, { recursive: true, force: true });
 
 for (const result of results) console.log(`${result.ok ? 'PASS' : 'FAIL'}  ${result.check}: ${result.summary}`);
 const failed = results.filter((result) => !result.ok);
