@@ -262,7 +262,7 @@ async function measureStarts(app, harness, root, skills) {
     editFiles(edited, round);
     rounds.editedFloor.push((await runHarness(harness, ['hash-list', editedList, 1], 60_000)).runs[0]);
     rounds.warmEdited.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
-    const removeAdded = addSkill(path.join(root, 'added', `added-${round}`), `added-${round}`);
+    const removeAdded = addSkill(path.join(root, `added-${round}`), `added-${round}`);
     rounds.warmAdded.push(await measureStart(app.bin, root, DEFAULT_FLAGS));
     removeAdded();
   }
