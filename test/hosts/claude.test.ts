@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOST_CASES, INSTRUCTIONS, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
 import { HostUser, type TmuxSession } from './harness.js';
-import { checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, scriptLoop } from './loop.js';
+import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
 const BUDGET = 4096;
 const INSTRUCTIONS_HEADER =
@@ -177,6 +177,14 @@ for (const hostCase of HOST_CASES) {
         expect(first?.tools).toContain('ToolSearch');
         expect(first?.tools).not.toContain('mcp__skills__read_skill');
         expect(JSON.stringify(first?.body)).toContain('\\nmcp__skills__read_skill\\nmcp__skills__read_skill_file\\n');
+        // Before ToolSearch the model is shown no skill (the instructions name none, and our tools are names only);
+        // once it loaded read_skill, its description shows each of the six skills once.
+        expect(JSON.stringify(first?.body)).not.toContain('pdf-summaries');
+        const loaded = (outcome.turns[1]?.body['tools'] as { name: string; description?: string }[]).find(
+          (tool) => tool.name === 'mcp__skills__read_skill',
+        );
+        expect(catalogLines(loaded?.description)).toHaveLength(6);
+        expect(readUris(user)).not.toContain('skill://index.json');
         expect(outcome.answered(1)?.name).toBe('ToolSearch');
         expect(outcome.answered(1)?.other).toEqual([
           { type: 'tool_reference', tool_name: 'mcp__skills__read_skill' },

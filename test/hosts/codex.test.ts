@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOST_CASES, INSTRUCTIONS, removeCaseTrees } from './cases.js';
 import { HostUser } from './harness.js';
-import { checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, scriptLoop } from './loop.js';
+import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
 afterAll(removeCaseTrees);
 
@@ -63,12 +63,8 @@ describe(`Codex CLI 0.171.0 on ${hostCase.label}`, () => {
     const inner = (namespace?.tools ?? []) as { name: string; description: string }[];
     expect(inner.map((tool) => tool.name)).toEqual(['list_skills', 'read_skill', 'read_skill_file', 'search_skills']);
     // The catalog, the only place the model is shown the skills: one line each.
-    const catalog =
-      inner
-        .find((tool) => tool.name === 'read_skill')
-        ?.description.split('\n- ')
-        .slice(1) ?? [];
-    expect(catalog).toHaveLength(6);
+    expect(catalogLines(inner.find((tool) => tool.name === 'read_skill')?.description)).toHaveLength(6);
+    expect(readUris(user)).not.toContain('skill://index.json');
     // Codex lists only tools: no prompts, no resources (the model can list them with list_mcp_resources).
     expect(user.requests('prompts/list')).toEqual([]);
     expect(user.requests('resources/list')).toEqual([]);

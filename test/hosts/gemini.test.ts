@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOST_CASES, INSTRUCTIONS, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
 import { HostUser, type TmuxSession } from './harness.js';
-import { checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, scriptLoop } from './loop.js';
+import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
 const BUDGET = 4096;
 /** The completion line Gemini CLI shows under the input while `/mcp list` is typed. */
@@ -105,6 +105,14 @@ for (const hostCase of HOST_CASES) {
             'mcp_skills_read_skill_file',
           ]),
         );
+        const declarations = (
+          (outcome.turns[0]?.body['tools'] ?? []) as {
+            functionDeclarations?: { name: string; description: string }[];
+          }[]
+        ).flatMap((tool) => tool.functionDeclarations ?? []);
+        const readSkill = declarations.find((declaration) => declaration.name === 'mcp_skills_read_skill');
+        expect(catalogLines(readSkill?.description)).toHaveLength(6);
+        expect(readUris(user)).not.toContain('skill://index.json');
         // Gemini CLI passes each text block on inside <untrusted_context> tags, one output string per call.
         const wrap = (blocks: readonly string[]): string[] => [
           blocks.map((text) => `<untrusted_context>\n${text}\n</untrusted_context>`).join('\n'),

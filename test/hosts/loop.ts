@@ -108,3 +108,13 @@ export function checkServed(outcome: LoopOutcome, tree: string): void {
   if (JSON.stringify(outcome.served) !== JSON.stringify(want))
     throw new Error(`the server answered\n${JSON.stringify(outcome.served)}\nnot\n${JSON.stringify(want)}`);
 }
+
+/** The catalog lines of `read_skill`'s description: one `- name: description` line per skill the host does not list. */
+export function catalogLines(description: string | undefined): string[] {
+  return (description ?? '').split('\n- ').slice(1);
+}
+
+/** The URIs the host read with `resources/read` (a host that discovers skills through the index reads it first). */
+export function readUris(user: HostUser): string[] {
+  return user.requests('resources/read').map((request) => (request['params'] as { uri: string }).uri);
+}

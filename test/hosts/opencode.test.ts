@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOST_CASES, INSTRUCTIONS, removeCaseTrees } from './cases.js';
 import { HostUser } from './harness.js';
-import { checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, scriptLoop } from './loop.js';
+import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
 afterAll(removeCaseTrees);
 
@@ -69,6 +69,10 @@ describe(`opencode 1.18.33 on ${hostCase.label}`, () => {
     expect(system.join('\n')).toContain(
       `<mcp_instructions>\n  <server name="skills">\n    ${INSTRUCTIONS}\n  </server>\n</mcp_instructions>`,
     );
+    const tools = (first?.body['tools'] ?? []) as { function: { name: string; description: string } }[];
+    const readSkill = tools.find((tool) => tool.function.name === 'skills_read_skill');
+    expect(catalogLines(readSkill?.function.description)).toHaveLength(6);
+    expect(readUris(user)).not.toContain('skill://index.json');
     // opencode run lists only tools: no prompts, no resources.
     expect(user.requests('prompts/list')).toEqual([]);
     expect(user.requests('resources/list')).toEqual([]);
