@@ -111,7 +111,7 @@ for (const hostCase of HOST_CASES) {
           }[]
         ).flatMap((tool) => tool.functionDeclarations ?? []);
         const readSkill = declarations.find((declaration) => declaration.name === 'mcp_skills_read_skill');
-        expect(catalogLines(readSkill?.description)).toHaveLength(6);
+        expect(catalogLines(readSkill?.description)).toHaveLength(published(tree).skills);
         expect(readUris(user)).not.toContain('skill://index.json');
         // Gemini CLI passes each text block on inside <untrusted_context> tags, one output string per call.
         const wrap = (blocks: readonly string[]): string[] => [
