@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Real hosts (Claude Code, Gemini CLI) run offline against the server: npm run test:hosts (installs them first).
+// Real hosts (Claude Code, Gemini CLI, Codex CLI, opencode) run offline against the server: npm run test:hosts
+// (installs them first).
 export default defineConfig({
   test: {
     include: ['test/hosts/**/*.test.ts'],

@@ -1,5 +1,6 @@
-// Installs what `npm run test:hosts` needs on a fresh machine, outside the project: Claude Code and Gemini CLI at
-// pinned versions from the npm registry into a cache directory (SKILLS_SERVE_HOSTS_CACHE, default
+// Installs what `npm run test:hosts` needs on a fresh machine, outside the project: Claude Code, Gemini CLI, Codex
+// CLI and opencode (the last two ship native binaries in platform packages npm picks) at pinned versions from the npm
+// registry into a cache directory (SKILLS_SERVE_HOSTS_CACHE, default
 // ~/.cache/skills-serve/hosts), tmux through apt-get when it is missing, and a check that `unshare -n` can cut the
 // network (the host tests run every host in a network namespace of its own, with loopback only).
 // Already-installed versions are reused. Prints one line per step; exits 1 with the reason when a step fails.

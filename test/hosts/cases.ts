@@ -23,6 +23,8 @@ export interface HostCase {
   readonly live: boolean;
   /** Flags after the tree. */
   readonly flags: readonly string[];
+  /** Whether the scripted model loop runs on this tree (it loads a skill of `sample-skills/`). */
+  readonly loop: boolean;
 }
 
 /** What the server serves for a tree. */
@@ -54,6 +56,7 @@ export const HOST_CASES: readonly HostCase[] = [
     prompt: { name: 'pdf-summaries', file: 'pdf-summaries/SKILL.md' },
     live: true,
     flags: [],
+    loop: true,
   },
   {
     label: 'the shared anthropics-skills corpus',
@@ -62,6 +65,7 @@ export const HOST_CASES: readonly HostCase[] = [
     prompt: { name: 'brand-guidelines', file: 'brand-guidelines/SKILL.md' },
     live: false,
     flags: [],
+    loop: false,
   },
   {
     label: 'a generated 400-skill catalog',
@@ -74,6 +78,7 @@ export const HOST_CASES: readonly HostCase[] = [
     live: false,
     // The default (watching) mode: initialize waits for the first build, so the instructions list the catalog.
     flags: [],
+    loop: false,
   },
 ];
 
@@ -90,31 +95,9 @@ export function promptManifest(dir: string, hostCase: HostCase): string {
   return readFileSync(path.join(dir, hostCase.prompt.file), 'utf8');
 }
 
-/** The pointer paragraph the instructions must carry for a catalog of `skills` skills. */
-export const POINTER =
-  /^(?:All (\d+) skills are listed below; the list_skills tool returns the same catalog\.|(\d+) of the (\d+) skills are listed below \(to keep these instructions short\)\. To find the others, call the search_skills tool with a few words from the task, or the list_skills tool for the full catalog\.)$/u;
-
 /**
- * Checks that `instructions` are within `budget`, that the pointer is the second paragraph and says how many catalog
- * lines follow, and returns how many skills it lists (`initialize` waits for the first index build: the catalog is
- * always there).
- *
- * @throws when any of that does not hold.
+ * The server instructions, the same for every connection and naming no skill (they go out before a host shows whether
+ * it lists skills itself): the catalog is in read_skill's description instead.
  */
-export function checkInstructions(instructions: string, budget: number, skills: number): number {
-  if (instructions.length > budget)
-    throw new Error(`instructions are ${instructions.length} characters, over ${budget}`);
-  const paragraphs = instructions.split('\n\n');
-  const [intro, pointer, catalog, ...rest] = paragraphs;
-  if (rest.length > 0 || intro === undefined || pointer === undefined || catalog === undefined)
-    throw new Error(`unexpected paragraphs in:\n${instructions}`);
-  const match = POINTER.exec(pointer);
-  if (match === null) throw new Error(`the second paragraph is not the pointer: ${pointer}`);
-  const listed = Number(match[1] ?? match[2]);
-  const total = Number(match[1] ?? match[3]);
-  const lines = catalog.split('\n');
-  if (total !== skills) throw new Error(`the pointer counts ${total} skills; ${skills} are served`);
-  if (lines.length !== listed + 1 || !lines.slice(1).every((line) => line.startsWith('- ')))
-    throw new Error(`the pointer says ${listed} listed; the catalog has ${lines.length - 1} lines`);
-  return listed;
-}
+export const INSTRUCTIONS =
+  'Agent Skills for specialised tasks. Before such a task, find a skill with the search_skills tool (a few words from the task) or list_skills, read it with read_skill, and follow its SKILL.md; read the files it names with read_skill_file. Skills your host lists in its own skill list can be loaded from there instead. Your host may show these tools with a prefix (such as mcp__skills__read_skill or skills_read_skill).';

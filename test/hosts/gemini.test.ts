@@ -9,8 +9,9 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { checkInstructions, HOST_CASES, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
+import { HOST_CASES, INSTRUCTIONS, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
 import { HostUser, type TmuxSession } from './harness.js';
+import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
 const BUDGET = 4096;
 /** The completion line Gemini CLI shows under the input while `/mcp list` is typed. */
@@ -58,12 +59,13 @@ for (const hostCase of HOST_CASES) {
       expect((user.results('initialize')[0] as { protocolVersion: string }).protocolVersion).toBe('2025-06-18');
     });
 
-    it('gemini -p: the model gets the server instructions whole, within 4,096 characters, pointer intact', () => {
+    it('gemini -p: the model gets the server instructions whole (they name no skill)', () => {
       const sent = user.modelRequests().length;
       const run = user.offline(['-p', 'hello']);
       expect(run.stdout).toContain('FAKE-MODEL-REPLY');
       const instructions = (user.results('initialize').at(-1) as { instructions: string }).instructions;
-      checkInstructions(instructions, BUDGET, expected.skills);
+      expect(instructions).toBe(INSTRUCTIONS);
+      expect(instructions.length).toBeLessThanOrEqual(BUDGET);
       const [first] = turns(user, sent);
       const block = `The following are instructions provided by the tool server 'skills':\n---[start of server instructions]---\n${instructions}\n---[end of server instructions]---`;
       expect(first?.[0]).toContain(block);
@@ -85,14 +87,65 @@ for (const hostCase of HOST_CASES) {
       expect(turn?.at(-1)).toBe(JSON.stringify(text));
     });
 
+    it.skipIf(!hostCase.loop)(
+      'scripted model, gemini -p: mcp_skills_read_skill, then mcp_skills_read_skill_file; both reach the model verbatim',
+      () => {
+        scriptLoop(user, { readSkill: 'mcp_skills_read_skill', readSkillFile: 'mcp_skills_read_skill_file' });
+        const run = user.offline(['-p', LOOP_PROMPT]);
+        expect(run.stdout).toBe('FAKE-MODEL-REPLY\n');
+        const outcome = loopOutcome(user);
+        checkServed(outcome, tree);
+        const texts = loadedTexts(tree);
+        expect(outcome.turns).toHaveLength(3);
+        expect(outcome.turns[0]?.tools).toEqual(
+          expect.arrayContaining([
+            'mcp_skills_list_skills',
+            'mcp_skills_search_skills',
+            'mcp_skills_read_skill',
+            'mcp_skills_read_skill_file',
+          ]),
+        );
+        const declarations = (
+          (outcome.turns[0]?.body['tools'] ?? []) as {
+            functionDeclarations?: { name: string; description: string }[];
+          }[]
+        ).flatMap((tool) => tool.functionDeclarations ?? []);
+        const readSkill = declarations.find((declaration) => declaration.name === 'mcp_skills_read_skill');
+        expect(catalogLines(readSkill?.description)).toHaveLength(published(tree).skills);
+        expect(readUris(user)).not.toContain('skill://index.json');
+        // Gemini CLI passes each text block on inside <untrusted_context> tags, one output string per call.
+        const wrap = (blocks: readonly string[]): string[] => [
+          blocks.map((text) => `<untrusted_context>\n${text}\n</untrusted_context>`).join('\n'),
+        ];
+        expect(outcome.answered(1)?.name).toBe('mcp_skills_read_skill');
+        expect(outcome.answered(1)?.result).toEqual(wrap(outcome.served.skill));
+        expect(outcome.answered(1)?.result?.[0]).toContain(`\n${texts.skill}\n`);
+        expect(outcome.answered(2)?.name).toBe('mcp_skills_read_skill_file');
+        expect(outcome.answered(2)?.result).toEqual(wrap([texts.file]));
+      },
+    );
+
     it('interactive: /mcp list shows every tool, prompt and resource (prompts/list read in one page)', async () => {
+      const starts = user.serverStarts();
+      const before = { tools: user.results('tools/list').length, prompts: user.results('prompts/list').length };
       session = user.session();
       await session.waitForPane((pane) => pane.includes('Type your message'), 'the input prompt');
-      await session.waitForPane(() => user.results('resources/list').length >= 3, 'the session listed resources');
+      // The session's own server answered its tools/list, prompts/list and last resources/list page.
+      const listed = (): boolean => {
+        const pages = user.results('resources/list') as { nextCursor?: string }[];
+        return (
+          user.serverStarts() > starts &&
+          user.results('tools/list').length > before.tools &&
+          user.results('prompts/list').length > before.prompts &&
+          pages.length > 0 &&
+          pages.at(-1)?.nextCursor === undefined
+        );
+      };
+      await session.waitForPane(listed, 'the session listed tools, prompts and every resources page');
       await session.submit('/mcp list', MCP_LIST_COMPLETION);
       const pane = await session.waitForPane(
-        (text) => text.includes('🟢 skills - Ready'),
-        '/mcp list',
+        (text) => text.includes('🟢 skills - Ready ('),
+        '/mcp list with its counts',
         undefined,
         2000,
       );

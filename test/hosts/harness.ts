@@ -1,9 +1,10 @@
 /**
- * Runs real hosts (Claude Code, Gemini CLI) against `bin/skills-serve.js` the way a user wires them, offline: each
- * in a throwaway HOME outside the project, in a network namespace of its own with loopback only (`unshare -n`), with
- * the server behind a relay that logs every JSON-RPC line both ways (`tee-mcp.mjs`) and a stand-in model on
- * 127.0.0.1 that logs what the host would have sent to the model (`fake-model.mjs`). Interactive sessions run under
- * a tmux server of their own (`tmux -L <socket>`), never the user's.
+ * Runs real hosts (Claude Code, Gemini CLI, Codex CLI, opencode) against `bin/skills-serve.js` the way a user wires
+ * them, offline: each in a throwaway HOME outside the project, in a network namespace of its own with loopback only
+ * (`unshare -n`), with the server behind a relay that logs every JSON-RPC line both ways (`tee-mcp.mjs`) and a
+ * stand-in model on 127.0.0.1 that logs what the host would have sent to the model and, given a script, answers with
+ * tool calls (`fake-model.mjs`). Interactive sessions run under a tmux server of their own (`tmux -L <socket>`), never
+ * the user's.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -30,7 +31,7 @@ export const CORPUS = path.resolve(REPO, '..', 'shared', 'corpora', 'anthropics-
 /** Longest a host step may take before the test fails (ms): hosts start in seconds; this only stops a hang. */
 export const STEP_MS = 60_000;
 
-export type HostName = 'claude' | 'gemini';
+export type HostName = 'claude' | 'gemini' | 'codex' | 'opencode';
 
 /** The executable of a pinned host, installed by `scripts/install-hosts.mjs`. */
 export function binaryOf(name: HostName): string {
@@ -69,6 +70,10 @@ export class HostUser {
   readonly project: string;
   readonly wireLog: string;
   readonly modelLog: string;
+  /** The scripted model's script (see `fake-model.mjs`); absent, the model answers with text. */
+  readonly scriptFile: string;
+  /** Config files written with the stand-in model's port once it listens: [template, target]. */
+  readonly #templates: [string, string][] = [];
   readonly #runner: string;
   readonly #socket: string;
   #sessions = 0;
@@ -88,13 +93,16 @@ export class HostUser {
     mkdirSync(this.project);
     this.wireLog = path.join(this.root, 'wire.jsonl');
     this.modelLog = path.join(this.root, 'model.jsonl');
+    this.scriptFile = path.join(this.root, 'script.json');
     this.#socket = `skills-serve-hosts-${process.pid}-${path.basename(this.root)}`;
     const server = {
       command: process.execPath,
       args: [path.join(HERE, 'tee-mcp.mjs'), this.wireLog, '--', process.execPath, BIN, ...serverArgs],
     };
     if (name === 'claude') this.#configureClaude(server);
-    else this.#configureGemini(server);
+    else if (name === 'gemini') this.#configureGemini(server);
+    else if (name === 'codex') this.#configureCodex(server);
+    else this.#configureOpencode(server);
     this.#runner = path.join(this.root, 'run.sh');
     writeFileSync(this.#runner, this.#runnerScript());
   }
@@ -128,7 +136,12 @@ export class HostUser {
    */
   #configureGemini(server: { command: string; args: string[] }): void {
     mkdirSync(path.join(this.home, '.gemini'));
-    const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, mcpServers: { skills: server } };
+    // Trusted, as a user trusts a server they run headless: `gemini -p` has no one to confirm a tool call, so it
+    // offers the model no tool of an untrusted server.
+    const settings = {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      mcpServers: { skills: { ...server, trust: true } },
+    };
     writeFileSync(path.join(this.home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
     writeFileSync(
       path.join(this.home, '.gemini', 'trustedFolders.json'),
@@ -137,22 +150,91 @@ export class HostUser {
   }
 
   /**
+   * What a user writes for Codex CLI: `~/.codex/config.toml` with a custom model provider (the stand-in model, over
+   * the Responses API) and the server under `[mcp_servers.skills]`.
+   */
+  #configureCodex(server: { command: string; args: string[] }): void {
+    const dir = path.join(this.home, '.codex');
+    mkdirSync(dir);
+    const toml = [
+      'model = "fake-model"',
+      'model_provider = "fake"',
+      '',
+      '[model_providers.fake]',
+      'name = "Fake model"',
+      `base_url = "http://127.0.0.1:${PORT}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "FAKE_MODEL_API_KEY"',
+      '',
+      '[mcp_servers.skills]',
+      `command = ${JSON.stringify(server.command)}`,
+      `args = ${JSON.stringify(server.args)}`,
+      '',
+    ].join('\n');
+    this.#template(path.join(dir, 'config.toml'), toml);
+  }
+
+  /**
+   * What a user writes for opencode: `~/.config/opencode/opencode.json` with a custom OpenAI-compatible provider (the
+   * stand-in model, over Chat Completions) as the model, and the server as a local MCP server.
+   */
+  #configureOpencode(server: { command: string; args: string[] }): void {
+    const dir = path.join(this.home, '.config', 'opencode');
+    mkdirSync(dir, { recursive: true });
+    const config = {
+      $schema: 'https://opencode.ai/config.json',
+      model: 'fake/fake-model',
+      provider: {
+        fake: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Fake model',
+          options: { baseURL: `http://127.0.0.1:${PORT}/v1`, apiKey: 'fake-key' },
+          models: { 'fake-model': { name: 'Fake model', tool_call: true } },
+        },
+      },
+      mcp: { skills: { type: 'local', command: [server.command, ...server.args], enabled: true } },
+      autoupdate: false,
+      share: 'disabled',
+    };
+    this.#template(path.join(dir, 'opencode.json'), `${JSON.stringify(config, null, 2)}\n`);
+  }
+
+  /** Writes `text` as a template of `target` (outside HOME), which the runner fills in with the model's port. */
+  #template(target: string, text: string): void {
+    const template = path.join(this.root, `${path.basename(target)}.template`);
+    writeFileSync(template, text);
+    this.#templates.push([template, target]);
+  }
+
+  /** Makes the stand-in model a scripted one: answers with `calls`, in order, to a conversation holding `marker`. */
+  script(marker: string, calls: readonly { name: string; arguments: Record<string, unknown> }[]): void {
+    writeFileSync(this.scriptFile, `${JSON.stringify({ marker, calls }, null, 2)}\n`);
+  }
+
+  /**
    * The script every host command runs through, inside `unshare -n`: loopback up, the stand-in model started, then
    * the command with a clean environment (HOME, PATH, TERM and the host's own variables only).
    */
   #runnerScript(): string {
     const portFile = path.join(this.root, 'model.port');
-    const hostEnv =
-      this.name === 'claude'
-        ? `ANTHROPIC_API_KEY=${CLAUDE_KEY} ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat '${portFile}') DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1`
-        : `GEMINI_API_KEY=fake-key GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$(cat '${portFile}')`;
+    const port = `$(cat '${portFile}')`;
+    const hostEnv = {
+      claude: `ANTHROPIC_API_KEY=${CLAUDE_KEY} ANTHROPIC_BASE_URL=http://127.0.0.1:${port} DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1`,
+      gemini: `GEMINI_API_KEY=fake-key GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:${port}`,
+      codex: 'FAKE_MODEL_API_KEY=fake-key',
+      opencode: 'OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1',
+    }[this.name];
+    const fill = this.#templates.map(
+      ([template, target]) => `sed "s/${PORT}/$(cat '${portFile}')/g" '${template}' > '${target}'`,
+    );
     return [
       'ip link set lo up',
       `rm -f '${portFile}'`,
-      `'${process.execPath}' '${path.join(HERE, 'fake-model.mjs')}' '${this.modelLog}' '${portFile}' & MODEL=$!`,
+      `'${process.execPath}' '${path.join(HERE, 'fake-model.mjs')}' '${this.modelLog}' '${portFile}' '${this.scriptFile}' & MODEL=$!`,
       "trap 'kill $MODEL 2>/dev/null' EXIT",
       // Bounded: the stand-in model listens within milliseconds; 10 s means it could not start.
       `tries=0; while [ ! -s '${portFile}' ]; do tries=$((tries + 1)); [ $tries -le 200 ] || exit 90; sleep 0.05; done`,
+      ...fill,
       `cd '${this.project}'`,
       `env -i HOME='${this.home}' PATH='${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin' TERM=xterm-256color LANG=C.UTF-8 ${hostEnv} "$@"`,
       '',
@@ -272,6 +354,9 @@ export class HostUser {
     rmSync(this.root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
 }
+
+/** Where a config template names the stand-in model's port. */
+const PORT = '@FAKE_MODEL_PORT@';
 
 /** A made-up Anthropic API key: the stand-in model accepts anything. */
 const CLAUDE_KEY = 'sk-ant-api03-skills-serve-host-tests-0000';

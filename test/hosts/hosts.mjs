@@ -15,6 +15,8 @@ export const HOSTS = Object.freeze([
     bin: 'claude',
   },
   { name: 'gemini', package: '@google/gemini-cli', version: '0.61.0', dir: 'gemini-cli-0.61.0', bin: 'gemini' },
+  { name: 'codex', package: '@openai/codex', version: '0.171.0', dir: 'codex-0.171.0', bin: 'codex' },
+  { name: 'opencode', package: 'opencode-ai', version: '1.18.33', dir: 'opencode-1.18.33', bin: 'opencode' },
 ]);
 
 /** The cache directory the hosts are installed into: SKILLS_SERVE_HOSTS_CACHE, or ~/.cache/skills-serve/hosts. */
