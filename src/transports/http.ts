@@ -20,13 +20,17 @@ import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
 import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
+import { ClaimViews } from './auth/claims.js';
+import { OAuthGate, type OAuthSettings } from './auth/oauth.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
 import { HttpTokens, tokenDigest } from './http-tokens.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
-/** Liveness (always 200 while the process runs) and readiness (200 once the first index build is served). */
+/** Liveness (always 200 while the process runs; `/healthz` is its older name) and readiness (200 once the first index
+ * build is served). */
 export const HEALTH_PATH = '/healthz';
+export const LIVE_PATH = '/livez';
 export const READY_PATH = '/readyz';
 
 /** Whether a bind address only accepts connections from this machine. */
@@ -57,6 +61,13 @@ export interface HttpAuth {
   readonly token?: string | undefined;
   /** `--http-tokens FILE`. */
   readonly tokensFile?: string | undefined;
+  /** `--auth-issuer` and the rest: OAuth 2.0 access tokens (checked after the static tokens, which win). */
+  readonly oauth?: OAuthSettings | undefined;
+}
+
+/** Whether a bind address is a wildcard, which names no URL clients use. */
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 /** One MCP handler and its Node adapter: per view, so each view's listen streams hear only what it may see. */
@@ -74,6 +85,7 @@ export class HttpAdapter implements Adapter {
   readonly #auth: HttpAuth;
   #server: Server | undefined;
   #tokens: HttpTokens | undefined;
+  #oauth: OAuthGate | undefined;
   readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
   /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
@@ -119,6 +131,25 @@ export class HttpAdapter implements Adapter {
         throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
       }
     }
+    const { oauth } = this.#auth;
+    let claimViews: ClaimViews | undefined;
+    if (oauth !== undefined) {
+      if (oauth.audience === undefined && isWildcardHost(host))
+        throw new SkillsServeError(
+          'CONFIG_INVALID',
+          `--auth-issuer on a wildcard address (${host}) needs --auth-audience: the URL clients reach this server at`,
+        );
+      if (oauth.claimsFile !== undefined) {
+        try {
+          claimViews = new ClaimViews(oauth.claimsFile);
+        } catch (error) {
+          throw new SkillsServeError(
+            'CONFIG_INVALID',
+            `--auth-claims ${oauth.claimsFile}: ${(error as Error).message}`,
+          );
+        }
+      }
+    }
     const handlerFor = (view: Visibility | undefined): ViewHandler => {
       let entry = this.#handlers.get(view);
       if (entry === undefined) {
@@ -159,7 +190,7 @@ export class HttpAdapter implements Adapter {
     const loopback = isLoopbackHost(host);
     const hostGuard = loopback ? localhostHostValidation() : undefined;
     const originGuard = loopback ? localhostOriginValidation() : undefined;
-    if (!loopback && token === undefined && tokensFile === undefined) {
+    if (!loopback && token === undefined && tokensFile === undefined && oauth === undefined) {
       logger.warn(
         { event: 'http-open', host },
         `serving on non-loopback address ${host} without --http-token: anyone who can reach the port can read every skill`,
@@ -167,13 +198,25 @@ export class HttpAdapter implements Adapter {
     }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '/').split('?')[0];
-      if (path === HEALTH_PATH || path === READY_PATH) {
+      if (path === HEALTH_PATH || path === LIVE_PATH || path === READY_PATH) {
         const snapshot = runtime.store.current;
         const ready = snapshot.generation > 0;
         res.writeHead(path === READY_PATH && !ready ? 503 : 200, { 'content-type': 'application/json' });
-        // With per-team tokens, even the number of skills is not told to unauthenticated callers.
-        const counts = this.#tokens === undefined ? { skills: snapshot.ordered.length } : {};
+        // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers.
+        const counts =
+          this.#tokens === undefined && this.#oauth === undefined ? { skills: snapshot.ordered.length } : {};
         res.end(JSON.stringify({ status: ready ? 'ready' : 'indexing', ...counts, generation: snapshot.generation }));
+        return;
+      }
+      const gate = this.#oauth;
+      if (gate !== undefined && gate.metadataPaths.has(path ?? '')) {
+        // RFC 9728 §3.2: a JSON document; clients in browsers fetch it cross-origin.
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'cache-control': 'max-age=3600',
+          'access-control-allow-origin': '*',
+        });
+        res.end(gate.metadataBody);
         return;
       }
       if (path !== MCP_PATH) {
@@ -184,7 +227,11 @@ export class HttpAdapter implements Adapter {
       if (hostGuard !== undefined && !hostGuard(req, res)) return;
       if (originGuard !== undefined && !originGuard(req, res)) return;
       const authorized = this.#authorize(req.headers.authorization);
-      if (authorized === false) {
+      if (authorized !== false) {
+        this.#serveMcp(req, res, handlerFor(authorized === true ? undefined : authorized));
+        return;
+      }
+      if (gate === undefined) {
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
         res.end(
           JSON.stringify({
@@ -195,24 +242,21 @@ export class HttpAdapter implements Adapter {
         );
         return;
       }
-      const view = authorized === true ? undefined : authorized;
-      const { serve, fast } = handlerFor(view);
-      this.#requests++;
-      void tryFastPath(req, res, fast).then(
-        (declined) => {
-          if (declined === undefined) {
-            this.#fastAnswers++;
-            return undefined;
-          }
-          return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
-        },
-        (error: unknown) => {
-          logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
-          // Headers already sent (a fast answer failed half way): the response cannot be finished, so it is cut.
-          if (!res.headersSent) res.writeHead(500).end();
-          else res.destroy(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
+      void gate.authorize(req.headers.authorization).then((admitted) => {
+        if (!admitted.ok) {
+          const refusal = gate.refusal(admitted.reason);
+          res.writeHead(refusal.status, refusal.headers);
+          res.end(refusal.body);
+          return;
+        }
+        // A listen stream lasts no longer than the token it was opened with.
+        const left = admitted.expiresAt - Date.now();
+        if (left < 2 ** 31) {
+          const timer = setTimeout(() => res.destroy(), Math.max(0, left));
+          res.once('close', () => clearTimeout(timer));
+        }
+        this.#serveMcp(req, res, handlerFor(admitted.view));
+      });
     });
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
@@ -220,21 +264,71 @@ export class HttpAdapter implements Adapter {
         const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
         reject(Object.assign(new Error(`cannot serve HTTP on ${host}:${port}: ${reason}`), { code: error.code }));
       });
-      server.listen(port, host, () => resolve());
+      server.listen(port, host, () => {
+        if (oauth !== undefined) {
+          const bound = server.address();
+          const boundPort = typeof bound === 'object' && bound !== null ? bound.port : port;
+          const hostPart = host.includes(':') ? `[${host}]` : host;
+          this.#oauth = new OAuthGate(
+            oauth,
+            oauth.audience ?? `http://${hostPart}:${boundPort}${MCP_PATH}`,
+            claimViews,
+          );
+        }
+        resolve();
+      });
     });
     const address = server.address();
     const actualPort = typeof address === 'object' && address !== null ? address.port : port;
     const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
     const url = `http://${shownHost}:${actualPort}${MCP_PATH}`;
     logger.info({ event: 'serving', transport: 'http', url, port: actualPort }, `serving on ${url}; indexing`);
+    const gate = this.#oauth;
+    if (gate !== undefined) {
+      logger.info(
+        { event: 'auth-resource', resource: gate.audience, metadata: gate.metadataUrl },
+        `OAuth resource ${gate.audience}; metadata at ${gate.metadataUrl}`,
+      );
+      void gate.discover().then((issuers) => {
+        for (const { issuer, problem } of issuers) {
+          if (problem === undefined) logger.info({ event: 'auth-issuer-discovered', issuer }, `${issuer} discovered`);
+          else
+            logger.warn(
+              { event: 'auth-issuer-unreachable', issuer },
+              `${problem}; tokens it issued fail until it answers`,
+            );
+        }
+      });
+    }
+  }
+
+  /** Serves one authorized MCP request with a view's handler: the fast path, or the SDK's. */
+  #serveMcp(req: IncomingMessage, res: ServerResponse, { serve, fast }: ViewHandler): void {
+    const logger = this.#logger;
+    this.#requests++;
+    void tryFastPath(req, res, fast).then(
+      (declined) => {
+        if (declined === undefined) {
+          this.#fastAnswers++;
+          return undefined;
+        }
+        return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
+      },
+      (error: unknown) => {
+        logger?.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
+        // Headers already sent (a fast answer failed half way): the response cannot be finished, so it is cut.
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
   }
 
   /**
    * Who a request is: `true` (sees everything), a view (`--http-tokens`), or `false` (unauthorized).
    */
   #authorize(header: string | undefined): Visibility | boolean {
-    const { token } = this.#auth;
-    if (this.#tokens === undefined && token === undefined) return true;
+    const { token, oauth } = this.#auth;
+    if (this.#tokens === undefined && token === undefined) return oauth === undefined;
     if (token !== undefined && hasBearerToken(header, token)) return true;
     const given = bearerOf(header);
     return (given === undefined ? undefined : this.#tokens?.viewOf(given)) ?? false;
