@@ -5,7 +5,7 @@
  */
 
 /** Longest bearer credential accepted (characters); real access tokens are a few KiB at most. */
-export const MAX_BEARER_CHARS = 16 * 1024;
+export const MAX_BEARER_CHARS = 8 * 1024;
 
 /** RFC 6750 §2.1: `b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/iu;
