@@ -24,6 +24,7 @@ import { ClaimViews } from './auth/claims.js';
 import { OAuthGate, type OAuthSettings } from './auth/oauth.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
 import { HttpTokens, tokenDigest } from './http-tokens.js';
+import { HttpMetrics, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
@@ -86,6 +87,7 @@ export class HttpAdapter implements Adapter {
   #server: Server | undefined;
   #tokens: HttpTokens | undefined;
   #oauth: OAuthGate | undefined;
+  #metrics: HttpMetrics | undefined;
   readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
   /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
@@ -184,6 +186,8 @@ export class HttpAdapter implements Adapter {
       return entry;
     };
     handlerFor(undefined);
+    const metrics = new HttpMetrics(runtime, () => this.#handlers.size);
+    this.#metrics = metrics;
     runtime.on('changed', (change) => {
       for (const [view, { handler }] of this.#handlers) announce(handler, change, view);
     });
@@ -198,6 +202,13 @@ export class HttpAdapter implements Adapter {
     }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '/').split('?')[0];
+      if (path === METRICS_PATH) {
+        void metrics.registry.metrics().then((text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+        });
+        return;
+      }
       if (path === HEALTH_PATH || path === LIVE_PATH || path === READY_PATH) {
         const snapshot = runtime.store.current;
         const ready = snapshot.generation > 0;
@@ -226,12 +237,16 @@ export class HttpAdapter implements Adapter {
       }
       if (hostGuard !== undefined && !hostGuard(req, res)) return;
       if (originGuard !== undefined && !originGuard(req, res)) return;
+      const exchange: Exchange = { started: performance.now(), subject: undefined, seen: {}, body: undefined };
+      res.once('close', () => this.#finished(req, res, exchange));
       const authorized = this.#authorize(req.headers.authorization);
       if (authorized !== false) {
-        this.#serveMcp(req, res, handlerFor(authorized === true ? undefined : authorized));
+        if (authorized !== true) exchange.subject = authorized.name;
+        this.#serveMcp(req, res, handlerFor(authorized === true ? undefined : authorized), exchange);
         return;
       }
       if (gate === undefined) {
+        metrics.authFailures.inc({ reason: req.headers.authorization === undefined ? 'missing' : 'unknown_token' });
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
         res.end(
           JSON.stringify({
@@ -244,6 +259,7 @@ export class HttpAdapter implements Adapter {
       }
       void gate.authorize(req.headers.authorization).then((admitted) => {
         if (!admitted.ok) {
+          metrics.authFailures.inc({ reason: admitted.reason });
           const refusal = gate.refusal(admitted.reason);
           res.writeHead(refusal.status, refusal.headers);
           res.end(refusal.body);
@@ -255,7 +271,8 @@ export class HttpAdapter implements Adapter {
           const timer = setTimeout(() => res.destroy(), Math.max(0, left));
           res.once('close', () => clearTimeout(timer));
         }
-        this.#serveMcp(req, res, handlerFor(admitted.view));
+        exchange.subject = admitted.subject;
+        this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
       });
     });
     this.#server = server;
@@ -303,15 +320,20 @@ export class HttpAdapter implements Adapter {
   }
 
   /** Serves one authorized MCP request with a view's handler: the fast path, or the SDK's. */
-  #serveMcp(req: IncomingMessage, res: ServerResponse, { serve, fast }: ViewHandler): void {
+  #serveMcp(req: IncomingMessage, res: ServerResponse, { serve, fast }: ViewHandler, exchange: Exchange): void {
     const logger = this.#logger;
     this.#requests++;
-    void tryFastPath(req, res, fast).then(
+    if (req.headers['mcp-method'] === 'subscriptions/listen') {
+      this.#metrics?.listenStreams.inc();
+      res.once('close', () => this.#metrics?.listenStreams.dec());
+    }
+    void tryFastPath(req, res, fast, exchange.seen).then(
       (declined) => {
         if (declined === undefined) {
           this.#fastAnswers++;
           return undefined;
         }
+        exchange.body = declined.body;
         return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
       },
       (error: unknown) => {
@@ -320,6 +342,27 @@ export class HttpAdapter implements Adapter {
         if (!res.headersSent) res.writeHead(500).end();
         else res.destroy(error instanceof Error ? error : new Error(String(error)));
       },
+    );
+  }
+
+  /** Counts a finished MCP request and writes its access log line (never the token). */
+  #finished(req: IncomingMessage, res: ServerResponse, exchange: Exchange): void {
+    const method = exchange.seen.method ?? methodLabel(req.headers['mcp-method'], exchange.body);
+    const outcome = res.writableFinished ? outcomeLabel(res.statusCode) : 'aborted';
+    const seconds = (performance.now() - exchange.started) / 1000;
+    const labels = { method, outcome };
+    this.#metrics?.requests.inc(labels);
+    this.#metrics?.latency.observe(labels, seconds);
+    this.#logger?.info(
+      {
+        event: 'request',
+        method,
+        outcome,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1e5) / 100,
+        ...(exchange.subject === undefined ? {} : { subject: exchange.subject }),
+      },
+      'request',
     );
   }
 
@@ -352,6 +395,17 @@ export class HttpAdapter implements Adapter {
       `served ${this.#requests} MCP requests`,
     );
   }
+}
+
+/** What is noted of one MCP request while it is served, for its metrics and access log line. */
+interface Exchange {
+  readonly started: number;
+  /** The token's subject (OAuth `sub` or `client_id`), or the `--http-tokens` entry's name. */
+  subject: string | undefined;
+  /** The method, when the fast path parsed the request. */
+  readonly seen: { method?: string };
+  /** The body the fast path read and handed on. */
+  body: Buffer | undefined;
 }
 
 /** Tells one handler's listen streams about a change, as far as its view may see it. */

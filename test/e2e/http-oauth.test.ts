@@ -11,6 +11,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { waitFor } from '../helpers/live.js';
+import { eventsOf } from '../helpers/logs.js';
 import {
   authorizationCodeToken,
   clientCredentialsToken,
@@ -231,6 +232,37 @@ describe('--auth-issuer against a real OpenID provider', () => {
     const answer = await listWith(pair.server.url, `Bearer ${token}`);
     expect(answer).toMatchObject({ status: 401, challenge: invalid(pair, description) });
     expect(answer.body).not.toContain('skill://');
+  });
+
+  it('/metrics counts requests, auth failures and the catalog; one access log line per request, never the token', async () => {
+    const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
+    expect((await listWith(pair.server.url, `Bearer ${token}`)).status).toBe(200);
+    expect((await listWith(pair.server.url, undefined)).status).toBe(401);
+    const response = await fetch(new URL('/metrics', pair.server.url));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await response.text();
+    expect(text).toMatch(/^skills_serve_http_requests_total\{method="skills\/list",outcome="ok"\} [1-9]\d*$/mu);
+    expect(text).toMatch(/^skills_serve_auth_failures_total\{reason="missing"\} [1-9]\d*$/mu);
+    expect(text).toMatch(/^skills_serve_catalog_skills 6$/mu);
+    expect(text).toMatch(/^skills_serve_catalog_generation [1-9]\d*$/mu);
+    expect(text).toMatch(/^skills_serve_listen_streams 0$/mu);
+    expect(text).toMatch(
+      /^skills_serve_http_request_duration_seconds_bucket\{le="0.001",method="skills\/list",outcome="ok"\} \d+$/mu,
+    );
+    const lines = eventsOf(pair.server.stderr(), 'request');
+    expect(lines.some((line) => line['subject'] === 'skills-agent' && line['outcome'] === 'ok')).toBe(true);
+    expect(lines.some((line) => line['subject'] === undefined && line['outcome'] === 'unauthorized')).toBe(true);
+    expect(pair.server.stderr()).not.toContain(token);
+    expect(pair.server.stderr()).not.toContain(STATIC);
+  });
+
+  it('/livez, /healthz and /readyz answer without a token and without counts', async () => {
+    for (const path of ['/livez', '/healthz', '/readyz']) {
+      const response = await fetch(new URL(path, pair.server.url));
+      expect(response.status).toBe(200);
+      expect(Object.keys((await response.json()) as object)).toEqual(['status', 'generation']);
+    }
   });
 
   it('serves none of 10,000 malformed Authorization headers', async () => {
