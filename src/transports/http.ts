@@ -34,6 +34,9 @@ export const HEALTH_PATH = '/healthz';
 export const LIVE_PATH = '/livez';
 export const READY_PATH = '/readyz';
 
+/** How often responses served to expired OAuth tokens (listen streams) are looked for and ended (ms). */
+export const EXPIRY_SWEEP_MS = 250;
+
 /** Whether a bind address only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/u.test(host);
@@ -88,6 +91,9 @@ export class HttpAdapter implements Adapter {
   #tokens: HttpTokens | undefined;
   #oauth: OAuthGate | undefined;
   #metrics: HttpMetrics | undefined;
+  /** Responses served to OAuth tokens, with when their token expires (ms epoch). */
+  readonly #expiring = new Map<ServerResponse, number>();
+  #sweep: NodeJS.Timeout | undefined;
   readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
   /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
@@ -265,17 +271,21 @@ export class HttpAdapter implements Adapter {
           res.end(refusal.body);
           return;
         }
-        // A listen stream lasts no longer than the token it was opened with.
-        const left = admitted.expiresAt - Date.now();
-        if (left < 2 ** 31) {
-          const timer = setTimeout(() => res.destroy(), Math.max(0, left));
-          res.once('close', () => clearTimeout(timer));
-        }
+        // A listen stream lasts no longer than the token it was opened with (checked every EXPIRY_SWEEP_MS: one
+        // timer for all, not one per request).
+        this.#expiring.set(res, admitted.expiresAt);
+        res.once('close', () => this.#expiring.delete(res));
         exchange.subject = admitted.subject;
         this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
       });
     });
     this.#server = server;
+    if (oauth !== undefined) {
+      this.#sweep = setInterval(() => {
+        const now = Date.now();
+        for (const [res, expiresAt] of this.#expiring) if (expiresAt <= now) res.destroy();
+      }, EXPIRY_SWEEP_MS).unref();
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
         const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
@@ -382,6 +392,7 @@ export class HttpAdapter implements Adapter {
     const server = this.#server;
     if (server === undefined) return;
     this.#tokens?.close();
+    clearInterval(this.#sweep);
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
