@@ -54,6 +54,8 @@ export interface Config {
   readonly httpToken?: string;
   /** `--http-tokens FILE`: per-team tokens, each with the skill-path prefixes it may see. */
   readonly httpTokens?: string;
+  /** `--auth-issuer` and the other `--auth-*` flags: OAuth 2.0 access tokens over HTTP. */
+  readonly auth?: AuthSettings;
   /**
    * `auto`: offer compat tools/prompts only to clients that do not declare the extension; `on`: always; `off`: never.
    */
@@ -63,6 +65,23 @@ export interface Config {
   /** `--resources`: what `resources/list` lists. */
   readonly resources: ResourceListMode;
 }
+
+/** The OAuth 2.0 resource server (`--auth-*`; README, "Behind single sign-on"). */
+export interface AuthSettings {
+  /** `--auth-issuer`: trusted issuer identifiers, exactly as tokens carry them in `iss`. */
+  readonly issuers: readonly string[];
+  /** `--auth-audience`; `undefined`: the server's canonical URL `http://<host>:<port>/mcp`. */
+  readonly audience: string | undefined;
+  /** `--auth-scopes`: every token must carry all of them. */
+  readonly scopes: readonly string[];
+  /** `--auth-client-id` + `--auth-client-secret`: introspection of opaque tokens (RFC 7662). */
+  readonly introspection: { readonly clientId: string; readonly clientSecret: string } | undefined;
+  /** `--auth-claims FILE` (absolute): claims to views. */
+  readonly claimsFile: string | undefined;
+}
+
+/** Default `--auth-scopes`. */
+export const DEFAULT_AUTH_SCOPE = 'skills:read';
 
 /** Where `--http` listens. */
 export interface HttpEndpoint {

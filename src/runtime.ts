@@ -39,6 +39,8 @@ export interface RuntimeEvents {
   ready: (snapshot: Snapshot) => void;
   /** A later swap. */
   changed: (change: RuntimeChange) => void;
+  /** A poll of a followed git branch ended (for metrics): whether it went through. */
+  gitPoll: (ok: boolean) => void;
 }
 
 /** A transport serving the runtime. */
@@ -82,7 +84,11 @@ export class Runtime {
   #watcher: TreeWatcher | undefined;
   #digests: DigestCacheKeeper | undefined;
   #sources: Sources | undefined;
-  readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = { ready: new Set(), changed: new Set() };
+  readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = {
+    ready: new Set(),
+    changed: new Set(),
+    gitPoll: new Set(),
+  };
   readonly #exit: (code: number) => void;
 
   constructor(config: Config, options: RunOptions) {
@@ -211,6 +217,7 @@ export class Runtime {
     );
     this.#live = live;
     const indexer = builder;
+    sources.on('polled', (ok) => this.#emit('gitPoll', ok));
     // A followed git branch moved: index its new tree, swap it in, then let the old one go.
     sources.on('commit', (rootIndex, root, done) => {
       indexer.setRoot(rootIndex, root);

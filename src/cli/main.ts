@@ -13,11 +13,13 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { resolveCacheDir } from '../cache-dir.js';
 import type { CommandOptions } from '../commands/snapshot-once.js';
 import {
+  type AuthSettings,
   CACHE_SCOPES,
   type CacheScope,
   COMPAT_MODES,
   type CompatMode,
   type Config,
+  DEFAULT_AUTH_SCOPE,
   DEFAULT_CATALOG_MAX,
   DEFAULT_PAGE_SIZE,
   DEFAULT_POLL_MS,
@@ -34,6 +36,9 @@ import { resolveSources, type SourceSpec } from '../roots/root-arg.js';
 import { run } from '../runtime.js';
 import { StdioAdapter } from '../transports/stdio.js';
 import {
+  parseAuthAudience,
+  parseAuthIssuer,
+  parseAuthScopes,
   parseByteSize,
   parseCatalogMax,
   parseGitMaxFiles,
@@ -73,6 +78,12 @@ interface ServeOptions extends CommonOptions {
   http?: HttpEndpoint;
   httpToken?: string;
   httpTokens?: string;
+  authIssuer?: string[];
+  authAudience?: string;
+  authScopes: string[];
+  authClientId?: string;
+  authClientSecret?: string;
+  authClaims?: string;
 }
 
 /**
@@ -160,6 +171,33 @@ function addCommonOptions(command: Command): Command {
         `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`,
       ).argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes'))),
     );
+}
+
+/** The `--auth-*` options resolved, or `undefined` without `--auth-issuer` (exits 2 on a flag without it). */
+function authSettings(options: ServeOptions): AuthSettings | undefined {
+  const issuers = options.authIssuer ?? [];
+  const dependents = [
+    ['--auth-audience', options.authAudience],
+    ['--auth-client-id', options.authClientId],
+    ['--auth-client-secret', options.authClientSecret],
+    ['--auth-claims', options.authClaims],
+  ] as const;
+  if (issuers.length === 0) {
+    for (const [flag, given] of dependents)
+      if (given !== undefined) exitWith(`${flag} needs --auth-issuer`, exitCodeOf('CONFIG_INVALID'));
+    return undefined;
+  }
+  const { authClientId: clientId, authClientSecret: clientSecret } = options;
+  if ((clientId === undefined) !== (clientSecret === undefined))
+    exitWith('--auth-client-id and --auth-client-secret go together', exitCodeOf('CONFIG_INVALID'));
+  return Object.freeze({
+    issuers: Object.freeze([...new Set(issuers)]),
+    audience: options.authAudience,
+    scopes: Object.freeze(options.authScopes),
+    introspection:
+      clientId === undefined || clientSecret === undefined ? undefined : Object.freeze({ clientId, clientSecret }),
+    claimsFile: options.authClaims === undefined ? undefined : path.resolve(options.authClaims),
+  });
 }
 
 /** The git settings of a command's options (the token only from the environment: never a flag, which `ps` shows). */
@@ -296,6 +334,44 @@ function buildProgram(): Command {
     )
     .addOption(
       envOption(
+        '--auth-issuer <url>',
+        'accept OAuth 2.0 access tokens from this authorization server (repeatable, or comma-separated); its metadata and keys are discovered',
+      ).argParser((value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        ...value
+          .split(',')
+          .filter((entry) => entry.trim() !== '')
+          .map((entry) => argParser(parseAuthIssuer)(entry)),
+      ]),
+    )
+    .addOption(
+      envOption(
+        '--auth-audience <url>',
+        "the resource URL tokens must be issued for (aud); default: this server's URL, http://host:port/mcp",
+      ).argParser(argParser(parseAuthAudience)),
+    )
+    .addOption(
+      envOption('--auth-scopes <scopes>', 'scopes every access token must carry (space- or comma-separated)')
+        .argParser(argParser(parseAuthScopes))
+        .default([DEFAULT_AUTH_SCOPE], DEFAULT_AUTH_SCOPE),
+    )
+    .addOption(
+      envOption('--auth-client-id <id>', 'client id for introspecting opaque access tokens (RFC 7662) at the issuers'),
+    )
+    .addOption(
+      envOption(
+        '--auth-client-secret <secret>',
+        'its client secret (prefer the environment variable: flags show in ps)',
+      ),
+    )
+    .addOption(
+      envOption(
+        '--auth-claims <file>',
+        'a JSON file of { name, claim, value, prefixes } entries: a token sees the skills under the prefixes of every entry its claims match',
+      ),
+    )
+    .addOption(
+      envOption(
         '--git-poll <ms>',
         `look for new commits of followed git branches every ms (default ${DEFAULT_GIT_POLL_MS})`,
       ).argParser(argParser(parseGitPollMs)),
@@ -320,6 +396,7 @@ function buildProgram(): Command {
       for (const [flag, given] of [
         ['--http-token', options.httpToken],
         ['--http-tokens', options.httpTokens],
+        ['--auth-issuer', options.authIssuer],
       ] as const) {
         if (given !== undefined && options.http === undefined) {
           exitWith(
@@ -328,6 +405,7 @@ function buildProgram(): Command {
           );
         }
       }
+      const auth = authSettings(options);
       const sources = sourcesOrExit(args);
       const config: Config = Object.freeze({
         sources: Object.freeze(sources),
@@ -347,6 +425,7 @@ function buildProgram(): Command {
         ...(options.http === undefined ? {} : { http: options.http }),
         ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),
         ...(options.httpTokens === undefined ? {} : { httpTokens: path.resolve(options.httpTokens) }),
+        ...(auth === undefined ? {} : { auth }),
       });
       const logger = createLogger(config.logLevel);
       process.on('uncaughtException', (error) => {
@@ -365,6 +444,7 @@ function buildProgram(): Command {
                 new HttpAdapter(config.http as HttpEndpoint, {
                   token: config.httpToken,
                   tokensFile: config.httpTokens,
+                  oauth: config.auth,
                 }),
             );
       await run(config, runOptions, adapter);

@@ -103,3 +103,68 @@ export function parseHttpEndpoint(text: string): HttpEndpoint {
   const host = match[1] === undefined || match[1] === '' ? DEFAULT_HTTP_HOST : match[1].replace(/^\[(.*)\]$/u, '$1');
   return { host, port };
 }
+
+/** Whether a URL's host is this machine (where plain `http:` is allowed for issuers). */
+function isLoopbackUrlHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/u.test(hostname);
+}
+
+/**
+ * Parses one `--auth-issuer`: an issuer identifier (RFC 8414 §2): an `https:` URL without query or fragment
+ * (`http:` only on a loopback host, for tests and local providers).
+ *
+ * @returns the identifier exactly as given (tokens' `iss` must equal it).
+ * @throws RangeError naming the flag and what it accepts.
+ */
+export function parseAuthIssuer(text: string): string {
+  const trimmed = text.trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackUrlHost(url.hostname)))
+  )
+    throw new RangeError(
+      `--auth-issuer must be an https:// URL without query or fragment (http:// only on localhost) (got "${text}")`,
+    );
+  return trimmed;
+}
+
+/**
+ * Parses `--auth-audience`: the resource identifier tokens must be issued for (RFC 8707 §2, RFC 9728 §1.2): an
+ * absolute `http(s):` URL without a fragment.
+ *
+ * @throws RangeError naming the flag.
+ */
+export function parseAuthAudience(text: string): string {
+  const trimmed = text.trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || url.hash !== '' || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    throw new RangeError(`--auth-audience must be an absolute http(s) URL without a fragment (got "${text}")`);
+  return trimmed;
+}
+
+/**
+ * Parses `--auth-scopes`: scope tokens (RFC 6749 §3.3) separated by spaces or commas.
+ *
+ * @returns the scopes, deduplicated, in the order given.
+ * @throws RangeError when there is none or one holds a character scopes may not.
+ */
+export function parseAuthScopes(text: string): string[] {
+  const scopes = [...new Set(text.split(/[\s,]+/u).filter((scope) => scope !== ''))];
+  if (scopes.length === 0 || !scopes.every((scope) => /^[\x21\x23-\x5B\x5D-\x7E]+$/u.test(scope)))
+    throw new RangeError(`--auth-scopes must be one or more scope names separated by spaces or commas (got "${text}")`);
+  return scopes;
+}

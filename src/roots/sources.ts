@@ -21,7 +21,11 @@ function rootOf(checkout: Checkout): RootSpec {
 }
 
 /** The resolved sources of a server or a command. */
-export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: RootSpec, done: () => void] }> {
+export class Sources extends EventEmitter<{
+  commit: [rootIndex: number, root: RootSpec, done: () => void];
+  /** A poll of a followed branch ended: whether it went through. */
+  polled: [ok: boolean];
+}> {
   readonly #specs: readonly SourceSpec[];
   readonly #git: (GitRoot | undefined)[];
   #roots: RootSpec[] = [];
@@ -75,6 +79,7 @@ export class Sources extends EventEmitter<{ commit: [rootIndex: number, root: Ro
       return sources;
     }
     for (const [rootIndex, root] of git.entries()) {
+      root?.on('polled', (ok) => sources.emit('polled', ok));
       root?.on('commit', (next, previous) => {
         const served = rootOf(next);
         sources.#roots[rootIndex] = served;

@@ -42,12 +42,14 @@ export interface Declined {
 /**
  * Answers `req` if it is a fast-path request.
  *
+ * @param seen told the method of a request the fast path parsed (for metrics and the access log).
  * @returns `undefined` when it was answered; otherwise the body read so far (`undefined`: nothing was read).
  */
 export async function tryFastPath(
   req: IncomingMessage,
   res: ServerResponse,
   context: SkillsHandlerContext,
+  seen?: { method?: string },
 ): Promise<Declined | undefined> {
   const { headers } = req;
   const length = Number(headers['content-length']);
@@ -65,6 +67,7 @@ export async function tryFastPath(
   const body = await readBody(req);
   const request = parseRequest(body);
   if (request === undefined) return { body };
+  if (seen !== undefined) seen.method = request.method;
   let result: Record<string, unknown>;
   try {
     result = await answerSkillsMethod(request.method, request.params, 'legacy', context);

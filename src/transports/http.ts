@@ -20,14 +20,22 @@ import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
 import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
+import { ClaimViews } from './auth/claims.js';
+import { OAuthGate, type OAuthSettings } from './auth/oauth.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
 import { HttpTokens, tokenDigest } from './http-tokens.js';
+import { HttpMetrics, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
-/** Liveness (always 200 while the process runs) and readiness (200 once the first index build is served). */
+/** Liveness (always 200 while the process runs; `/healthz` is its older name) and readiness (200 once the first index
+ * build is served). */
 export const HEALTH_PATH = '/healthz';
+export const LIVE_PATH = '/livez';
 export const READY_PATH = '/readyz';
+
+/** How often responses served to expired OAuth tokens (listen streams) are looked for and ended (ms). */
+export const EXPIRY_SWEEP_MS = 250;
 
 /** Whether a bind address only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
@@ -57,6 +65,13 @@ export interface HttpAuth {
   readonly token?: string | undefined;
   /** `--http-tokens FILE`. */
   readonly tokensFile?: string | undefined;
+  /** `--auth-issuer` and the rest: OAuth 2.0 access tokens (checked after the static tokens, which win). */
+  readonly oauth?: OAuthSettings | undefined;
+}
+
+/** Whether a bind address is a wildcard, which names no URL clients use. */
+function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
 }
 
 /** One MCP handler and its Node adapter: per view, so each view's listen streams hear only what it may see. */
@@ -74,6 +89,11 @@ export class HttpAdapter implements Adapter {
   readonly #auth: HttpAuth;
   #server: Server | undefined;
   #tokens: HttpTokens | undefined;
+  #oauth: OAuthGate | undefined;
+  #metrics: HttpMetrics | undefined;
+  /** Responses served to OAuth tokens, with when their token expires (ms epoch). */
+  readonly #expiring = new Map<ServerResponse, number>();
+  #sweep: NodeJS.Timeout | undefined;
   readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
   /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
@@ -119,6 +139,25 @@ export class HttpAdapter implements Adapter {
         throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
       }
     }
+    const { oauth } = this.#auth;
+    let claimViews: ClaimViews | undefined;
+    if (oauth !== undefined) {
+      if (oauth.audience === undefined && isWildcardHost(host))
+        throw new SkillsServeError(
+          'CONFIG_INVALID',
+          `--auth-issuer on a wildcard address (${host}) needs --auth-audience: the URL clients reach this server at`,
+        );
+      if (oauth.claimsFile !== undefined) {
+        try {
+          claimViews = new ClaimViews(oauth.claimsFile);
+        } catch (error) {
+          throw new SkillsServeError(
+            'CONFIG_INVALID',
+            `--auth-claims ${oauth.claimsFile}: ${(error as Error).message}`,
+          );
+        }
+      }
+    }
     const handlerFor = (view: Visibility | undefined): ViewHandler => {
       let entry = this.#handlers.get(view);
       if (entry === undefined) {
@@ -153,13 +192,15 @@ export class HttpAdapter implements Adapter {
       return entry;
     };
     handlerFor(undefined);
+    const metrics = new HttpMetrics(runtime, () => this.#handlers.size);
+    this.#metrics = metrics;
     runtime.on('changed', (change) => {
       for (const [view, { handler }] of this.#handlers) announce(handler, change, view);
     });
     const loopback = isLoopbackHost(host);
     const hostGuard = loopback ? localhostHostValidation() : undefined;
     const originGuard = loopback ? localhostOriginValidation() : undefined;
-    if (!loopback && token === undefined && tokensFile === undefined) {
+    if (!loopback && token === undefined && tokensFile === undefined && oauth === undefined) {
       logger.warn(
         { event: 'http-open', host },
         `serving on non-loopback address ${host} without --http-token: anyone who can reach the port can read every skill`,
@@ -167,13 +208,32 @@ export class HttpAdapter implements Adapter {
     }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '/').split('?')[0];
-      if (path === HEALTH_PATH || path === READY_PATH) {
+      if (path === METRICS_PATH) {
+        void metrics.registry.metrics().then((text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+        });
+        return;
+      }
+      if (path === HEALTH_PATH || path === LIVE_PATH || path === READY_PATH) {
         const snapshot = runtime.store.current;
         const ready = snapshot.generation > 0;
         res.writeHead(path === READY_PATH && !ready ? 503 : 200, { 'content-type': 'application/json' });
-        // With per-team tokens, even the number of skills is not told to unauthenticated callers.
-        const counts = this.#tokens === undefined ? { skills: snapshot.ordered.length } : {};
+        // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers.
+        const counts =
+          this.#tokens === undefined && this.#oauth === undefined ? { skills: snapshot.ordered.length } : {};
         res.end(JSON.stringify({ status: ready ? 'ready' : 'indexing', ...counts, generation: snapshot.generation }));
+        return;
+      }
+      const gate = this.#oauth;
+      if (gate !== undefined && gate.metadataPaths.has(path ?? '')) {
+        // RFC 9728 §3.2: a JSON document; clients in browsers fetch it cross-origin.
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'cache-control': 'max-age=3600',
+          'access-control-allow-origin': '*',
+        });
+        res.end(gate.metadataBody);
         return;
       }
       if (path !== MCP_PATH) {
@@ -183,8 +243,16 @@ export class HttpAdapter implements Adapter {
       }
       if (hostGuard !== undefined && !hostGuard(req, res)) return;
       if (originGuard !== undefined && !originGuard(req, res)) return;
+      const exchange: Exchange = { started: performance.now(), subject: undefined, seen: {}, body: undefined };
+      res.once('close', () => this.#finished(req, res, exchange));
       const authorized = this.#authorize(req.headers.authorization);
-      if (authorized === false) {
+      if (authorized !== false) {
+        if (authorized !== true) exchange.subject = authorized.name;
+        this.#serveMcp(req, res, handlerFor(authorized === true ? undefined : authorized), exchange);
+        return;
+      }
+      if (gate === undefined) {
+        metrics.authFailures.inc({ reason: req.headers.authorization === undefined ? 'missing' : 'unknown_token' });
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
         res.end(
           JSON.stringify({
@@ -195,46 +263,125 @@ export class HttpAdapter implements Adapter {
         );
         return;
       }
-      const view = authorized === true ? undefined : authorized;
-      const { serve, fast } = handlerFor(view);
-      this.#requests++;
-      void tryFastPath(req, res, fast).then(
-        (declined) => {
-          if (declined === undefined) {
-            this.#fastAnswers++;
-            return undefined;
-          }
-          return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
-        },
-        (error: unknown) => {
-          logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
-          // Headers already sent (a fast answer failed half way): the response cannot be finished, so it is cut.
-          if (!res.headersSent) res.writeHead(500).end();
-          else res.destroy(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
+      void gate.authorize(req.headers.authorization).then((admitted) => {
+        if (!admitted.ok) {
+          metrics.authFailures.inc({ reason: admitted.reason });
+          const refusal = gate.refusal(admitted.reason);
+          res.writeHead(refusal.status, refusal.headers);
+          res.end(refusal.body);
+          return;
+        }
+        // A listen stream lasts no longer than the token it was opened with (checked every EXPIRY_SWEEP_MS: one
+        // timer for all, not one per request).
+        this.#expiring.set(res, admitted.expiresAt);
+        res.once('close', () => this.#expiring.delete(res));
+        exchange.subject = admitted.subject;
+        this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
+      });
     });
     this.#server = server;
+    if (oauth !== undefined) {
+      this.#sweep = setInterval(() => {
+        const now = Date.now();
+        for (const [res, expiresAt] of this.#expiring) if (expiresAt <= now) res.destroy();
+      }, EXPIRY_SWEEP_MS).unref();
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
         const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
         reject(Object.assign(new Error(`cannot serve HTTP on ${host}:${port}: ${reason}`), { code: error.code }));
       });
-      server.listen(port, host, () => resolve());
+      server.listen(port, host, () => {
+        if (oauth !== undefined) {
+          const bound = server.address();
+          const boundPort = typeof bound === 'object' && bound !== null ? bound.port : port;
+          const hostPart = host.includes(':') ? `[${host}]` : host;
+          this.#oauth = new OAuthGate(
+            oauth,
+            oauth.audience ?? `http://${hostPart}:${boundPort}${MCP_PATH}`,
+            claimViews,
+          );
+        }
+        resolve();
+      });
     });
     const address = server.address();
     const actualPort = typeof address === 'object' && address !== null ? address.port : port;
     const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
     const url = `http://${shownHost}:${actualPort}${MCP_PATH}`;
     logger.info({ event: 'serving', transport: 'http', url, port: actualPort }, `serving on ${url}; indexing`);
+    const gate = this.#oauth;
+    if (gate !== undefined) {
+      logger.info(
+        { event: 'auth-resource', resource: gate.audience, metadata: gate.metadataUrl },
+        `OAuth resource ${gate.audience}; metadata at ${gate.metadataUrl}`,
+      );
+      void gate.discover().then((issuers) => {
+        for (const { issuer, problem } of issuers) {
+          if (problem === undefined) logger.info({ event: 'auth-issuer-discovered', issuer }, `${issuer} discovered`);
+          else
+            logger.warn(
+              { event: 'auth-issuer-unreachable', issuer },
+              `${problem}; tokens it issued fail until it answers`,
+            );
+        }
+      });
+    }
+  }
+
+  /** Serves one authorized MCP request with a view's handler: the fast path, or the SDK's. */
+  #serveMcp(req: IncomingMessage, res: ServerResponse, { serve, fast }: ViewHandler, exchange: Exchange): void {
+    const logger = this.#logger;
+    this.#requests++;
+    if (req.headers['mcp-method'] === 'subscriptions/listen') {
+      this.#metrics?.listenStreams.inc();
+      res.once('close', () => this.#metrics?.listenStreams.dec());
+    }
+    void tryFastPath(req, res, fast, exchange.seen).then(
+      (declined) => {
+        if (declined === undefined) {
+          this.#fastAnswers++;
+          return undefined;
+        }
+        exchange.body = declined.body;
+        return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
+      },
+      (error: unknown) => {
+        logger?.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
+        // Headers already sent (a fast answer failed half way): the response cannot be finished, so it is cut.
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  }
+
+  /** Counts a finished MCP request and writes its access log line (never the token). */
+  #finished(req: IncomingMessage, res: ServerResponse, exchange: Exchange): void {
+    const method = exchange.seen.method ?? methodLabel(req.headers['mcp-method'], exchange.body);
+    const outcome = res.writableFinished ? outcomeLabel(res.statusCode) : 'aborted';
+    const seconds = (performance.now() - exchange.started) / 1000;
+    const labels = { method, outcome };
+    this.#metrics?.requests.inc(labels);
+    this.#metrics?.latency.observe(labels, seconds);
+    this.#logger?.info(
+      {
+        event: 'request',
+        method,
+        outcome,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1e5) / 100,
+        ...(exchange.subject === undefined ? {} : { subject: exchange.subject }),
+      },
+      'request',
+    );
   }
 
   /**
    * Who a request is: `true` (sees everything), a view (`--http-tokens`), or `false` (unauthorized).
    */
   #authorize(header: string | undefined): Visibility | boolean {
-    const { token } = this.#auth;
-    if (this.#tokens === undefined && token === undefined) return true;
+    const { token, oauth } = this.#auth;
+    if (this.#tokens === undefined && token === undefined) return oauth === undefined;
     if (token !== undefined && hasBearerToken(header, token)) return true;
     const given = bearerOf(header);
     return (given === undefined ? undefined : this.#tokens?.viewOf(given)) ?? false;
@@ -245,6 +392,7 @@ export class HttpAdapter implements Adapter {
     const server = this.#server;
     if (server === undefined) return;
     this.#tokens?.close();
+    clearInterval(this.#sweep);
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -258,6 +406,17 @@ export class HttpAdapter implements Adapter {
       `served ${this.#requests} MCP requests`,
     );
   }
+}
+
+/** What is noted of one MCP request while it is served, for its metrics and access log line. */
+interface Exchange {
+  readonly started: number;
+  /** The token's subject (OAuth `sub` or `client_id`), or the `--http-tokens` entry's name. */
+  subject: string | undefined;
+  /** The method, when the fast path parsed the request. */
+  readonly seen: { method?: string };
+  /** The body the fast path read and handed on. */
+  body: Buffer | undefined;
 }
 
 /** Tells one handler's listen streams about a change, as far as its view may see it. */

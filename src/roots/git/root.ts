@@ -87,6 +87,8 @@ interface Held {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- typed EventEmitter on/once
 export interface GitRoot {
   on(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
+  /** After each poll of a followed branch: whether it went through. */
+  on(event: 'polled', listener: (ok: boolean) => void): this;
   once(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
 }
 
@@ -350,9 +352,11 @@ export class GitRoot extends EventEmitter {
           `${this.#describe} is reachable again`,
         );
       }
+      this.emit('polled', true);
       return moved;
     } catch (error) {
       if (this.#stopped) return false;
+      this.emit('polled', false);
       const message = error instanceof Error ? error.message : String(error);
       // One warning per kind of failure: git's messages can differ from poll to poll for the same outage (curl
       // names how long it waited).

@@ -1,0 +1,255 @@
+#!/usr/bin/env node
+// The authorized run of `npm run bench:load` (after `npm run build`): two servers over the same tree, one open and one
+// behind `--auth-issuer` a real OpenID provider started in this process (scripts/test-oidc-provider.mjs), with
+// `--auth-claims` giving 4 views. The same requests (the four read methods of the fast path, each for a skill of the
+// view) go to both in alternating rounds, from 32 keep-alive clients and then from one client at a time:
+// throughput (authorized / open), p50 and p99 latency, the p50 that verification adds, errors and mismatches (any
+// answer other than 200 with the expected URI). Then memory per view: the server's RSS before and after 64 more
+// distinct views were made. Prints a markdown table.
+//
+//   node bench/load-auth.mjs [--clients 32] [--seconds 5] [--rounds 3] [--sequential 3000] [--json FILE]
+//
+// Exit code 1 when any error or mismatch was seen.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { clientCredentialsToken, startOidcProvider } from '../scripts/test-oidc-provider.mjs';
+import { percentile } from './load-tracker.mjs';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(REPO, 'bin', 'skills-serve.js');
+const SAMPLE = path.join(REPO, 'sample-skills');
+const { values: flags } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '32' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    sequential: { type: 'string', default: '3000' },
+    json: { type: 'string' },
+  },
+});
+const CLIENTS = Number(flags.clients);
+const SECONDS = Number(flags.seconds);
+const ROUNDS = Number(flags.rounds);
+const SEQUENTIAL = Number(flags.sequential);
+
+/** The 4 views: a group each, and a skill each view sees. */
+const VIEWS = [
+  { group: 'billing', prefix: 'acme/billing', skill: 'acme/billing/refunds' },
+  { group: 'support', prefix: 'acme/support', skill: 'acme/support/refunds' },
+  { group: 'data', prefix: 'data-pipeline', skill: 'data-pipeline' },
+  { group: 'writers', prefix: 'report-writer', skill: 'report-writer' },
+];
+/** Groups only used to make more views for the memory figure (each subset of them is one view). */
+const EXTRA_GROUPS = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5'];
+
+function startServer(args) {
+  const child = spawn(process.execPath, [BIN, '--http', '127.0.0.1:0', '--log-level', 'info', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      // Only the start is kept: the access log is a line per request.
+      if (stderr.length < 1_000_000) stderr += chunk;
+      const port = /"port":(\d+)/u.exec(stderr)?.[1];
+      if (port !== undefined && stderr.includes('index built')) resolve({ child, port: Number(port) });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
+  });
+}
+
+function rssKb(pid) {
+  return Number(/VmRSS:\s+(\d+)/u.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+}
+
+/** The requests of one view: its skill's four read methods. */
+function requestsOf(view) {
+  const uri = `skill://${view.skill}/SKILL.md`;
+  return [
+    { method: 'resources/read', params: { uri }, expect: uri },
+    { method: 'skills/get', params: { uri }, expect: uri },
+    { method: 'resources/directory/read', params: { uri: `skill://${view.skill}` }, expect: uri },
+    { method: 'skills/list', params: {}, expect: uri },
+  ];
+}
+
+function call(agent, port, token, { method, params }) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'content-length': Buffer.byteLength(body),
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Runs `clients` loops for `seconds` (or `count` requests in all) against one server; returns the figures. */
+async function phase(server, tokens, { clients, seconds, count }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const latencies = [];
+  let errors = 0;
+  let mismatches = 0;
+  let sent = 0;
+  const deadline = seconds === undefined ? Infinity : performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let at = client; performance.now() < deadline && (count === undefined || sent < count); at++) {
+        sent++;
+        const view = VIEWS[at % VIEWS.length];
+        const request = requestsOf(view)[Math.floor(at / VIEWS.length) % 4];
+        try {
+          const answer = await call(agent, server.port, tokens?.[at % VIEWS.length], request);
+          latencies.push(answer.ms);
+          if (answer.status !== 200) errors++;
+          else if (!answer.text.includes(request.expect)) mismatches++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { requests: latencies.length, elapsed, errors, mismatches, latencies };
+}
+
+function summarize(runs) {
+  const latencies = runs.flatMap((run) => run.latencies);
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const elapsed = runs.reduce((sum, run) => sum + run.elapsed, 0);
+  return {
+    requests,
+    perSecond: requests / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    mismatches: runs.reduce((sum, run) => sum + run.mismatches, 0),
+  };
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-load-auth-'));
+  const provider = await startOidcProvider({ ttl: 3600 });
+  const servers = [];
+  try {
+    const claims = path.join(dir, 'claims.json');
+    writeFileSync(
+      claims,
+      JSON.stringify({
+        claims: [
+          ...VIEWS.map(({ group, prefix }) => ({ name: group, claim: 'groups', value: group, prefixes: [prefix] })),
+          ...EXTRA_GROUPS.map((group, index) => ({
+            name: group,
+            claim: 'groups',
+            value: group,
+            prefixes: [`extra/${index}`],
+          })),
+        ],
+      }),
+    );
+    const open = await startServer([SAMPLE]);
+    servers.push(open);
+    const authorized = await startServer(['--auth-issuer', provider.issuer, '--auth-claims', claims, SAMPLE]);
+    servers.push(authorized);
+    const resource = `http://127.0.0.1:${authorized.port}/mcp`;
+    provider.setResource(resource);
+    const tokenFor = async (groups) => {
+      provider.groups['skills-agent'] = groups;
+      return clientCredentialsToken(provider.issuer, provider.clients.machine, resource);
+    };
+    const tokens = [];
+    for (const { group } of VIEWS) tokens.push(await tokenFor([group]));
+    // Warm both (JIT, the JWKS fetch, the views' handlers).
+    await phase(open, undefined, { clients: 4, count: 2000 });
+    await phase(authorized, tokens, { clients: 4, count: 2000 });
+    const concurrent = { open: [], authorized: [] };
+    const sequential = { open: [], authorized: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      concurrent.open.push(await phase(open, undefined, { clients: CLIENTS, seconds: SECONDS }));
+      concurrent.authorized.push(await phase(authorized, tokens, { clients: CLIENTS, seconds: SECONDS }));
+      sequential.open.push(await phase(open, undefined, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }));
+      sequential.authorized.push(
+        await phase(authorized, tokens, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }),
+      );
+    }
+    // Memory per view: 64 more distinct prefix sets (subsets of the extra groups), each served once.
+    const before = rssKb(authorized.child.pid);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let made = 0;
+    for (let mask = 1; mask < 2 ** EXTRA_GROUPS.length; mask++) {
+      const groups = EXTRA_GROUPS.filter((_, bit) => (mask >> bit) & 1);
+      const token = await tokenFor(['billing', ...groups]);
+      const answer = await call(agent, authorized.port, token, requestsOf(VIEWS[0])[3]);
+      if (answer.status === 200) made++;
+    }
+    agent.destroy();
+    const after = rssKb(authorized.child.pid);
+    const result = {
+      clients: CLIENTS,
+      concurrent: { open: summarize(concurrent.open), authorized: summarize(concurrent.authorized) },
+      sequential: { open: summarize(sequential.open), authorized: summarize(sequential.authorized) },
+      views: { made, rssBeforeKb: before, rssAfterKb: after, perViewKb: (after - before) / Math.max(1, made) },
+    };
+    const c = result.concurrent;
+    const s = result.sequential;
+    const f = (value, digits = 2) => value.toFixed(digits);
+    const table = [
+      `| run (${CLIENTS} keep-alive clients, ${ROUNDS}×${SECONDS} s each) | requests | req/s | p50 ms | p99 ms | errors | mismatches |`,
+      '|---|---|---|---|---|---|---|',
+      ...[
+        ['open', c.open],
+        ['authorized (bearer JWT, 4 views)', c.authorized],
+      ].map(
+        ([name, r]) =>
+          `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${r.errors} | ${r.mismatches} |`,
+      ),
+      '',
+      `- throughput authorized / open: **${f(c.authorized.perSecond / c.open.perSecond)}x**`,
+      `- one client at a time: p50 open ${f(s.open.p50, 3)} ms, authorized ${f(s.authorized.p50, 3)} ms: verification adds **${f(s.authorized.p50 - s.open.p50, 3)} ms** at p50 (p99 ${f(s.open.p99, 3)} / ${f(s.authorized.p99, 3)} ms)`,
+      `- memory per view: ${made} more views, RSS ${f(before / 1024, 1)} → ${f(after / 1024, 1)} MB: **${f(result.views.perViewKb, 1)} KB per view**`,
+    ].join('\n');
+    process.stdout.write(`${table}\n`);
+    if (flags.json !== undefined) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
+    const bad = c.open.errors + c.open.mismatches + c.authorized.errors + c.authorized.mismatches + s.authorized.errors;
+    process.exitCode = bad === 0 ? 0 : 1;
+  } finally {
+    for (const { child } of servers) child.kill('SIGTERM');
+    await provider.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

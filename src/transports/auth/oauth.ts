@@ -1,0 +1,147 @@
+/**
+ * The OAuth 2.0 resource server of `--http` (`--auth-issuer`; docs/ARCHITECTURE.md, "Authorization"; MCP
+ * 2026-07-28, Authorization): who a request's bearer token is, which view its claims show, and what a refused request
+ * is answered (401 or 403 with the `WWW-Authenticate` challenge pointing at the Protected Resource Metadata).
+ */
+import type { Visibility } from '../../server/visibility.js';
+import {
+  type AuthFailure,
+  challenge,
+  describe,
+  parseBearer,
+  RESOURCE_METADATA_PATH,
+  resourceMetadata,
+  resourceMetadataUrl,
+  statusOf,
+} from './challenge.js';
+import type { ClaimViews } from './claims.js';
+import type { IntrospectionClient } from './introspect.js';
+import { TokenVerifier } from './verify.js';
+
+/** `--auth-*` as resolved by the CLI. */
+export interface OAuthSettings {
+  readonly issuers: readonly string[];
+  /** `--auth-audience`; `undefined`: the server's canonical URL, `http://<host>:<port>/mcp`. */
+  readonly audience?: string | undefined;
+  readonly scopes: readonly string[];
+  readonly introspection?: IntrospectionClient | undefined;
+  /** `--auth-claims FILE`. */
+  readonly claimsFile?: string | undefined;
+}
+
+/** A request let through: its view (`undefined`: everything), subject, and when its token expires (ms epoch). */
+export interface Admitted {
+  readonly ok: true;
+  readonly view: Visibility | undefined;
+  readonly subject: string;
+  readonly expiresAt: number;
+}
+
+/** A refused request. */
+export interface Denied {
+  readonly ok: false;
+  readonly reason: AuthFailure;
+}
+
+/** The resource server of one HTTP adapter. */
+export class OAuthGate {
+  readonly audience: string;
+  readonly metadataUrl: string;
+  /** The paths the metadata is served at: the bare well-known path and the one suffixed with the resource's path. */
+  readonly metadataPaths: ReadonlySet<string>;
+  readonly #scopes: readonly string[];
+  readonly #verifier: TokenVerifier;
+  readonly #views: ClaimViews | undefined;
+  readonly #metadataBody: string;
+
+  /**
+   * @param settings the resolved flags.
+   * @param audience the resource identifier (the flag, or the canonical URL).
+   * @param views the claims file's views, when given.
+   */
+  constructor(settings: OAuthSettings, audience: string, views: ClaimViews | undefined) {
+    this.audience = audience;
+    this.metadataUrl = resourceMetadataUrl(audience);
+    this.metadataPaths = new Set([RESOURCE_METADATA_PATH, new URL(this.metadataUrl).pathname]);
+    this.#scopes = settings.scopes;
+    this.#views = views;
+    this.#verifier = new TokenVerifier({
+      issuers: settings.issuers,
+      audience,
+      scopes: settings.scopes,
+      introspection: settings.introspection,
+    });
+    this.#metadataBody = JSON.stringify(resourceMetadata(audience, settings.issuers, settings.scopes));
+  }
+
+  /** The Protected Resource Metadata document (RFC 9728 §2), serialized. */
+  get metadataBody(): string {
+    return this.#metadataBody;
+  }
+
+  /** How many distinct claim views exist (for `/metrics`). */
+  get views(): number {
+    return this.#views?.size ?? 0;
+  }
+
+  /**
+   * Discovers every issuer's metadata once, so a misconfigured issuer is logged at start (requests retry anyway).
+   *
+   * @returns per issuer, `undefined` or the reason it could not be discovered.
+   */
+  async discover(): Promise<{ issuer: string; problem: string | undefined }[]> {
+    return Promise.all(
+      this.#verifier.issuers.map(async (issuer) => {
+        try {
+          await issuer.metadata();
+          return { issuer: issuer.issuer, problem: undefined };
+        } catch (error) {
+          return { issuer: issuer.issuer, problem: (error as Error).message };
+        }
+      }),
+    );
+  }
+
+  /**
+   * Authorizes one request.
+   *
+   * @param header its `Authorization` value.
+   * @returns {@link Admitted} with the token's view, or {@link Denied} with the reason.
+   */
+  async authorize(header: string | undefined): Promise<Admitted | Denied> {
+    const bearer = parseBearer(header);
+    if (typeof bearer === 'string') return { ok: false, reason: bearer };
+    const verdict = await this.#verifier.verify(bearer.token);
+    if (!verdict.ok) return verdict;
+    if (this.#views === undefined)
+      return { ok: true, view: undefined, subject: verdict.subject, expiresAt: verdict.expiresAt };
+    const view = this.#views.viewOf(verdict.claims);
+    return view === undefined
+      ? { ok: false, reason: 'no_view' }
+      : { ok: true, view, subject: verdict.subject, expiresAt: verdict.expiresAt };
+  }
+
+  /**
+   * The answer to a refused request.
+   *
+   * @returns status (401 or 403), headers (`WWW-Authenticate` per RFC 6750 §3 with `resource_metadata`, RFC 9728
+   *   §5.1) and a JSON-RPC error body (code -32001) that says why without quoting the token.
+   */
+  refusal(reason: AuthFailure): { status: 401 | 403; headers: Record<string, string>; body: string } {
+    return {
+      status: statusOf(reason),
+      headers: {
+        'content-type': 'application/json',
+        'www-authenticate': challenge(reason, this.metadataUrl, this.#scopes),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32001,
+          message: `${statusOf(reason) === 401 ? 'Unauthorized' : 'Forbidden'}: ${describe(reason)}`,
+        },
+      }),
+    };
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Claims to skills (`--auth-claims FILE`) with tokens from a real OpenID provider: a token sees the union of the
+ * prefixes its `groups` match, a token matching nothing gets 403, a user whose groups change sees the new view with
+ * the next token, and a listen stream ends when its token expires.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { waitFor } from '../helpers/live.js';
+import {
+  clientCredentialsToken,
+  craftToken,
+  listedUris,
+  listWith,
+  type OAuthPair,
+  startOAuthPair,
+  stopOAuthPair,
+} from '../helpers/oauth.js';
+import { SAMPLE_SKILLS } from '../helpers/server.js';
+import { makeTempDir, removeTree } from '../helpers/tree.js';
+
+const CLAIMS = {
+  claims: [
+    { name: 'billing', claim: 'groups', value: 'billing', prefixes: ['acme/billing'] },
+    { name: 'support', claim: 'groups', value: 'support', prefixes: ['acme/support'] },
+    { name: 'writers', claim: 'groups', value: 'writers', prefixes: ['report-writer'] },
+    { name: 'ops', claim: 'realm_access.roles', value: 'admin', prefixes: ['*'] },
+  ],
+};
+
+describe('--auth-claims', () => {
+  let dir: string;
+  let pair: OAuthPair;
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    const file = path.join(dir, 'claims.json');
+    await fsp.writeFile(file, JSON.stringify(CLAIMS));
+    pair = await startOAuthPair(['--auth-claims', file, SAMPLE_SKILLS]);
+  });
+  afterAll(async () => {
+    await stopOAuthPair(pair);
+    await removeTree(dir);
+  });
+
+  const listAs = async (groups: string[]): Promise<string[]> => {
+    pair.provider.groups['skills-agent'] = groups;
+    const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
+    const answer = await listWith(pair.server.url, `Bearer ${token}`);
+    expect(answer.status).toBe(200);
+    return listedUris(answer.body);
+  };
+
+  it('a token sees the skills under the prefixes of every group it holds', async () => {
+    expect(await listAs(['billing'])).toEqual(['skill://acme/billing/refunds/SKILL.md']);
+    expect(await listAs(['billing', 'writers'])).toEqual([
+      'skill://acme/billing/refunds/SKILL.md',
+      'skill://report-writer/SKILL.md',
+    ]);
+  });
+
+  it('groups changed at the provider give the new view on the next token', async () => {
+    expect(await listAs(['support'])).toEqual(['skill://acme/support/refunds/SKILL.md']);
+    expect(await listAs(['billing'])).toEqual(['skill://acme/billing/refunds/SKILL.md']);
+  });
+
+  it('a nested custom claim (realm_access.roles) maps too', async () => {
+    const token = await craftToken(pair, { realm_access: { roles: ['admin'] } });
+    expect(listedUris((await listWith(pair.server.url, `Bearer ${token}`)).body)).toHaveLength(6);
+  });
+
+  it('a token whose claims match no entry gets 403', async () => {
+    pair.provider.groups['skills-agent'] = ['nobody'];
+    const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
+    expect(await listWith(pair.server.url, `Bearer ${token}`)).toMatchObject({
+      status: 403,
+      challenge: `Bearer resource_metadata="${pair.metadataUrl}", error="insufficient_scope", scope="skills:read"`,
+    });
+  });
+
+  it('ends a listen stream when its token expires', async () => {
+    const token = await craftToken(pair, { groups: ['billing'], exp: Math.floor(Date.now() / 1000) + 2 });
+    const response = await fetch(pair.server.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'listen',
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { resourcesListChanged: true },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const stream = { text: '', ended: false };
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    void (async () => {
+      const decoder = new TextDecoder();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        stream.text += decoder.decode(chunk.value, { stream: true });
+      stream.ended = true;
+    })().catch(() => {
+      stream.ended = true;
+    });
+    await waitFor(() => stream.text.includes('notifications/subscriptions/acknowledged'));
+    expect(stream.ended).toBe(false);
+    await waitFor(() => stream.ended, { describe: () => `the stream outlived its token: ${stream.text}` });
+  });
+});
