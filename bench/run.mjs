@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench` (after `npm run build`): the benchmarks of skills-serve in one run, side by side with floors measured
-// in the same run, on the synthetic trees of `bench/bench-tree.ts`: 1,000 skills (10,000 files, ~97 MB, ~4k directories) and
-// 10,000 skills (100,000 files, ~0.94 GB, ~40k directories). The headline rows are the default (watching) mode.
+// in the same run, on the synthetic trees of `bench/bench-tree.ts`: 1,000 skills (10,000 files, ~97 MB, ~4k
+// directories) and 10,000 skills (100,000 files, ~0.94 GB, ~40k directories). The headline rows are the default
+// (watching) mode.
 // Prints a markdown table and writes BENCHMARKS.md. See BENCHMARKS.md for what each figure means.
 //
 //   node bench/run.mjs            full run (1,000 and 10,000 skills); writes BENCHMARKS.md at the repo root
