@@ -9,8 +9,9 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { waitFor } from '../helpers/live.js';
 import { HOST_CASES, INSTRUCTIONS, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
-import { HostUser, type TmuxSession } from './harness.js';
+import { HostUser, STEP_MS, type TmuxSession } from './harness.js';
 import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
 const BUDGET = 4096;
@@ -198,22 +199,29 @@ for (const hostCase of HOST_CASES) {
       },
     );
 
-    it('records in its MCP log exactly what the server wrote to stderr: nothing on a clean tree', () => {
+    it('records in its MCP log exactly what the server wrote to stderr: nothing on a clean tree', async () => {
       const logs = path.join(user.home, '.cache', 'claude-cli-nodejs');
-      const entries = readdirSync(logs, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile() && entry.parentPath.endsWith('mcp-logs-skills'))
-        .map((entry) => path.join(entry.parentPath, entry.name))
-        .sort()
-        .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as { error?: string });
-      const recorded = entries.flatMap((entry) =>
-        entry.error?.startsWith('Server stderr: ') === true
-          ? entry.error.slice('Server stderr: '.length).split('\n')
-          : [],
-      );
+      const recordedLines = (): string[] =>
+        readdirSync(logs, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile() && entry.parentPath.endsWith('mcp-logs-skills'))
+          .map((entry) => path.join(entry.parentPath, entry.name))
+          .sort()
+          .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as { error?: string })
+          .flatMap((entry) =>
+            entry.error?.startsWith('Server stderr: ') === true
+              ? entry.error.slice('Server stderr: '.length).split('\n')
+              : [],
+          )
+          .filter((line) => line !== '');
       const written = user.serverStderr();
-      expect(recorded.filter((line) => line !== '')).toEqual(written);
+      // Claude Code writes its MCP log after the fact (the interactive session's server may still be running): wait
+      // until it has recorded as many lines as the server wrote, then compare them exactly.
+      await waitFor(() => recordedLines().length >= written.length, { timeoutMs: STEP_MS, intervalMs: 100 }).catch(
+        () => undefined,
+      );
+      expect(recordedLines()).toEqual(written);
       // One line per server start on the corpus (claude-api's description is over 1,024 characters); none elsewhere.
       const perStart = hostCase.label === 'the shared anthropics-skills corpus' ? [['description-length']] : [];
       expect(written.map((line) => (JSON.parse(line) as { rules: string[] }).rules)).toEqual(
