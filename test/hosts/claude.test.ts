@@ -199,7 +199,7 @@ for (const hostCase of HOST_CASES) {
       },
     );
 
-    it('records in its MCP log exactly what the server wrote to stderr: nothing on a clean tree', async () => {
+    it('records in its MCP log only what the server wrote to stderr: nothing on a clean tree', async () => {
       const logs = path.join(user.home, '.cache', 'claude-cli-nodejs');
       const recordedLines = (): string[] =>
         readdirSync(logs, { recursive: true, withFileTypes: true })
@@ -216,12 +216,16 @@ for (const hostCase of HOST_CASES) {
           )
           .filter((line) => line !== '');
       const written = user.serverStderr();
-      // Claude Code writes its MCP log after the fact (the interactive session's server may still be running): wait
-      // until it has recorded as many lines as the server wrote, then compare them exactly.
-      await waitFor(() => recordedLines().length >= written.length, { timeoutMs: STEP_MS, intervalMs: 100 }).catch(
-        () => undefined,
-      );
-      expect(recordedLines()).toEqual(written);
+      // Claude Code records a stderr line only while it listens: a start's summary line written after a short
+      // command (`claude mcp list`) closed the server, as on a loaded machine, is not recorded. Every recorded line is
+      // one the server wrote, in order, and at least one is recorded whenever the server wrote any.
+      await waitFor(() => recordedLines().length > 0 || written.length === 0, {
+        timeoutMs: STEP_MS,
+        intervalMs: 100,
+      }).catch(() => undefined);
+      const recorded = recordedLines();
+      expect(recorded.length > 0).toBe(written.length > 0);
+      expect(written.filter((line) => recorded.includes(line))).toEqual(recorded);
       // One line per server start on the corpus (claude-api's description is over 1,024 characters); none elsewhere.
       const perStart = hostCase.label === 'the shared anthropics-skills corpus' ? [['description-length']] : [];
       expect(written.map((line) => (JSON.parse(line) as { rules: string[] }).rules)).toEqual(
