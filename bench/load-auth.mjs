@@ -180,8 +180,22 @@ async function main() {
         ],
       }),
     );
+    const tokensFile = path.join(dir, 'tokens.json');
+    const staticTokens = VIEWS.map(({ group }) => `${group}-static-token-0123456789`);
+    writeFileSync(
+      tokensFile,
+      JSON.stringify({
+        tokens: VIEWS.map(({ group, prefix }, index) => ({
+          name: group,
+          token: staticTokens[index],
+          prefixes: [prefix],
+        })),
+      }),
+    );
     const open = await startServer([SAMPLE]);
     servers.push(open);
+    const viewsOnly = await startServer(['--http-tokens', tokensFile, SAMPLE]);
+    servers.push(viewsOnly);
     const authorized = await startServer(['--auth-issuer', provider.issuer, '--auth-claims', claims, SAMPLE]);
     servers.push(authorized);
     const resource = `http://127.0.0.1:${authorized.port}/mcp`;
@@ -195,14 +209,19 @@ async function main() {
     // Warm both (JIT, the JWKS fetch, the views' handlers).
     await phase(open, undefined, { clients: 4, count: 2000 });
     await phase(authorized, tokens, { clients: 4, count: 2000 });
-    const concurrent = { open: [], authorized: [] };
-    const sequential = { open: [], authorized: [] };
+    await phase(viewsOnly, staticTokens, { clients: 4, count: 2000 });
+    const concurrent = { open: [], authorized: [], views: [] };
+    const sequential = { open: [], authorized: [], views: [] };
     for (let round = 0; round < ROUNDS; round++) {
       concurrent.open.push(await phase(open, undefined, { clients: CLIENTS, seconds: SECONDS }));
       concurrent.authorized.push(await phase(authorized, tokens, { clients: CLIENTS, seconds: SECONDS }));
+      concurrent.views.push(await phase(viewsOnly, staticTokens, { clients: CLIENTS, seconds: SECONDS }));
       sequential.open.push(await phase(open, undefined, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }));
       sequential.authorized.push(
         await phase(authorized, tokens, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }),
+      );
+      sequential.views.push(
+        await phase(viewsOnly, staticTokens, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }),
       );
     }
     // Memory per view: 64 more distinct prefix sets (subsets of the extra groups), each served once.
@@ -219,8 +238,16 @@ async function main() {
     const after = rssKb(authorized.child.pid);
     const result = {
       clients: CLIENTS,
-      concurrent: { open: summarize(concurrent.open), authorized: summarize(concurrent.authorized) },
-      sequential: { open: summarize(sequential.open), authorized: summarize(sequential.authorized) },
+      concurrent: {
+        open: summarize(concurrent.open),
+        authorized: summarize(concurrent.authorized),
+        views: summarize(concurrent.views),
+      },
+      sequential: {
+        open: summarize(sequential.open),
+        authorized: summarize(sequential.authorized),
+        views: summarize(sequential.views),
+      },
       views: { made, rssBeforeKb: before, rssAfterKb: after, perViewKb: (after - before) / Math.max(1, made) },
     };
     const c = result.concurrent;
@@ -231,19 +258,27 @@ async function main() {
       '|---|---|---|---|---|---|---|',
       ...[
         ['open', c.open],
+        ['static tokens (--http-tokens, 4 views)', c.views],
         ['authorized (bearer JWT, 4 views)', c.authorized],
       ].map(
         ([name, r]) =>
           `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${r.errors} | ${r.mismatches} |`,
       ),
       '',
-      `- throughput authorized / open: **${f(c.authorized.perSecond / c.open.perSecond)}x**`,
-      `- one client at a time: p50 open ${f(s.open.p50, 3)} ms, authorized ${f(s.authorized.p50, 3)} ms: verification adds **${f(s.authorized.p50 - s.open.p50, 3)} ms** at p50 (p99 ${f(s.open.p99, 3)} / ${f(s.authorized.p99, 3)} ms)`,
+      `- throughput authorized / open: **${f(c.authorized.perSecond / c.open.perSecond)}x**; authorized / static tokens with the same 4 views: **${f(c.authorized.perSecond / c.views.perSecond)}x** (views alone: ${f(c.views.perSecond / c.open.perSecond)}x of open)`,
+      `- one client at a time: p50 open ${f(s.open.p50, 3)} ms, authorized ${f(s.authorized.p50, 3)} ms: static tokens ${f(s.views.p50, 3)} ms: verification adds **${f(s.authorized.p50 - s.open.p50, 3)} ms** at p50 over open, ${f(s.authorized.p50 - s.views.p50, 3)} ms over the same views (p99 ${f(s.open.p99, 3)} / ${f(s.authorized.p99, 3)} ms)`,
       `- memory per view: ${made} more views, RSS ${f(before / 1024, 1)} → ${f(after / 1024, 1)} MB: **${f(result.views.perViewKb, 1)} KB per view**`,
     ].join('\n');
     process.stdout.write(`${table}\n`);
     if (flags.json !== undefined) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
-    const bad = c.open.errors + c.open.mismatches + c.authorized.errors + c.authorized.mismatches + s.authorized.errors;
+    const bad =
+      c.open.errors +
+      c.open.mismatches +
+      c.authorized.errors +
+      c.authorized.mismatches +
+      c.views.errors +
+      c.views.mismatches +
+      s.authorized.errors;
     process.exitCode = bad === 0 ? 0 : 1;
   } finally {
     for (const { child } of servers) child.kill('SIGTERM');
