@@ -8,7 +8,6 @@
  * its tool is missing or refused.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -18,10 +17,9 @@ import { readableInstall } from '../helpers/dist.js';
 import { converge, listAll, type ListedSkill, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, logLines, waitForEvent } from '../helpers/logs.js';
-import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { makeTempDir, makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
-const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const NOBODY = 65_534;
 
 /** `setpriv` can start a process as `nobody` here (and we are root, so permission bits would not bite otherwise). */
