@@ -8,19 +8,18 @@
  * its tool is missing or refused.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { readableInstall } from '../helpers/dist.js';
 import { converge, listAll, type ListedSkill, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, logLines, waitForEvent } from '../helpers/logs.js';
-import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { makeTempDir, makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
-const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const NOBODY = 65_534;
 
 /** `setpriv` can start a process as `nobody` here (and we are root, so permission bits would not bite otherwise). */
@@ -87,6 +86,19 @@ async function expectReadsVerified(wire: Wire): Promise<void> {
 }
 
 describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody through setpriv)', () => {
+  // nobody may not be able to enter the checkout (a clone under a 0700 folder): it runs a world-readable copy.
+  let install: { dir: string; bin: string } | undefined;
+  beforeAll(async () => {
+    install = await readableInstall();
+  });
+  afterAll(async () => {
+    if (install !== undefined) await removeTree(install.dir);
+  });
+  const asNobody = (args: readonly string[]): Wire => {
+    if (install === undefined) throw new Error('the readable install was not made');
+    return spawnWire({ args, wrap: AS_NOBODY, bin: install.bin, cwd: install.dir });
+  };
+
   it.each([
     ['--no-watch', ['--no-watch']],
     ['watching', [] as string[]],
@@ -94,7 +106,7 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
     'a served file made unreadable after indexing (%s): refused naming the URI and logged; readable again, served again',
     async (_label, flags) => {
       const root = await readableTree(spec());
-      const wire = spawnWire({ args: [...flags, root], wrap: AS_NOBODY });
+      const wire = asNobody([...flags, root]);
       await wire.handshake();
       expect(uidOf(wire.pid), 'the server does not run as nobody: permission bits would not apply').toBe(NOBODY);
       const watching = flags.length === 0;
@@ -137,7 +149,7 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
 
   it('a directory made untraversable after indexing (--no-watch): its files answer -32603 naming the URI, the rest is served', async () => {
     const root = await readableTree(spec());
-    const wire = spawnWire({ args: ['--no-watch', root], wrap: AS_NOBODY });
+    const wire = asNobody(['--no-watch', root]);
     await wire.handshake();
     await converge(wire, root);
     const logsBefore = logLines(wire.stderr()).length;
@@ -167,7 +179,7 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
   it('a file unreadable from the start: left out with a warning naming it, the rest of its skill served; readable again, published (watching)', async () => {
     const root = await readableTree(spec());
     await fsp.chmod(path.join(root, 'alpha', 'refs', 'more.md'), 0o000);
-    const wire = spawnWire({ args: [root], wrap: AS_NOBODY });
+    const wire = asNobody([root]);
     await wire.handshake();
     const { skills } = await listAll(wire);
     const alpha = skills.find((skill) => skill.uri === 'skill://alpha/SKILL.md');

@@ -21,7 +21,7 @@ import { converge, listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, type LogLine, logLines, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, type Message, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
+import { bytesOfRead, errorOf, type Message, procStatus, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const PRLIMIT = spawnSync('prlimit', ['--version']).status === 0;
@@ -79,6 +79,17 @@ function limitLeaving(pid: number, spare: number): number {
   return free[spare] as number;
 }
 
+/**
+ * Caps a running server's descriptors at `spare` free ones. It is stopped (SIGSTOP) while `/proc` is read and the
+ * limit set, so it opens or closes nothing in between, then continued.
+ */
+async function capRunning(wire: Wire, spare: number): Promise<void> {
+  wire.child.kill('SIGSTOP');
+  await waitFor(() => procStatus(wire.pid).state === 'T', { describe: () => 'the server did not stop' });
+  setSoftLimit(wire.pid, limitLeaving(wire.pid, spare));
+  wire.child.kill('SIGCONT');
+}
+
 function setSoftLimit(pid: number, soft: number): void {
   const result = spawnSync('prlimit', ['--pid', String(pid), `--nofile=${soft}:`], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`prlimit failed: ${result.stderr}`);
@@ -131,7 +142,7 @@ describe.skipIf(!PRLIMIT)('EMFILE on a running server (prlimit --pid)', () => {
       const files = (await listAll(wire)).skills.flatMap((skill) => skill.resources);
       const { soft } = openFileLimits(wire.pid);
 
-      setSoftLimit(wire.pid, limitLeaving(wire.pid, 2));
+      await capRunning(wire, 2);
       const errors = await readStorm(wire, files);
       expect((await wire.request('ping'))['result']).toEqual({});
       // Small files are read synchronously, one descriptor at a time; the large ones concurrently on the thread pool,
@@ -141,7 +152,7 @@ describe.skipIf(!PRLIMIT)('EMFILE on a running server (prlimit --pid)', () => {
       setSoftLimit(wire.pid, soft);
       expect(await readStorm(wire, files)).toEqual([]);
       // A read that met EMFILE must not have changed what is published.
-      await converge(wire, root, 1_000);
+      await converge(wire, root);
       expect(wire.running()).toBe(true);
       expect(wire.badLines).toEqual([]);
     },
@@ -157,7 +168,7 @@ describe.skipIf(!PRLIMIT)('EMFILE on a running server (prlimit --pid)', () => {
     const updatesBefore = eventsOf(wire.stderr(), 'index-updated').length;
 
     // No descriptor at all while the rebuild runs.
-    setSoftLimit(wire.pid, limitLeaving(wire.pid, 0));
+    await capRunning(wire, 0);
     for (let index = 0; index < 16; index++)
       await fsp.writeFile(
         path.join(root, 'bulk', 'refs', `r${String(index).padStart(2, '0')}.md`),
@@ -210,7 +221,7 @@ describe('EMFILE on reads under a low ulimit (sh -c "ulimit -n N; exec node …"
     await readStorm(wire, files);
     // One at a time, every read fits in the descriptors there are.
     for (const file of files) expect(await readStorm(wire, [file])).toEqual([]);
-    await converge(wire, root, 1_000);
+    await converge(wire, root);
     expect(wire.badLines).toEqual([]);
   });
 });

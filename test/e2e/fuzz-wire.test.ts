@@ -334,7 +334,6 @@ describe('fuzzing stdio', () => {
             );
         let verdict = judgeCase(units, answersNow());
         await waitFor(() => !(verdict = judgeCase(units, answersNow())).pending || verdict.problems.length > 0, {
-          timeoutMs: 3_000,
           describe: () => `unanswered; answers so far ${JSON.stringify(answersNow()).slice(0, 500)}`,
         }).catch(() => undefined);
         expect(wire.running(), `the server exited; stderr:\n${wire.stderr().slice(-2000)}`).toBe(true);

@@ -124,7 +124,7 @@ describe('git roots', () => {
       ['skill://alpha/SKILL.md', next],
       ['skill://beta/SKILL.md', next],
     ]);
-    await waitFor(() => listChanged > 0, { timeoutMs: 5000 });
+    await waitFor(() => listChanged > 0);
     await connection.skills.read(skills[1]!, 'skill://beta/SKILL.md');
   });
 

@@ -4,20 +4,15 @@
  * published per URI, which decides whether a read served bytes it had already replaced (docs/ARCHITECTURE.md,
  * "Invariants": "never serve bytes that contradict the published entry").
  */
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { PublishHistory } from '../../bench/load-tracker.mjs';
+import { byUri, diskFiles, isPublishedName, type PublishedFile } from './disk.js';
 import { waitFor } from './wait.js';
 import { resultOf, type Wire } from './wire.js';
 
-/** `{ uri, digest, size }` of one published file. */
-export interface PublishedFile {
-  readonly uri: string;
-  readonly digest: string;
-  readonly size: number;
-}
+export { diskFiles, type PublishedFile } from './disk.js';
 
 /** A listed entry, reduced to what these tests compare. */
 export interface ListedSkill {
@@ -33,35 +28,6 @@ export interface ListedSkill {
 export function isValidTestSkill(text: string, dirName: string): boolean {
   const match = /^---\nname: (.+)\ndescription: (.+)\n(?:.*\n)*?---\n/u.exec(text);
   return match !== null && match[1] === dirName && match[2]?.trim() !== '';
-}
-
-const byUri = (a: { uri: string }, b: { uri: string }): number => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
-const isPublishedName = (name: string): boolean => !name.startsWith('.') && name !== 'node_modules';
-
-/**
- * `{ uri, digest, size }` of every regular file below `dir` (names starting with `.` and `node_modules` skipped;
- * symbolic links are not followed: the trees of these tests only hold links that lead out of the root), sorted.
- */
-export function diskFiles(dir: string, base: string): PublishedFile[] {
-  const out: PublishedFile[] = [];
-  const walk = (abs: string, rel: string[]): void => {
-    for (const name of readdirSync(abs)) {
-      if (!isPublishedName(name)) continue;
-      const child = path.join(abs, name);
-      const stat = lstatSync(child);
-      if (stat.isDirectory()) walk(child, [...rel, name]);
-      else if (stat.isFile()) {
-        const bytes = readFileSync(child);
-        out.push({
-          uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`,
-          digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-          size: bytes.length,
-        });
-      }
-    }
-  };
-  walk(dir, []);
-  return out.sort(byUri);
 }
 
 /**

@@ -8,14 +8,15 @@
  * sentinel's update is heard, every notification of an earlier snapshot has been heard too: a test can then claim
  * "exactly these notifications" (and "none") without sleeping.
  */
-import { promises as fsp, readdirSync, readFileSync, statSync } from 'node:fs';
+import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 
+import { diskFiles } from './disk.js';
 import { type LogFields, type LogLine, logLines, waitForEvent as waitForLogEvent } from './logs.js';
 import { connect, type Connection, type Era, ERAS } from './server.js';
-import { makeTree, removeTree, sha256, skillMd } from './tree.js';
+import { makeTree, removeTree, skillMd } from './tree.js';
 import { WAIT_MS, waitFor } from './wait.js';
 
 export type { LogLine } from './logs.js';
@@ -222,39 +223,10 @@ function catalogMismatch(listed: readonly Skill[], expected: readonly ExpectedSk
   for (const want of expected) {
     const skill = listed.find((candidate) => candidate.uri === want.uri);
     const got = JSON.stringify(sortByUri(skill?.resources === 'dynamic' ? [] : (skill?.resources ?? [])));
-    const disk = JSON.stringify(diskResources(want.dir, want.uri.slice(0, -'/SKILL.md'.length)));
+    const disk = JSON.stringify(diskFiles(want.dir, want.uri.slice(0, -'/SKILL.md'.length), true));
     if (got !== disk) return `${want.uri}: resources ${got}, disk ${disk}`;
   }
   return undefined;
-}
-
-/**
- * `{ uri, digest, size }` of every file a skill directory publishes per the ignore policy (names starting with `.`
- * and `node_modules` are skipped), computed from disk independently of `src/`, sorted by URI.
- *
- * @param dir the skill directory.
- * @param base the skill's directory URI (`skill://alpha`).
- */
-export function diskResources(dir: string, base: string): { uri: string; digest: string; size: number }[] {
-  const out: { uri: string; digest: string; size: number }[] = [];
-  const walk = (abs: string, rel: string[]): void => {
-    for (const name of readdirSync(abs)) {
-      if (name.startsWith('.') || name === 'node_modules') continue;
-      const child = path.join(abs, name);
-      const stat = statSync(child);
-      if (stat.isDirectory()) walk(child, [...rel, name]);
-      else if (stat.isFile()) {
-        const bytes = readFileSync(child);
-        out.push({
-          uri: `${base}/${[...rel, name].map(encodeURIComponent).join('/')}`,
-          digest: sha256(bytes),
-          size: bytes.length,
-        });
-      }
-    }
-  };
-  walk(dir, []);
-  return sortByUri(out);
 }
 
 /** A file list as `{ uri, digest, size }` only, sorted by URI (code-unit order). */

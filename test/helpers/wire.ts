@@ -78,6 +78,12 @@ export interface WireOptions {
    * `exec` (setpriv, `sh -c '…; exec "$0" "$@"'`, unshare without --fork) so the child's pid is the server's.
    */
   readonly wrap?: readonly string[];
+  /**
+   * The CLI to run (default: the checkout's `bin/skills-serve.js`), with `cwd` its working directory: a server run
+   * as another user needs a copy it can read (`readableInstall` in `faults.ts`).
+   */
+  readonly bin?: string;
+  readonly cwd?: string;
 }
 
 /** The state of a process in `/proc/<pid>/status`. */
@@ -158,10 +164,11 @@ export function procStatus(pid: number): ProcStatus {
  * @throws Error if the process cannot be spawned.
  */
 export function spawnWire(options: WireOptions): Wire {
-  const serverWords = [process.execPath, BIN, ...options.args];
+  const serverWords = [process.execPath, options.bin ?? BIN, ...options.args];
   const words = [...(options.wrap ?? []), ...serverWords];
   const child = spawn(words[0] as string, words.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'info', ...TEST_CACHE, ...options.env },
   });
   if (child.pid === undefined) throw new Error(`could not spawn ${words.join(' ')}`);

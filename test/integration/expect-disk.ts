@@ -18,6 +18,7 @@ import {
   type Snapshot,
 } from '../../src/index/types.js';
 import { buildSkillUri, encodeSegment } from '../../src/index/uri.js';
+import { diskFiles } from '../helpers/disk.js';
 import { sha256 } from '../helpers/tree.js';
 
 /** A `{ uri, digest, size }` resource as the entry lists it. */
@@ -126,17 +127,8 @@ export async function listFiles(dir: string, skipIgnored = true): Promise<string
  * with sha256 and byte length of the bytes on disk, sorted by URI. Segments are encoded with `encodeURIComponent`
  * (identical to the canonical form for names made of letters, digits, `-`, `_` and `.`).
  */
-export async function resourcesOnDisk(dir: string, dirUri: string): Promise<ResourceRow[]> {
-  const rows: ResourceRow[] = [];
-  for (const rel of await listFiles(dir)) {
-    const bytes = await fsp.readFile(path.join(dir, ...rel.split('/')));
-    rows.push({
-      uri: `${dirUri}/${rel.split('/').map(encodeURIComponent).join('/')}`,
-      digest: sha256(bytes),
-      size: bytes.length,
-    });
-  }
-  return rows.sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+export function resourcesOnDisk(dir: string, dirUri: string): Promise<ResourceRow[]> {
+  return Promise.resolve(diskFiles(dir, dirUri));
 }
 
 /** One resource row for the file at `file`, from the bytes on disk. */
