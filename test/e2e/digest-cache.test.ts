@@ -326,19 +326,19 @@ describe('persistent digest cache over stdio', () => {
       const uri = 'skill://alpha/notes.txt';
       expect(alpha.resources.find((resource) => resource.uri === uri)?.digest).toBe(`sha256:${forged.toString('hex')}`);
       const onDisk = readFileSync(path.join(root, rel));
-      let read: { verified: boolean; bytes: Uint8Array } | undefined;
-      try {
-        read = await started.connection.skills.read(alpha, uri);
-      } catch {
-        // refused: nothing was received as verified content
-      }
-      if (read !== undefined) {
-        expect(Buffer.from(read.bytes).equals(onDisk)).toBe(true);
-        expect(read.verified).toBe(false);
-      }
+      // The server verified the bytes, found the entry wrong, re-indexed and sent the file's own bytes: the host,
+      // holding the forged digest from the listing, refuses them instead of taking them as verified.
+      await expect(started.connection.skills.read(alpha, uri)).rejects.toThrow(
+        `${uri} has digest sha256:${createHash('sha256').update(onDisk).digest('hex')}; the skill entry lists sha256:${forged.toString('hex')}`,
+      );
       await waitForEvent(() => started.connection.stderr(), 'reindex', { uri });
-      // After the re-index every digest served is the file's own.
+      // After the re-index every digest served is the file's own, and the read verifies.
       await expectServedMatchesDisk(started.connection, root);
+      const relisted = (await started.connection.skills.list()).skills.find((skill) => skill.uri === alpha.uri);
+      if (relisted === undefined) throw new Error('alpha is not listed');
+      const read = await started.connection.skills.read(relisted, uri);
+      expect(read.verified).toBe(true);
+      expect(Buffer.from(read.bytes).equals(onDisk)).toBe(true);
     } finally {
       await started.connection.close();
     }
