@@ -1,0 +1,346 @@
+/**
+ * The persistent digest cache never serves a wrong digest (docs/ARCHITECTURE.md, "Digest cache"): the built CLI over
+ * real stdio, on real directories, a first start writing the cache and a later start reading it, and every digest and
+ * size served compared with the SHA-256 of the file on disk. Each fault case fails without the mechanism it covers:
+ * ctime and inode in the identity, racy entries left out, the magic/version/checksum/root checks, the atomic write.
+ *
+ * A start trusts an entry only when the file was not changed within 2 s of being hashed (ctime included, which no
+ * test can set), so the roots are made once, up front, and the tests start once their files' ctimes are that old: a
+ * wait computed from the files' own timestamps, taken once for the whole file.
+ */
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { digestCacheFile, encodeDigestCache } from '../../src/index/digest-cache.js';
+import { identityOfStat, makeKey, RACY_WINDOW_NS } from '../../src/index/record.js';
+import type { FileNode } from '../../src/index/types.js';
+import { diskResources } from '../helpers/live.js';
+import { type LogLine, waitForEvent } from '../helpers/logs.js';
+import { connect, type Connection } from '../helpers/server.js';
+import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+
+/** The files of every root: two skills, four files, two of them the same size so an edit can keep the size. */
+const TREE = {
+  'alpha/SKILL.md': skillMd('alpha', 'First skill.'),
+  'alpha/notes.txt': 'alpha notes, version one\n',
+  'beta/SKILL.md': skillMd('beta', 'Second skill.'),
+  'beta/data/table.csv': 'a,b\n1,2\n',
+} as const;
+const FILES = Object.keys(TREE).length;
+const SKILLS = ['alpha', 'beta'] as const;
+/** Entries a start can trust: every file but the `SKILL.md`s, which are always read (their bytes are parsed). */
+const TRUSTABLE = FILES - SKILLS.length;
+/** Every file's atime and mtime before the first start: whole seconds, so `utimes` can put them back exactly. */
+const PAST = new Date('2026-01-01T00:00:00Z');
+
+const CASES = [
+  'warm',
+  'utimes',
+  'rename',
+  'racy',
+  'truncated',
+  'garbage',
+  'version',
+  'other-root',
+  'unwritable',
+  'readonly-file',
+  'two',
+  'eight',
+  'forged',
+] as const;
+type Case = (typeof CASES)[number];
+
+let cacheDir: string;
+const roots = new Map<Case, string>();
+
+beforeAll(async () => {
+  cacheDir = await makeTempDir();
+  for (const name of CASES) {
+    const root = realpathSync(await makeTree(TREE));
+    for (const rel of Object.keys(TREE)) utimesSync(path.join(root, rel), PAST, PAST);
+    roots.set(name, root);
+  }
+  // Until every file's ctime (and mtime) is older than the racy window: the only wait, computed, not guessed.
+  let newestNs = 0n;
+  for (const root of roots.values())
+    for (const rel of Object.keys(TREE)) {
+      const stat = statSync(path.join(root, rel), { bigint: true });
+      newestNs = [newestNs, stat.ctimeNs, stat.mtimeNs].reduce((a, b) => (a > b ? a : b));
+    }
+  const dueMs = Number((newestNs + RACY_WINDOW_NS) / 1_000_000n) + 50;
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueMs - Date.now())));
+}, 30_000);
+
+afterAll(async () => {
+  for (const root of roots.values()) await removeTree(root);
+  await removeTree(cacheDir);
+});
+
+function rootOf(name: Case): string {
+  return roots.get(name) as string;
+}
+
+/** A started server: its connection and its first `index-built` line. */
+interface Started {
+  readonly connection: Connection;
+  readonly built: LogLine;
+}
+
+/** Starts the CLI on `root` with debug logs and the test's own cache directory, and waits for its first build. */
+async function start(root: string, dir = cacheDir): Promise<Started> {
+  const connection = await connect([root], undefined, {
+    env: { SKILLS_SERVE_LOG_LEVEL: 'debug', SKILLS_SERVE_CACHE_DIR: dir },
+  });
+  const built = await waitForEvent(() => connection.stderr(), 'index-built');
+  return { connection, built };
+}
+
+/** Every served `{ uri, digest, size }` equals the SHA-256 and size of the file on disk, for every skill. */
+async function expectServedMatchesDisk(connection: Connection, root: string): Promise<void> {
+  const listing = await connection.skills.list();
+  expect(listing.skills.map((skill) => skill.uri)).toEqual(SKILLS.map((name) => `skill://${name}/SKILL.md`));
+  for (const skill of listing.skills) {
+    const name = skill.uri.slice('skill://'.length, -'/SKILL.md'.length);
+    const served = (skill.resources === 'dynamic' ? [] : skill.resources)
+      .map(({ uri, digest, size }) => ({ uri, digest, size }))
+      .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
+    expect(served).toEqual(diskResources(path.join(root, name), `skill://${name}`));
+  }
+}
+
+/** Starts, checks every digest against disk, waits for the cache write, stops. */
+async function warmUp(root: string, dir = cacheDir): Promise<Started> {
+  const started = await start(root, dir);
+  await expectServedMatchesDisk(started.connection, root);
+  await waitForEvent(() => started.connection.stderr(), 'digest-cache-written');
+  await started.connection.close();
+  return started;
+}
+
+/** A start that found `stored` entries and trusted `trusted` of them, and served only right digests. */
+async function expectStart(root: string, stored: number | undefined, trusted: number | undefined): Promise<Started> {
+  const started = await start(root);
+  try {
+    expect(started.built['digestsStored']).toBe(stored);
+    expect(started.built['digestsTrusted']).toBe(trusted);
+    await expectServedMatchesDisk(started.connection, root);
+  } catch (error) {
+    await started.connection.close();
+    throw error;
+  }
+  return started;
+}
+
+/** Rewrites `rel` with same-size contents and puts its atime and mtime back: only ctime (and inode) tell. */
+function editKeepingSizeAndMtime(root: string, rel: string, replace: (file: string, text: string) => void): void {
+  const file = path.join(root, rel);
+  const before = statSync(file, { bigint: true });
+  const text = readFileSync(file, 'utf8');
+  const edited = text.replace('one', 'two');
+  expect(edited.length).toBe(text.length);
+  replace(file, edited);
+  utimesSync(file, Number(before.atimeNs / 1_000_000_000n), Number(before.mtimeNs / 1_000_000_000n));
+  const after = statSync(file, { bigint: true });
+  expect(after.size).toBe(before.size);
+  expect(after.mtimeNs).toBe(before.mtimeNs);
+  expect(after.ctimeNs).not.toBe(before.ctimeNs);
+}
+
+describe('persistent digest cache over stdio', () => {
+  it('a warm start trusts every entry the last start wrote', async () => {
+    const root = rootOf('warm');
+    const first = await warmUp(root);
+    expect(first.built['digestsStored']).toBeUndefined();
+    const second = await expectStart(root, FILES, TRUSTABLE);
+    await second.connection.close();
+  });
+
+  it('content edited with size and mtime restored (utimes) is hashed again: ctime betrays it', async () => {
+    const root = rootOf('utimes');
+    await warmUp(root);
+    editKeepingSizeAndMtime(root, 'alpha/notes.txt', (file, text) => writeFileSync(file, text));
+    const started = await expectStart(root, FILES, TRUSTABLE - 1);
+    await started.connection.close();
+  });
+
+  it('a file replaced by rename (new inode, same size and mtime) is hashed again', async () => {
+    const root = rootOf('rename');
+    await warmUp(root);
+    editKeepingSizeAndMtime(root, 'alpha/notes.txt', (file, text) => {
+      writeFileSync(`${file}.new`, text);
+      renameSync(`${file}.new`, file);
+    });
+    const started = await expectStart(root, FILES, TRUSTABLE - 1);
+    await started.connection.close();
+  });
+
+  it('a file changed within the racy window of being hashed is left out of the cache, then hashed again', async () => {
+    const root = rootOf('racy');
+    const file = path.join(root, 'alpha/notes.txt');
+    // An mtime one minute ahead: within the racy window of any moment the first start hashes it.
+    const ahead = new Date(Math.ceil(Date.now() / 1000) * 1000 + 60_000);
+    utimesSync(file, ahead, ahead);
+    await warmUp(root);
+    // Edited in the same tick as far as size and mtime tell: the cache must not hold its digest at all.
+    editKeepingSizeAndMtime(root, 'alpha/notes.txt', (target, text) => writeFileSync(target, text));
+    const started = await expectStart(root, FILES - 1, TRUSTABLE - 1);
+    await started.connection.close();
+  });
+
+  const spoilers: { name: Case; reason: string; spoil: (file: string) => void }[] = [
+    {
+      name: 'truncated',
+      reason: 'truncated or corrupted (checksum mismatch)',
+      spoil: (file) => writeFileSync(file, readFileSync(file).subarray(0, -7)),
+    },
+    {
+      name: 'garbage',
+      reason: 'not a digest cache file',
+      spoil: (file) => writeFileSync(file, Buffer.alloc(4096, 0xa5)),
+    },
+    {
+      name: 'version',
+      reason: 'version 99, not 1',
+      spoil: (file) => {
+        const bytes = readFileSync(file);
+        bytes[Buffer.byteLength('skills-serve digest cache\n')] = 99;
+        writeFileSync(file, bytes);
+      },
+    },
+    {
+      name: 'other-root',
+      reason: 'written for another root',
+      spoil: (file) => copyFileSync(digestCacheFile(cacheDir, rootOf('warm')), file),
+    },
+  ];
+
+  it.each(spoilers)(
+    'a $name cache file is ignored with its reason, digests are hashed, and a valid file is written again',
+    async ({ name, reason, spoil }) => {
+      const root = rootOf(name);
+      if (name === 'other-root') await warmUp(rootOf('warm'));
+      await warmUp(root);
+      const file = digestCacheFile(cacheDir, root);
+      spoil(file);
+      const spoiled = await expectStart(root, undefined, undefined);
+      expect(
+        await waitForEvent(() => spoiled.connection.stderr(), 'digest-cache-ignored', { file, root, reason }),
+      ).toBeTruthy();
+      await waitForEvent(() => spoiled.connection.stderr(), 'digest-cache-written', { roots: 1, entries: FILES });
+      await spoiled.connection.close();
+      const healed = await expectStart(root, FILES, TRUSTABLE);
+      await healed.connection.close();
+    },
+  );
+
+  it('an unwritable cache directory costs only the cache: every digest is still right', async () => {
+    const root = rootOf('unwritable');
+    // `digests` is a file: the directory can be neither made nor written (as root, mode bits would not stop a write).
+    const dir = await makeTempDir();
+    writeFileSync(path.join(dir, 'digests'), 'not a directory');
+    const started = await start(root, dir);
+    await expectServedMatchesDisk(started.connection, root);
+    const unwritable = await waitForEvent(() => started.connection.stderr(), 'digest-cache-unwritable');
+    expect(unwritable['file']).toBe(digestCacheFile(dir, root));
+    await expectServedMatchesDisk(started.connection, root);
+    await started.connection.close();
+    await removeTree(dir);
+  });
+
+  it('a read-only cache file is replaced (rename), and the next start trusts the new one', async () => {
+    const root = rootOf('readonly-file');
+    await warmUp(root);
+    const file = digestCacheFile(cacheDir, root);
+    chmodSync(file, 0o444);
+    const before = statSync(file).ino;
+    const started = await expectStart(root, FILES, TRUSTABLE);
+    await waitForEvent(() => started.connection.stderr(), 'digest-cache-written', { roots: 1, entries: FILES });
+    await started.connection.close();
+    expect(statSync(file).ino).not.toBe(before);
+    const after = await expectStart(root, FILES, TRUSTABLE);
+    await after.connection.close();
+  });
+
+  it.each([
+    { name: 'two' as const, servers: 2 },
+    { name: 'eight' as const, servers: 8 },
+  ])(
+    '$servers servers started at once on one root are each correct and leave a valid file a ninth trusts',
+    async ({ name, servers }) => {
+      const root = rootOf(name);
+      const all = await Promise.all(Array.from({ length: servers }, () => start(root)));
+      try {
+        for (const { connection, built } of all) {
+          expect(built['digestsStored']).toBeUndefined();
+          await expectServedMatchesDisk(connection, root);
+        }
+        for (const { connection } of all)
+          await waitForEvent(() => connection.stderr(), 'digest-cache-written', { roots: 1, entries: FILES });
+      } finally {
+        await Promise.all(all.map(({ connection }) => connection.close()));
+      }
+      const ninth = await expectStart(root, FILES, TRUSTABLE);
+      await ninth.connection.close();
+    },
+    60_000,
+  );
+
+  it('a forged cache entry (identity right, digest wrong) never reaches the host as verified content', async () => {
+    const root = rootOf('forged');
+    const rel = 'alpha/notes.txt';
+    const forged = Buffer.alloc(32, 0x42);
+    const records = Object.keys(TREE).map((entry) => {
+      const stat = statSync(path.join(root, entry), { bigint: true });
+      const digest =
+        entry === rel
+          ? forged
+          : createHash('sha256')
+              .update(readFileSync(path.join(root, entry)))
+              .digest();
+      return { rel: entry, node: { key: makeKey(digest, Number(stat.size), identityOfStat(stat), false) } as FileNode };
+    });
+    const file = digestCacheFile(cacheDir, root);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, encodeDigestCache(root, records).bytes);
+
+    const started = await start(root);
+    try {
+      expect(started.built['digestsStored']).toBe(FILES);
+      expect(started.built['digestsTrusted']).toBe(TRUSTABLE);
+      const { skills } = await started.connection.skills.list();
+      const alpha = skills.find((skill) => skill.uri === 'skill://alpha/SKILL.md');
+      if (alpha === undefined || alpha.resources === 'dynamic') throw new Error('alpha is not listed');
+      const uri = 'skill://alpha/notes.txt';
+      expect(alpha.resources.find((resource) => resource.uri === uri)?.digest).toBe(`sha256:${forged.toString('hex')}`);
+      const onDisk = readFileSync(path.join(root, rel));
+      // The server verified the bytes, found the entry wrong, re-indexed and sent the file's own bytes: the host,
+      // holding the forged digest from the listing, refuses them instead of taking them as verified.
+      await expect(started.connection.skills.read(alpha, uri)).rejects.toThrow(
+        `${uri} has digest sha256:${createHash('sha256').update(onDisk).digest('hex')}; the skill entry lists sha256:${forged.toString('hex')}`,
+      );
+      await waitForEvent(() => started.connection.stderr(), 'reindex', { uri });
+      // After the re-index every digest served is the file's own, and the read verifies.
+      await expectServedMatchesDisk(started.connection, root);
+      const relisted = (await started.connection.skills.list()).skills.find((skill) => skill.uri === alpha.uri);
+      if (relisted === undefined) throw new Error('alpha is not listed');
+      const read = await started.connection.skills.read(relisted, uri);
+      expect(read.verified).toBe(true);
+      expect(Buffer.from(read.bytes).equals(onDisk)).toBe(true);
+    } finally {
+      await started.connection.close();
+    }
+  });
+});

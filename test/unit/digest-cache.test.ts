@@ -1,0 +1,140 @@
+/**
+ * The digest cache file format (`src/index/digest-cache.ts`): what is written is read back entry for entry, it stays
+ * within 64 bytes per file plus paths, anything cut short or not a cache file is ignored with its reason, and the
+ * directory is kept bounded (stale roots' files and the oldest beyond the limit removed).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import {
+  digestCacheDir,
+  digestCacheFile,
+  encodeDigestCache,
+  MAX_CACHE_FILES,
+  readDigestCache,
+  STALE_CACHE_MS,
+  writeDigestCache,
+} from '../../src/index/digest-cache.js';
+import { identityOfStat, makeKey } from '../../src/index/record.js';
+import type { FileNode } from '../../src/index/types.js';
+import { makeTempDir, makeTree, removeTree } from '../helpers/tree.js';
+
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) await removeTree(dir);
+});
+
+/** A real tree, and the records the index would hold for it (digests of the real bytes, identities of real stats). */
+async function indexedTree(): Promise<{ root: string; records: { rel: string; node: FileNode }[] }> {
+  const files = { 'a/SKILL.md': 'a\n', 'a/x.txt': 'x', 'a/deep/y.bin': 'yy', 'b/z.txt': 'zzz' };
+  const root = await makeTree(files);
+  made.push(root);
+  const records = Object.keys(files).map((rel) => {
+    const stat = statSync(path.join(root, rel), { bigint: true });
+    const digest = createHash('sha256')
+      .update(readFileSync(path.join(root, rel)))
+      .digest();
+    return { rel, node: { key: makeKey(digest, Number(stat.size), identityOfStat(stat), false) } as FileNode };
+  });
+  return { root, records };
+}
+
+describe('digest cache file', () => {
+  it('round-trips: every entry is read back and trusted for the identity it was written with', async () => {
+    const { root, records } = await indexedTree();
+    const cache = await makeTempDir();
+    made.push(cache);
+    const file = digestCacheFile(cache, root);
+    const { bytes, entries } = encodeDigestCache(root, records);
+    expect(entries).toBe(records.length);
+    writeDigestCache(file, bytes);
+    const read = readDigestCache(file, root);
+    if ('ignored' in read) throw new Error(read.ignored);
+    expect(read.entries).toBe(records.length);
+    for (const { rel, node } of records) {
+      const slash = rel.lastIndexOf('/');
+      const stat = statSync(path.join(root, rel), { bigint: true });
+      expect(read.lookup(rel.slice(0, slash), rel.slice(slash + 1), stat)).toBe(node.key);
+    }
+    expect(read.trusted).toBe(records.length);
+  });
+
+  it('holds at most 64 bytes per file plus its path', async () => {
+    const { root, records } = await indexedTree();
+    const { bytes } = encodeDigestCache(root, records);
+    const paths = records.reduce((sum, { rel }) => sum + Buffer.byteLength(rel), 0);
+    const header = Buffer.byteLength('skills-serve digest cache\n') + 5 + 200 + Buffer.byteLength(root) + 32;
+    expect(bytes.length).toBeLessThanOrEqual(64 * records.length + paths + header);
+  });
+
+  it.each([
+    ['empty', (bytes: Buffer) => bytes.subarray(0, 0), 'not a digest cache file'],
+    ['cut short', (bytes: Buffer) => bytes.subarray(0, bytes.length - 1), 'truncated or corrupted (checksum mismatch)'],
+    [
+      'cut in half',
+      (bytes: Buffer) => bytes.subarray(0, bytes.length >> 1),
+      'truncated or corrupted (checksum mismatch)',
+    ],
+    ['garbage', (bytes: Buffer) => Buffer.alloc(bytes.length, 0x5a), 'not a digest cache file'],
+    [
+      'one bit flipped',
+      (bytes: Buffer) => {
+        const copy = Buffer.from(bytes);
+        copy[copy.length - 40] = (copy[copy.length - 40] as number) ^ 1;
+        return copy;
+      },
+      'truncated or corrupted (checksum mismatch)',
+    ],
+  ])('a file %s is ignored: %s', async (_name, spoil, reason) => {
+    const { root, records } = await indexedTree();
+    const cache = await makeTempDir();
+    made.push(cache);
+    const file = digestCacheFile(cache, root);
+    writeDigestCache(file, spoil(encodeDigestCache(root, records).bytes));
+    expect(readDigestCache(file, root)).toEqual({ ignored: reason });
+  });
+
+  it('a file written for another root, or none at all, is ignored', async () => {
+    const { root, records } = await indexedTree();
+    const cache = await makeTempDir();
+    made.push(cache);
+    const file = digestCacheFile(cache, root);
+    expect(readDigestCache(file, root)).toEqual({ ignored: 'missing' });
+    writeDigestCache(file, encodeDigestCache(`${root}-other`, records).bytes);
+    expect(readDigestCache(file, root)).toEqual({ ignored: 'written for another root' });
+  });
+
+  it('writing prunes stale roots, leftover temporary files, and the oldest beyond the limit', async () => {
+    const cache = await makeTempDir();
+    made.push(cache);
+    const dir = digestCacheDir(cache);
+    const { root, records } = await indexedTree();
+    const { bytes } = encodeDigestCache(root, records);
+    const stale = digestCacheFile(cache, '/gone/root');
+    writeDigestCache(stale, bytes);
+    const longAgo = new Date(Date.now() - STALE_CACHE_MS - 60_000);
+    utimesSync(stale, longAgo, longAgo);
+    const leftover = path.join(dir, 'crashed.123.tmp');
+    writeFileSync(leftover, 'partial');
+    utimesSync(leftover, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    // Older and older roots, then one more: the oldest beyond the limit go.
+    for (let index = 0; index < MAX_CACHE_FILES + 5; index++) {
+      const file = digestCacheFile(cache, `/root/${index}`);
+      writeDigestCache(file, bytes);
+      const when = new Date(Date.now() - (MAX_CACHE_FILES + 5 - index) * 60_000);
+      utimesSync(file, when, when);
+    }
+    const latest = digestCacheFile(cache, root);
+    writeDigestCache(latest, bytes);
+    const left = readdirSync(dir);
+    expect(left.length).toBe(MAX_CACHE_FILES);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(leftover)).toBe(false);
+    expect(existsSync(latest)).toBe(true);
+    expect(existsSync(digestCacheFile(cache, '/root/0'))).toBe(false);
+    expect(existsSync(digestCacheFile(cache, `/root/${MAX_CACHE_FILES + 4}`))).toBe(true);
+  });
+});
