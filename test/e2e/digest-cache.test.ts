@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestCacheFile, encodeDigestCache } from '../../src/index/digest-cache.js';
 import { identityOfStat, makeKey, RACY_WINDOW_NS } from '../../src/index/record.js';
 import type { FileNode } from '../../src/index/types.js';
-import { diskResources } from '../helpers/live.js';
+import { diskFiles } from '../helpers/disk.js';
 import { type LogLine, waitForEvent } from '../helpers/logs.js';
 import { connect, type Connection } from '../helpers/server.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
@@ -117,7 +117,7 @@ async function expectServedMatchesDisk(connection: Connection, root: string): Pr
     const served = (skill.resources === 'dynamic' ? [] : skill.resources)
       .map(({ uri, digest, size }) => ({ uri, digest, size }))
       .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
-    expect(served).toEqual(diskResources(path.join(root, name), `skill://${name}`));
+    expect(served).toEqual(diskFiles(path.join(root, name), `skill://${name}`, true));
   }
 }
 
