@@ -134,22 +134,28 @@ for (const tree of HTTP_TREES) {
     server.stop();
   }
 }
+/** `inspector --cli --method skills/list --verify` of `node BIN --no-watch …serverArgs`; its summary line. */
+async function inspectorVerify(inspectorArgs, node, serverArgs) {
+  const { code, output } = await run([
+    inspectorCli,
+    '--cli',
+    '--method',
+    'skills/list',
+    '--verify',
+    ...inspectorArgs,
+    node,
+    BIN,
+    '--no-watch',
+    ...serverArgs,
+  ]);
+  return { code, output, summary: /Verified [^.]*/u.exec(output)?.[0] ?? `exit ${code}` };
+}
+
 for (const tree of VERIFY_TREES) {
   for (const era of ERAS) {
-    const { code, output } = await run([
-      inspectorCli,
-      '--cli',
-      '--method',
-      'skills/list',
-      '--verify',
-      '--protocol-era',
-      era.inspectorEra,
-      process.execPath,
-      BIN,
-      '--no-watch',
+    const { code, output, summary } = await inspectorVerify(['--protocol-era', era.inspectorEra], process.execPath, [
       path.resolve(REPO, tree),
     ]);
-    const summary = /Verified .*/u.exec(output)?.[0] ?? `exit ${code}`;
     results.push({
       check: `inspector --verify [${era.label}] ${path.relative(REPO, path.resolve(REPO, tree)) || tree}`,
       ok: code === 0,
@@ -160,18 +166,11 @@ for (const tree of VERIFY_TREES) {
 }
 
 const compileCacheDir = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-compile-'));
-const packageFiles = () => readdirSync(REPO, { recursive: true }).filter((file) => !file.startsWith('node_modules'));
+const packageFiles = () =>
+  readdirSync(REPO, { recursive: true }).filter((file) => !/^(?:node_modules|\.git)(?:\/|$)/u.test(file));
 const before = packageFiles().length;
 for (const start of ['first', 'second']) {
-  const { code, output } = await run([
-    inspectorCli,
-    '--cli',
-    '--method',
-    'skills/list',
-    '--verify',
-    node22,
-    BIN,
-    '--no-watch',
+  const { code, output, summary } = await inspectorVerify([], node22, [
     '--cache-dir',
     compileCacheDir,
     path.join(REPO, 'sample-skills'),
@@ -183,7 +182,7 @@ for (const start of ['first', 'second']) {
   results.push({
     check: `server on Node 22, ${start} start: compile cache`,
     ok: code === 0 && compiled > 0 && added === 0,
-    summary: `${/Verified [^.]*/u.exec(output)?.[0] ?? `exit ${code}`}; ${compiled} entries in <cache>/compile; ${added} files added to the package`,
+    summary: `${summary}; ${compiled} entries in <cache>/compile; ${added} files added to the package`,
     output,
   });
 }

@@ -118,12 +118,7 @@ function isLoopbackUrlHost(hostname: string): boolean {
  */
 export function parseAuthIssuer(text: string): string {
   const trimmed = text.trim();
-  let url: URL | undefined;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
   if (
     url === undefined ||
     url.search !== '' ||
@@ -145,12 +140,7 @@ export function parseAuthIssuer(text: string): string {
  */
 export function parseAuthAudience(text: string): string {
   const trimmed = text.trim();
-  let url: URL | undefined;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
   if (url === undefined || url.hash !== '' || (url.protocol !== 'https:' && url.protocol !== 'http:'))
     throw new RangeError(`--auth-audience must be an absolute http(s) URL without a fragment (got "${text}")`);
   return trimmed;

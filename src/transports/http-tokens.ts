@@ -48,23 +48,36 @@ function parseTokensFile(text: string): TokenEntry[] {
       throw new Error(`${label}: "token" must be a string of at least 16 characters`);
     if (seen.has(token)) throw new Error(`${label}: the same token is listed twice`);
     seen.add(token);
-    if (
-      !Array.isArray(prefixes) ||
-      prefixes.length === 0 ||
-      !prefixes.every((prefix) => typeof prefix === 'string' && prefix !== '')
-    ) {
-      throw new Error(`${label}: "prefixes" must be a non-empty list of skill-path prefixes (or "*")`);
-    }
-    const segments = (prefixes as string[]).map((prefix) =>
-      prefix === '*' ? [] : prefix.split('/').filter((segment) => segment !== ''),
-    );
-    if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*'))
-      throw new Error(`${label}: a prefix is empty`);
+    const segments = parsePrefixes(label, prefixes);
     return {
       digest: tokenDigest(token),
       view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }),
     };
   });
+}
+
+/**
+ * Parses an entry's `prefixes` (the tokens file and the `--auth-claims` file share it): skill-path prefixes, `"*"` for
+ * every skill.
+ *
+ * @param label the entry's name, for the message.
+ * @returns each prefix as its path segments (`[]` for `"*"`).
+ * @throws Error naming the entry when `prefixes` is not a non-empty list of non-empty strings, or a prefix is only
+ *   slashes.
+ */
+export function parsePrefixes(label: string, prefixes: unknown): string[][] {
+  if (
+    !Array.isArray(prefixes) ||
+    prefixes.length === 0 ||
+    !prefixes.every((prefix) => typeof prefix === 'string' && prefix !== '')
+  )
+    throw new Error(`${label}: "prefixes" must be a non-empty list of skill-path prefixes (or "*")`);
+  const segments = (prefixes as string[]).map((prefix) =>
+    prefix === '*' ? [] : prefix.split('/').filter((segment) => segment !== ''),
+  );
+  if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*'))
+    throw new Error(`${label}: a prefix is empty`);
+  return segments;
 }
 
 /** The SHA-256 of a bearer token: what tokens are compared by, in constant time and at a fixed length. */

@@ -18,7 +18,7 @@ import {
   startOAuthPair,
   stopOAuthPair,
 } from '../helpers/oauth.js';
-import { SAMPLE_SKILLS } from '../helpers/server.js';
+import { openListenStream, SAMPLE_SKILLS } from '../helpers/server.js';
 import { makeTempDir, removeTree } from '../helpers/tree.js';
 
 const CLAIMS = {
@@ -81,40 +81,7 @@ describe('--auth-claims', () => {
 
   it('ends a listen stream when its token expires', async () => {
     const token = await craftToken(pair, { groups: ['billing'], exp: Math.floor(Date.now() / 1000) + 2 });
-    const response = await fetch(pair.server.url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'listen',
-        method: 'subscriptions/listen',
-        params: {
-          notifications: { resourcesListChanged: true },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
-    expect(response.status).toBe(200);
-    const stream = { text: '', ended: false };
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    void (async () => {
-      const decoder = new TextDecoder();
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
-        stream.text += decoder.decode(chunk.value, { stream: true });
-      stream.ended = true;
-    })().catch(() => {
-      stream.ended = true;
-    });
-    await waitFor(() => stream.text.includes('notifications/subscriptions/acknowledged'));
+    const { stream } = await openListenStream(pair.server.url, token, 'listen');
     expect(stream.ended).toBe(false);
     await waitFor(() => stream.ended, { describe: () => `the stream outlived its token: ${stream.text}` });
   });

@@ -23,16 +23,10 @@ import {
   startOAuthPair,
   stopOAuthPair,
 } from '../helpers/oauth.js';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { eraClientOptions, ERAS, SAMPLE_SKILLS } from '../helpers/server.js';
 
-const ALL_SKILLS = [
-  'skill://acme/billing/refunds/SKILL.md',
-  'skill://acme/support/refunds/SKILL.md',
-  'skill://data-pipeline/SKILL.md',
-  'skill://data-pipeline/csv-cleaning/SKILL.md',
-  'skill://pdf-summaries/SKILL.md',
-  'skill://report-writer/SKILL.md',
-];
+const ALL_SKILLS = SAMPLE_SKILL_URIS;
 const STATIC = 'static-token-0123456789abcdef';
 
 /** The challenge of an invalid token (RFC 6750 §3.1) with its description. */

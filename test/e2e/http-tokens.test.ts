@@ -20,6 +20,7 @@ import {
   eraClientOptions,
   ERAS,
   type HttpServer,
+  openListenStream,
   SAMPLE_SKILLS,
   startHttpServer,
 } from '../helpers/server.js';
@@ -233,43 +234,7 @@ describe('--http-tokens reload and open listen streams', () => {
     const file = path.join(dir, 'tokens.json');
     await fsp.writeFile(file, INITIAL_TOKENS);
     const server = await startHttpServer(['--http-tokens', file, SAMPLE_SKILLS]);
-    const listen = async (token: string) => {
-      const response = await fetch(server.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'subscriptions/listen',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: `listen-${token}`,
-          method: 'subscriptions/listen',
-          params: {
-            notifications: { resourcesListChanged: true },
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientCapabilities': {},
-            },
-          },
-        }),
-      });
-      expect(response.status).toBe(200);
-      const stream = { text: '', ended: false };
-      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      void (async () => {
-        const decoder = new TextDecoder();
-        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
-          stream.text += decoder.decode(chunk.value, { stream: true });
-        stream.ended = true;
-      })().catch(() => {
-        stream.ended = true;
-      });
-      await waitFor(() => stream.text.includes('notifications/subscriptions/acknowledged'));
-      return { stream, cancel: () => reader.cancel() };
-    };
+    const listen = (token: string) => openListenStream(server.url, token, `listen-${token}`);
     try {
       const billing = await listen(BILLING);
       const everyone = await listen(EVERYONE);

@@ -343,3 +343,55 @@ export async function startHttpServer(args: readonly string[], env: Record<strin
     },
   };
 }
+
+/** An open `subscriptions/listen` stream over HTTP: what has arrived so far, and whether the server ended it. */
+export interface ListenStream {
+  readonly stream: { text: string; ended: boolean };
+  /** Ends the stream from the client's side. */
+  readonly cancel: () => Promise<void>;
+}
+
+/**
+ * Opens a 2026-07-28 `subscriptions/listen` stream (resources list changes) with `Authorization: Bearer <token>` and
+ * waits for its acknowledgement.
+ *
+ * @param url the server's `/mcp` URL.
+ * @param id the request id.
+ */
+export async function openListenStream(url: string, token: string, id: string): Promise<ListenStream> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: {
+        notifications: { resourcesListChanged: true },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  });
+  if (response.status !== 200) throw new Error(`subscriptions/listen answered ${response.status}`);
+  const stream = { text: '', ended: false };
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      stream.text += decoder.decode(chunk.value, { stream: true });
+    stream.ended = true;
+  })().catch(() => {
+    stream.ended = true;
+  });
+  await waitFor(() => stream.text.includes('notifications/subscriptions/acknowledged'));
+  return { stream, cancel: () => reader.cancel() };
+}

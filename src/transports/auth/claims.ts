@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { JWTPayload } from 'jose';
 
 import type { Visibility } from '../../server/visibility.js';
+import { parsePrefixes } from '../http-tokens.js';
 
 /** One entry of the file. */
 interface ClaimRule {
@@ -48,18 +49,7 @@ export function parseClaimsFile(text: string): ClaimRule[] {
     if (typeof claim !== 'string' || claim === '' || claim.split('.').includes(''))
       throw new Error(`${label}: "claim" must be a claim name or a dotted path (groups, realm_access.roles)`);
     if (typeof value !== 'string' || value === '') throw new Error(`${label}: "value" must be a non-empty string`);
-    if (
-      !Array.isArray(prefixes) ||
-      prefixes.length === 0 ||
-      !prefixes.every((prefix) => typeof prefix === 'string' && prefix !== '')
-    )
-      throw new Error(`${label}: "prefixes" must be a non-empty list of skill-path prefixes (or "*")`);
-    const segments = (prefixes as string[]).map((prefix) =>
-      prefix === '*' ? [] : prefix.split('/').filter((segment) => segment !== ''),
-    );
-    if (segments.some((prefix, at) => prefix.length === 0 && (prefixes as string[])[at] !== '*'))
-      throw new Error(`${label}: a prefix is empty`);
-    return { name, path: claim.split('.'), value, prefixes: segments };
+    return { name, path: claim.split('.'), value, prefixes: parsePrefixes(label, prefixes) };
   });
 }
 
