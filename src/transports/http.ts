@@ -291,24 +291,15 @@ export class HttpAdapter implements Adapter {
         const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
         reject(Object.assign(new Error(`cannot serve HTTP on ${host}:${port}: ${reason}`), { code: error.code }));
       });
-      server.listen(port, host, () => {
-        if (oauth !== undefined) {
-          const bound = server.address();
-          const boundPort = typeof bound === 'object' && bound !== null ? bound.port : port;
-          const hostPart = host.includes(':') ? `[${host}]` : host;
-          this.#oauth = new OAuthGate(
-            oauth,
-            oauth.audience ?? `http://${hostPart}:${boundPort}${MCP_PATH}`,
-            claimViews,
-          );
-        }
-        resolve();
-      });
+      server.listen(port, host, () => resolve());
     });
     const address = server.address();
     const actualPort = typeof address === 'object' && address !== null ? address.port : port;
     const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
     const url = `http://${shownHost}:${actualPort}${MCP_PATH}`;
+    // Made before any request can be read (the listen callback's continuation runs before the next I/O turn); the
+    // audience defaults to the URL just bound, so `--http 127.0.0.1:0` works.
+    if (oauth !== undefined) this.#oauth = new OAuthGate(oauth, oauth.audience ?? url, claimViews);
     logger.info({ event: 'serving', transport: 'http', url, port: actualPort }, `serving on ${url}; indexing`);
     const gate = this.#oauth;
     if (gate !== undefined) {
