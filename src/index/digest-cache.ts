@@ -17,7 +17,11 @@
 import { createHash } from 'node:crypto';
 import {
   type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -40,6 +44,12 @@ const FLAG_PRIVATE_KEY = 1;
 const FLAG_CTIME_IS_MTIME = 2;
 const DIGEST_BYTES = 32;
 const CHECKSUM_BYTES = 32;
+
+/**
+ * The largest cache file read (bytes): about 3.5 million files at 64 bytes and a path each. A larger one is ignored
+ * rather than read, so a file put in the cache's place cannot make a start read without end.
+ */
+export const MAX_CACHE_BYTES = 256 * 1024 * 1024;
 
 /** Most cache files kept in the directory; the least recently written go first. */
 export const MAX_CACHE_FILES = 64;
@@ -87,10 +97,19 @@ interface Stored {
  */
 export function readDigestCache(file: string, rootReal: string): StoredDigests | { readonly ignored: string } {
   let bytes: Buffer;
+  let fd: number | undefined;
   try {
-    bytes = readFileSync(file);
+    // Neither followed through a link nor waiting for a writer: only a regular file the server wrote is read.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { ignored: 'not a regular file' };
+    if (stats.size > MAX_CACHE_BYTES) return { ignored: `larger than ${MAX_CACHE_BYTES} bytes` };
+    bytes = readFileSync(fd);
   } catch (error) {
-    return { ignored: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable' };
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ignored: code === 'ENOENT' ? 'missing' : code === 'ELOOP' ? 'not a regular file' : 'unreadable' };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   if (bytes.length < MAGIC.length + 1 + 4 + CHECKSUM_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC))
     return { ignored: 'not a digest cache file' };

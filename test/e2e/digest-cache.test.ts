@@ -8,6 +8,7 @@
  * test can set), so the roots are made once, up front, and the tests start once their files' ctimes are that old: a
  * wait computed from the files' own timestamps, taken once for the whole file.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -16,7 +17,9 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
+  rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -55,6 +58,8 @@ const CASES = [
   'garbage',
   'version',
   'other-root',
+  'fifo',
+  'device-link',
   'unwritable',
   'readonly-file',
   'two',
@@ -224,6 +229,24 @@ describe('persistent digest cache over stdio', () => {
       name: 'other-root',
       reason: 'written for another root',
       spoil: (file) => copyFileSync(digestCacheFile(cacheDir, rootOf('warm')), file),
+    },
+    {
+      // Opened for reading, a FIFO with no writer would block the start for ever.
+      name: 'fifo',
+      reason: 'not a regular file',
+      spoil: (file) => {
+        rmSync(file);
+        expect(spawnSync('mkfifo', [file]).status).toBe(0);
+      },
+    },
+    {
+      // Read to its end, /dev/zero would fill the memory.
+      name: 'device-link',
+      reason: 'not a regular file',
+      spoil: (file) => {
+        rmSync(file);
+        symlinkSync('/dev/zero', file);
+      },
     },
   ];
 
