@@ -457,15 +457,32 @@ function buildProgram(): Command {
   )
     .addOption(envOption('--json', 'print one JSON document instead of text'))
     .addOption(strictOption())
-    .action(async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean }) => {
-      const sources = sourcesOrExit(args);
-      const { runCheck } = await import('../commands/check.js');
-      process.exitCode = await runCheck(sources, {
-        ...commandOptions(options),
-        json: options.json === true,
-        strict: options.strict,
-      });
-    });
+    .addOption(
+      envOption(
+        '--verify-cache',
+        'instead of indexing, hash again every file the digest cache would trust and exit 1 when an entry lied',
+      ),
+    )
+    .action(
+      async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean; verifyCache?: boolean }) => {
+        const sources = sourcesOrExit(args);
+        if (options.verifyCache === true) {
+          const { runVerifyCache } = await import('../commands/verify-cache.js');
+          process.exitCode = await runVerifyCache(sources, {
+            cacheDir: gitSettings(options).cacheDir,
+            json: options.json === true,
+            write: (text) => process.stdout.write(text),
+          });
+          return;
+        }
+        const { runCheck } = await import('../commands/check.js');
+        process.exitCode = await runCheck(sources, {
+          ...commandOptions(options),
+          json: options.json === true,
+          strict: options.strict,
+        });
+      },
+    );
 
   addCommonOptions(
     program
@@ -495,6 +512,7 @@ const BOOLEAN_ENV = [
   'SKILLS_SERVE_NO_DIGEST_CACHE',
   'SKILLS_SERVE_STRICT',
   'SKILLS_SERVE_JSON',
+  'SKILLS_SERVE_VERIFY_CACHE',
 ] as const;
 
 /**

@@ -84,11 +84,13 @@ export async function runCheck(
   return failing > 0 ? 1 : 0;
 }
 
-function displayPath(file: string, cwd: string): string {
+/** `file` relative to `cwd` when it lies under it, else as given. */
+export function displayPath(file: string, cwd: string): string {
   const relative = path.relative(cwd, file);
   return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
-function plural(count: number, noun: string): string {
-  return `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
+/** `1 file`, `1,234 files` (`many`: the plural when it is not `noun` + `s`). */
+export function plural(count: number, noun: string, many = `${noun}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : many}`;
 }

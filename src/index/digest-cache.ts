@@ -75,6 +75,11 @@ export interface StoredDigests {
    * @returns the 73-character key (`record.ts`), or `undefined`: hash the file.
    */
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined;
+  /**
+   * Every stored entry, in file order: its root-relative directory (`''` for the root, `/`-separated) and file name
+   * (for `check --verify-cache`, which asks {@link StoredDigests.lookup} about each).
+   */
+  names(): Generator<{ readonly dirRel: string; readonly name: string }>;
   /** Entries trusted so far. */
   readonly trusted: number;
   /** Entries in the file. */
@@ -154,6 +159,7 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
 
 class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
+  /** Where each directory's file records start; `-1 - start` once a lookup decoded them (never again). */
   readonly #dirs: Map<string, number>;
   readonly #devs: readonly bigint[];
   #open: { rel: string; files: Map<string, Stored> } | undefined;
@@ -184,12 +190,22 @@ class StoredRoot implements StoredDigests {
     return makeKey(stored.digest, identity.size, identity, stored.privateKey);
   }
 
+  *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
+    for (const [dirRel, start] of this.#dirs)
+      for (const name of this.#decodeAt(start < 0 ? -1 - start : start).keys()) yield { dirRel, name };
+  }
+
   /** The file records of one directory (each directory is walked once per build: decoded once, then dropped). */
   #decode(dirRel: string): Map<string, Stored> {
-    const files = new Map<string, Stored>();
     const start = this.#dirs.get(dirRel);
-    if (start === undefined) return files;
-    this.#dirs.delete(dirRel);
+    if (start === undefined || start < 0) return new Map();
+    this.#dirs.set(dirRel, -1 - start);
+    return this.#decodeAt(start);
+  }
+
+  /** The file records starting at `start` in the body. */
+  #decodeAt(start: number): Map<string, Stored> {
+    const files = new Map<string, Stored>();
     const reader = new Reader(this.#body, start);
     try {
       while (!reader.done && this.#body[reader.at] === FILE_RECORD) {

@@ -112,7 +112,7 @@ export function sameIdentity(node: FileNode, identity: FileIdentity | BigIntStat
  *
  * @returns `sha256:` + 64 lowercase hex digits (SEP-2640 "The entry": `digest`).
  */
-export function digestOf(node: FileNode): string {
+export function digestOf(node: Pick<FileNode, 'key'>): string {
   scratch.write(node.key, 0, DIGEST_BYTES, 'latin1');
   return `sha256:${scratch.toString('hex', 0, DIGEST_BYTES)}`;
 }

@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestCacheFile, encodeDigestCache } from '../../src/index/digest-cache.js';
 import { identityOfStat, makeKey, RACY_WINDOW_NS } from '../../src/index/record.js';
 import type { FileNode } from '../../src/index/types.js';
+import { cli } from '../helpers/cli.js';
 import { diskFiles } from '../helpers/disk.js';
 import { type LogLine, waitForEvent } from '../helpers/logs.js';
 import { connect, type Connection } from '../helpers/server.js';
@@ -65,6 +66,10 @@ const CASES = [
   'two',
   'eight',
   'forged',
+  'verify-warm',
+  'verify-forged',
+  'verify-edited',
+  'verify-none',
 ] as const;
 type Case = (typeof CASES)[number];
 
@@ -162,6 +167,29 @@ function editKeepingSizeAndMtime(root: string, rel: string, replace: (file: stri
   expect(after.size).toBe(before.size);
   expect(after.mtimeNs).toBe(before.mtimeNs);
   expect(after.ctimeNs).not.toBe(before.ctimeNs);
+}
+
+/** A forged digest: 32 bytes of 0x42. */
+const FORGED = Buffer.alloc(32, 0x42);
+
+/**
+ * Writes `root`'s cache file by hand: every file of the tree with its identity now and its real digest, but `rel`
+ * with {@link FORGED}, so a start trusts a wrong digest for it.
+ */
+function forgeCache(root: string, rel: string): void {
+  const records = Object.keys(TREE).map((entry) => {
+    const stat = statSync(path.join(root, entry), { bigint: true });
+    const digest =
+      entry === rel
+        ? FORGED
+        : createHash('sha256')
+            .update(readFileSync(path.join(root, entry)))
+            .digest();
+    return { rel: entry, node: { key: makeKey(digest, Number(stat.size), identityOfStat(stat), false) } as FileNode };
+  });
+  const file = digestCacheFile(cacheDir, root);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, encodeDigestCache(root, records).bytes);
 }
 
 describe('persistent digest cache over stdio', () => {
@@ -324,20 +352,7 @@ describe('persistent digest cache over stdio', () => {
   it('a forged cache entry (identity right, digest wrong) never reaches the host as verified content', async () => {
     const root = rootOf('forged');
     const rel = 'alpha/notes.txt';
-    const forged = Buffer.alloc(32, 0x42);
-    const records = Object.keys(TREE).map((entry) => {
-      const stat = statSync(path.join(root, entry), { bigint: true });
-      const digest =
-        entry === rel
-          ? forged
-          : createHash('sha256')
-              .update(readFileSync(path.join(root, entry)))
-              .digest();
-      return { rel: entry, node: { key: makeKey(digest, Number(stat.size), identityOfStat(stat), false) } as FileNode };
-    });
-    const file = digestCacheFile(cacheDir, root);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, encodeDigestCache(root, records).bytes);
+    forgeCache(root, rel);
 
     const started = await start(root);
     try {
@@ -347,12 +362,12 @@ describe('persistent digest cache over stdio', () => {
       const alpha = skills.find((skill) => skill.uri === 'skill://alpha/SKILL.md');
       if (alpha === undefined || alpha.resources === 'dynamic') throw new Error('alpha is not listed');
       const uri = 'skill://alpha/notes.txt';
-      expect(alpha.resources.find((resource) => resource.uri === uri)?.digest).toBe(`sha256:${forged.toString('hex')}`);
+      expect(alpha.resources.find((resource) => resource.uri === uri)?.digest).toBe(`sha256:${FORGED.toString('hex')}`);
       const onDisk = readFileSync(path.join(root, rel));
       // The server verified the bytes, found the entry wrong, re-indexed and sent the file's own bytes: the host,
       // holding the forged digest from the listing, refuses them instead of taking them as verified.
       await expect(started.connection.skills.read(alpha, uri)).rejects.toThrow(
-        `${uri} has digest sha256:${createHash('sha256').update(onDisk).digest('hex')}; the skill entry lists sha256:${forged.toString('hex')}`,
+        `${uri} has digest sha256:${createHash('sha256').update(onDisk).digest('hex')}; the skill entry lists sha256:${FORGED.toString('hex')}`,
       );
       await waitForEvent(() => started.connection.stderr(), 'reindex', { uri });
       // After the re-index every digest served is the file's own, and the read verifies.
@@ -365,5 +380,90 @@ describe('persistent digest cache over stdio', () => {
     } finally {
       await started.connection.close();
     }
+  });
+});
+
+describe('check --verify-cache', () => {
+  /** `check --verify-cache <root>` with the test's cache directory in the environment (or `args` naming it). */
+  const verify = (root: string, args: readonly string[] = []): ReturnType<typeof cli> =>
+    cli(['check', '--verify-cache', ...args, root], undefined, { SKILLS_SERVE_CACHE_DIR: cacheDir });
+  /** The root's summary line. */
+  const counts = (root: string, entries: number, right: number, lied: number, stale: number, missing: number): string =>
+    `${root}: ${entries} cache entries: ${right} trusted and right, ${lied} lied, ${stale} not trusted (changed since hashed), ${missing} missing\n`;
+  const sha256Of = (root: string, rel: string): string =>
+    `sha256:${createHash('sha256')
+      .update(readFileSync(path.join(root, rel)))
+      .digest('hex')}`;
+
+  it('after a server start wrote the cache, every entry (SKILL.md included) is trusted and right: exit 0', async () => {
+    const root = rootOf('verify-warm');
+    await warmUp(root);
+    // --cache-dir wins over the environment, as for serve.
+    const other = await makeTempDir();
+    const run = cli(['check', '--verify-cache', '--cache-dir', cacheDir, root], undefined, {
+      SKILLS_SERVE_CACHE_DIR: other,
+    });
+    await removeTree(other);
+    expect(run).toEqual({ status: 0, stdout: counts(root, FILES, FILES, 0, 0, 0), stderr: '' });
+    // Verifying writes nothing: the cache file is the one the server wrote.
+    const before = statSync(digestCacheFile(cacheDir, root), { bigint: true });
+    expect(verify(root).status).toBe(0);
+    expect(statSync(digestCacheFile(cacheDir, root), { bigint: true }).mtimeNs).toBe(before.mtimeNs);
+  });
+
+  it('a forged entry the cache trusts is named with both digests: exit 1, in text and in JSON', () => {
+    const root = rootOf('verify-forged');
+    const rel = 'alpha/notes.txt';
+    forgeCache(root, rel);
+    const cached = `sha256:${FORGED.toString('hex')}`;
+    const actual = sha256Of(root, rel);
+    expect(verify(root)).toEqual({
+      status: 1,
+      stdout: `lied    ${rel}: the cache says ${cached}, the file hashes to ${actual}\n${counts(root, FILES, FILES - 1, 1, 0, 0)}`,
+      stderr: '',
+    });
+    const json = verify(root, ['--json']);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      roots: [
+        {
+          root,
+          cacheFile: digestCacheFile(cacheDir, root),
+          entries: FILES,
+          right: FILES - 1,
+          lied: [{ file: rel, cached, actual }],
+          stale: 0,
+          missing: 0,
+        },
+      ],
+      gitRoots: [],
+    });
+  });
+
+  it('an edited file is not trusted and a deleted one is missing: neither is a lie, exit 0', async () => {
+    const root = rootOf('verify-edited');
+    await warmUp(root);
+    editKeepingSizeAndMtime(root, 'alpha/notes.txt', (file, text) => writeFileSync(file, text));
+    rmSync(path.join(root, 'beta/data/table.csv'));
+    expect(verify(root)).toEqual({ status: 0, stdout: counts(root, FILES, FILES - 2, 0, 1, 1), stderr: '' });
+  });
+
+  it('a root without a cache file says so, exit 0; a git root is named as not verified', () => {
+    const root = rootOf('verify-none');
+    expect(verify(root)).toEqual({
+      status: 0,
+      stdout: `${root}: no digest cache to verify (missing): ${digestCacheFile(cacheDir, root)}\n`,
+      stderr: '',
+    });
+    const withGit = cli(['check', '--verify-cache', root, 'github:acme/skills'], undefined, {
+      SKILLS_SERVE_CACHE_DIR: cacheDir,
+    });
+    expect(withGit).toEqual({
+      status: 0,
+      stdout:
+        `${root}: no digest cache to verify (missing): ${digestCacheFile(cacheDir, root)}\n` +
+        "git+https://github.com/acme/skills.git: a git root, not verified (its tree is written from git's objects under git/ in the cache directory)\n",
+      stderr: '',
+    });
   });
 });

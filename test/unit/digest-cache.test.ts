@@ -42,6 +42,15 @@ async function indexedTree(): Promise<{ root: string; records: { rel: string; no
   return { root, records };
 }
 
+/** Writes the cache file of `root` for `records` in a fresh cache directory; returns its path. */
+function encodeTo(root: string, records: { rel: string; node: FileNode }[]): string {
+  const cache = path.join(root, '..', `${path.basename(root)}-cache`);
+  made.push(cache);
+  const file = digestCacheFile(cache, root);
+  writeDigestCache(file, encodeDigestCache(root, records).bytes);
+  return file;
+}
+
 describe('digest cache file', () => {
   it('round-trips: every entry is read back and trusted for the identity it was written with', async () => {
     const { root, records } = await indexedTree();
@@ -59,6 +68,21 @@ describe('digest cache file', () => {
       const stat = statSync(path.join(root, rel), { bigint: true });
       expect(read.lookup(rel.slice(0, slash), rel.slice(slash + 1), stat)).toBe(node.key);
     }
+    expect(read.trusted).toBe(records.length);
+  });
+
+  it('names every entry in file order, and lookups still trust each one after (and while) they are named', async () => {
+    const { root, records } = await indexedTree();
+    const read = readDigestCache(encodeTo(root, records), root);
+    if ('ignored' in read) throw new Error(read.ignored);
+    const named: string[] = [];
+    for (const { dirRel, name } of read.names()) {
+      named.push(dirRel === '' ? name : `${dirRel}/${name}`);
+      const stat = statSync(path.join(root, dirRel, name), { bigint: true });
+      expect(read.lookup(dirRel, name, stat)).toBe(records.find((record) => record.rel === named.at(-1))?.node.key);
+    }
+    expect(named).toEqual(records.map(({ rel }) => rel));
+    expect([...read.names()]).toHaveLength(records.length);
     expect(read.trusted).toBe(records.length);
   });
 
