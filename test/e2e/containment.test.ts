@@ -1,5 +1,5 @@
 /**
- * Containment over the real stdio transport (issue 6 "Hardening"; SEP-2640 "Security": the server "serves only files
+ * Containment over the real stdio transport (SEP-2640 "Security": the server "serves only files
  * inside the directories it was given"). Hostile URIs sent to `resources/read`, `skills/get` and
  * `resources/directory/read` must all be refused with -32602, and must not make the server open anything outside
  * its root.

@@ -1,5 +1,5 @@
 /**
- * Fault injection on access rights (issue 13, "Fault injection"): read permission removed from a served file or
+ * Fault injection on access rights: read permission removed from a served file or
  * directory, a file unreadable from the start, and a root on a read-only bind mount.
  *
  * The tests run as root, for whom permission bits do not apply, so the permission cases start the server as user

@@ -1,5 +1,5 @@
 /**
- * Fault injection on the disk between indexing and reading (issue 13, "Fault injection"): a served file deleted,
+ * Fault injection on the disk between indexing and reading: a served file deleted,
  * truncated, grown or replaced, a file replaced by a directory or a link out of the root, a directory replaced by a
  * file, a whole skill replaced by a file. Over real stdio, on real temp trees, with the watcher off (the index is
  * then certainly stale when the read arrives) and on (the read races the watcher).

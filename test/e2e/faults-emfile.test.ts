@@ -1,12 +1,12 @@
 /**
- * Fault injection on file descriptors (issue 13, "Fault injection": `EMFILE` on reads): the server runs out of
+ * Fault injection on file descriptors (`EMFILE` on reads): the server runs out of
  * open-file slots while reading, while rebuilding, during its first build, and at its first file watch (it falls
  * back to polling and says which limit to raise).
  *
  * The limit is set with `prlimit --pid` (util-linux) to leave exactly K descriptors free (the limit is the number of
  * the (K+1)-th lowest free descriptor), which does not depend on how many descriptors Node itself holds: on a running
  * server, or on one paused (SIGSTOP from a `--require` preload) before the CLI's code runs, so that its first build
- * meets the shortage. The brief's `sh -c 'ulimit -n N; exec node …'` is used too, with N probed as the lowest limit
+ * meets the shortage. A shell's `sh -c 'ulimit -n N; exec node …'` is used too, with N probed as the lowest limit
  * at which the CLI starts at all. A shortage of descriptors is transient: reads may fail with a clear error while it
  * lasts, but nothing may crash or hang, and once descriptors are available the catalog must be the disk's.
  */

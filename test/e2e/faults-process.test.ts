@@ -1,5 +1,5 @@
 /**
- * Fault injection on the process and its pipes (issue 13, "Fault injection"): the server stopped and continued
+ * Fault injection on the process and its pipes: the server stopped and continued
  * (SIGSTOP / SIGCONT) in the middle of a large response, a host that stops reading stdout mid-response, and a host
  * that vanishes mid-response (its end of stdout closed: the server's next write fails with EPIPE), which must end
  * in a clean exit: code 0 within a bound, and no stack trace on stderr.

@@ -1,5 +1,5 @@
 /**
- * Fault injection on timing (issue 13, "Fault injection"): a 2,000-skill tree written while the first build runs,
+ * Fault injection on timing: a 2,000-skill tree written while the first build runs,
  * and a request storm while a large rebuild runs. Over real stdio, watching, on real temp trees.
  *
  * What must hold: every request is answered exactly once; every read serves bytes the server published for that URI

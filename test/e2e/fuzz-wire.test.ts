@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of both transports (issue 13, "Fuzzing over both transports"): generated methods, params,
+ * Property-based fuzzing of both transports: generated methods, params,
  * ids, batches, malformed messages and Unicode (lone surrogates included), sent to one long-lived server per
  * transport. Properties: the server never crashes; stdout carries nothing but JSON-RPC 2.0 messages (stdio) or
  * nothing at all (HTTP); every request is answered exactly once, matched by id; a line or body that cannot be

@@ -1,5 +1,5 @@
 /**
- * Graceful stop (issue 13, "Graceful stop everywhere"): on SIGTERM or the end of stdin, stdio answers every request
+ * Graceful stop: on SIGTERM or the end of stdin, stdio answers every request
  * it has read before it exits; on SIGTERM, HTTP finishes its in-flight requests, closes listen streams with a final
  * event, then exits. Both bounded: exit 0 within {@link STOP_BOUND_MS}.
  *

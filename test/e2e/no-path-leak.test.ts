@@ -1,6 +1,6 @@
 /**
- * No host path ever reaches the protocol (docs/ARCHITECTURE.md, "Errors": messages name the `skill://` URI, never a host path; issue 6
- * "Hardening"). A full session over real stdio, in both eras, on a copy of `sample-skills` whose absolute path holds a
+ * No host path ever reaches the protocol (docs/ARCHITECTURE.md, "Errors": messages name the `skill://` URI, never a host path).
+ * A full session over real stdio, in both eras, on a copy of `sample-skills` whose absolute path holds a
  * distinctive marker directory: list, get, read every file, read every directory, the compat tools and prompts, and
  * the error paths (unknown skills/files/directories, bad cursors, wrong types, a file that vanished, a file swapped
  * for a special file, an out-of-root symlink, an invalid skill). Every raw stdout line is captured by a tapping

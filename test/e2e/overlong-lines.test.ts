@@ -1,5 +1,5 @@
 /**
- * Overlong input on stdio (issue 13, "Overlong input on stdio"): a line over the limit (10 MiB) is answered with a
+ * Overlong input on stdio: a line over the limit (10 MiB) is answered with a
  * JSON-RPC error whose id is null, discarded as it streams (never buffered whole), and the server keeps serving;
  * memory stays bounded whatever the host sends.
  *
@@ -12,7 +12,7 @@ import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { errorOf, type Message, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const MiB = 1024 * 1024;
-/** Peak resident set the server may reach while a host streams 60 MiB at it (issue 13: bounded memory). */
+/** Peak resident set the server may reach while a host streams 60 MiB at it. */
 const RSS_BOUND_KB = 150 * 1024;
 
 let root: string;

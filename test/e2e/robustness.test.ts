@@ -1,5 +1,5 @@
 /**
- * Robustness of the stdio server against hostile or broken input and a changing disk (issue 6 "Hardening").
+ * Robustness of the stdio server against hostile or broken input and a changing disk.
  *
  * Everything here talks raw JSON lines to `bin/skills-serve.js` (spawnRaw), in the 2025-11-25 era. After every
  * hostile step the server must still answer `ping`, every stdout line must be a JSON-RPC 2.0 message, stdout must

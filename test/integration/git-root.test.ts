@@ -1,5 +1,5 @@
 /**
- * Git roots with real git, over `file://` and smart HTTP on 127.0.0.1 (issue 14 "Tests"): a pinned tag
+ * Git roots with real git, over `file://` and smart HTTP on 127.0.0.1 (docs/git-roots.md): a pinned tag
  * materialized byte-exact and indexed like a folder, served from the cache afterwards without the network, a branch
  * followed after a push, the cache served when the remote is gone, and unknown refs and subdirectories refused by
  * name.

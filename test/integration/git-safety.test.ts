@@ -1,6 +1,6 @@
 /**
- * Git roots against hostile repositories and configurations, with real git on loopback only (issue 14 "Safety",
- * "Tests"): hooks, filters, fsmonitor, templates and `ext::` rewrites never run (sentinel files prove it, and the
+ * Git roots against hostile repositories and configurations, with real git on loopback only (docs/git-roots.md):
+ * hooks, filters, fsmonitor, templates and `ext::` rewrites never run (sentinel files prove it, and the
  * same traps are shown to fire under a plain `git clone`); trees and downloads over the limits are refused and leave
  * nothing behind; the allowlist refuses before any request; a token is sent as HTTP auth and never appears in an
  * error, a log line, provenance or the cache; ssh works through the user's ssh command; submodules are skipped.

@@ -1,6 +1,6 @@
 /**
- * The server never executes skill content (SEP-2640 "Security": the server "never executes skill content"; issue 6
- * "Hardening"). A static guard over `src/`: no module that can run code (`child_process`, `vm`, `worker_threads`,
+ * The server never executes skill content (SEP-2640 "Security": the server "never executes skill content").
+ * A static guard over `src/`: no module that can run code (`child_process`, `vm`, `worker_threads`,
  * `module.createRequire`), no `eval` / `new Function`, and no `require()` / `import()` whose argument is not a string
  * literal (such a call could load a file out of a skills folder as code).
  *
@@ -10,7 +10,7 @@
  * (say, `globalThis['ev' + 'al']`) is still caught by name.
  *
  * One file is exempt from the `child_process` rule, and only from it: {@link PROCESS_SITE}, the system `git` call site
- * of git roots (issue 14; docs/git-roots.md says why git runs as a process). Its exemption is itself checked: it may
+ * of git roots (docs/git-roots.md says why git runs as a process). Its exemption is itself checked: it may
  * import `spawn` and nothing else from `node:child_process`, call it exactly once, with the literal program `'git'`
  * and no `shell` option; any other file that mentions `child_process` still fails.
  *

@@ -1,5 +1,5 @@
 /**
- * Property tests of `skill://` URI building and parsing (issue 6 "Hardening"; SEP-2640 "URIs").
+ * Property tests of `skill://` URI building and parsing (SEP-2640 "URIs").
  *
  * Every name the index can serve must round-trip (`parse(build(segments))` gives the segments back, and the URI is
  * already WHATWG-canonical so a client's URL library cannot respell it); whatever a client sends must never throw and
