@@ -7,7 +7,9 @@
 // answer other than 200 with the expected URI). Then memory per view: the server's RSS before and after 64 more
 // distinct views were made. Prints a markdown table.
 //
-//   node bench/load-auth.mjs [--clients 32] [--seconds 5] [--rounds 3] [--sequential 3000] [--json FILE]
+//   node bench/load-auth.mjs [--clients 32] [--seconds 5] [--rounds 3] [--sequential 3000] [--json FILE] [--write]
+//
+// --write replaces the bench:load:auth figures of BENCHMARKS.md with this run's table.
 //
 // Exit code 1 when any error or mismatch was seen.
 import { spawn } from 'node:child_process';
@@ -20,6 +22,7 @@ import { parseArgs } from 'node:util';
 
 import { clientCredentialsToken, startOidcProvider } from '../scripts/test-oidc-provider.mjs';
 import { percentile } from './load-tracker.mjs';
+import { FIGURE_BLOCKS, writeFigureBlock } from './report.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(REPO, 'bin', 'skills-serve.js');
@@ -31,6 +34,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '3' },
     sequential: { type: 'string', default: '3000' },
     json: { type: 'string' },
+    write: { type: 'boolean', default: false },
   },
 });
 const CLIENTS = Number(flags.clients);
@@ -270,6 +274,17 @@ async function main() {
       `- memory per view: ${made} more views, RSS ${f(before / 1024, 1)} → ${f(after / 1024, 1)} MB: **${f(result.views.perViewKb, 1)} KB per view**`,
     ].join('\n');
     process.stdout.write(`${table}\n`);
+    if (flags.write) {
+      const load = os
+        .loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ');
+      writeFigureBlock(
+        path.join(REPO, 'BENCHMARKS.md'),
+        FIGURE_BLOCKS.auth,
+        `Run ${new Date().toISOString()} on ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.availableParallelism()} cores), Node ${process.version}, load average ${load}: \`node bench/load-auth.mjs --clients ${CLIENTS} --seconds ${SECONDS} --rounds ${ROUNDS} --sequential ${SEQUENTIAL}\`\n\n${table}`,
+      );
+    }
     if (flags.json !== undefined) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
     const bad =
       c.open.errors +

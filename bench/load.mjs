@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { leakCheck, percentile, PublishHistory } from './load-tracker.mjs';
-import { LOAD_FIGURES_BEGIN, LOAD_FIGURES_END } from './report.mjs';
+import { FIGURE_BLOCKS, writeFigureBlock } from './report.mjs';
 import { killAll, readLines, spawnNode, within } from './stdio.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -796,18 +796,15 @@ async function main() {
   return failed ? 1 : 0;
 }
 
-/** Replaces the block between the bench:load markers in BENCHMARKS.md with this run's table. */
+/** Replaces the bench:load figures of BENCHMARKS.md with this run's table. */
 function writeFigures(table, result) {
-  const file = path.join(REPO, 'BENCHMARKS.md');
-  const text = readFileSync(file, 'utf8');
-  const begin = LOAD_FIGURES_BEGIN;
-  const end = LOAD_FIGURES_END;
-  const from = text.indexOf(begin);
-  const to = text.indexOf(end);
-  if (from === -1 || to < from) throw new Error(`BENCHMARKS.md has no ${begin} … ${end} block`);
   const command = `node bench/load.mjs --http-clients ${CONFIG.httpClients} --stdio ${CONFIG.stdioSessions} --seconds ${CONFIG.seconds} --skills ${CONFIG.skills} --churn-rate ${CONFIG.churnRate}`;
-  const block = `${begin}\nRun ${result.date} on ${result.machine.cpu} (${result.machine.cores} cores), Node ${result.machine.node}, load average ${result.machine.loadavg.map((n) => n.toFixed(2)).join(' ')}: \`${command}\`\n\n${table}\n${end}`;
-  writeFileSync(file, text.slice(0, from) + block + text.slice(to + end.length));
+  const { date, machine } = result;
+  writeFigureBlock(
+    path.join(REPO, 'BENCHMARKS.md'),
+    FIGURE_BLOCKS.load,
+    `Run ${date} on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}, load average ${machine.loadavg.map((n) => n.toFixed(2)).join(' ')}: \`${command}\`\n\n${table}`,
+  );
   log('figures written to BENCHMARKS.md');
 }
 

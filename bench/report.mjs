@@ -1,6 +1,6 @@
 // Renders the results of bench/run.mjs: the project's targets with their figures (printed and in BENCHMARKS.md), the
 // full table, the machine, the method and the commands. Pure formatting: every figure comes from the run.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** A numeric constant exported by a source file, read from the source so the report tracks it. */
@@ -601,17 +601,51 @@ ${loadFigures}
 }
 
 /**
- * Markers of the figures of \`npm run bench:load\` (bench/load.mjs --write fills them; \`npm run bench\` keeps them).
+ * The figure blocks of \`npm run bench:load\` in BENCHMARKS.md: bench/load.mjs and bench/load-auth.mjs \`--write\`
+ * fill one each, between its markers; \`npm run bench\` keeps both.
  */
-export const LOAD_FIGURES_BEGIN = '<!-- bench:load figures -->';
-export const LOAD_FIGURES_END = '<!-- /bench:load figures -->';
-const LOAD_FIGURES_PLACEHOLDER = `${LOAD_FIGURES_BEGIN}\nNo figures yet: run \`npm run bench:load -- --write\`.\n${LOAD_FIGURES_END}`;
+export const FIGURE_BLOCKS = {
+  load: {
+    begin: '<!-- bench:load figures -->',
+    end: '<!-- /bench:load figures -->',
+    fill: 'node bench/load.mjs --write',
+  },
+  auth: {
+    begin: '<!-- bench:load:auth figures -->',
+    end: '<!-- /bench:load:auth figures -->',
+    fill: 'node bench/load-auth.mjs --write',
+  },
+};
 
-/** The figures block of an existing report (markers included), or the placeholder. */
+const placeholderOf = (block) => `${block.begin}\nNo figures yet: run \`${block.fill}\`.\n${block.end}`;
+const LOAD_FIGURES_PLACEHOLDER = Object.values(FIGURE_BLOCKS).map(placeholderOf).join('\n\n');
+
+/** The figure blocks of an existing report (markers included), each or its placeholder, as one markdown string. */
 export function loadFiguresOf(markdown) {
-  const from = markdown.indexOf(LOAD_FIGURES_BEGIN);
-  const to = markdown.indexOf(LOAD_FIGURES_END);
-  return from === -1 || to < from ? LOAD_FIGURES_PLACEHOLDER : markdown.slice(from, to + LOAD_FIGURES_END.length);
+  return Object.values(FIGURE_BLOCKS)
+    .map((block) => {
+      const from = markdown.indexOf(block.begin);
+      const to = markdown.indexOf(block.end);
+      return from === -1 || to < from ? placeholderOf(block) : markdown.slice(from, to + block.end.length);
+    })
+    .join('\n\n');
+}
+
+/**
+ * Replaces one figure block of \`file\` (BENCHMARKS.md) with \`body\`.
+ *
+ * @param block one of {@link FIGURE_BLOCKS}.
+ * @throws Error when the file lacks the block's markers (run \`npm run bench\` first).
+ */
+export function writeFigureBlock(file, block, body) {
+  const text = readFileSync(file, 'utf8');
+  const from = text.indexOf(block.begin);
+  const to = text.indexOf(block.end);
+  if (from === -1 || to < from) throw new Error(`${file} has no ${block.begin} … ${block.end} block`);
+  writeFileSync(
+    file,
+    `${text.slice(0, from)}${block.begin}\n${body}\n${block.end}${text.slice(to + block.end.length)}`,
+  );
 }
 
 export const LOAD_SECTION = `## Load and soak (\`npm run bench:load\`)
@@ -644,9 +678,16 @@ change them.
 - The command exits 1 on any error, mismatch, failed leak check, catalog that did not converge, non-JSON-RPC stdout
   line or server exit other than 0; the raw figures go to \`$TMPDIR/skills-serve-bench-load.json\`.
 
+\`bench/load-auth.mjs\`, the **authorized run**: three servers on \`sample-skills\` in one process — open, behind
+\`--http-tokens\` with 4 views, and behind \`--auth-issuer\` a real OpenID provider (scripts/test-oidc-provider.mjs)
+with \`--auth-claims\` giving the same 4 views, every request with a bearer JWT. The same read requests go to each in
+alternating rounds from 32 keep-alive clients, then from one client at a time: throughput against the open server
+(target ≥ 0.8x), the p50 that verification adds (target ≤ 0.2 ms), errors and mismatches (target 0), and the RSS
+each further view costs. Exits 1 on any error or mismatch.
+
 \`\`\`sh
-npm run bench:load                     # build, then the default run; prints the table
-npm run bench:load -- --write          # … and replaces the figures below
+npm run bench:load                     # build, then both runs (load and soak, then authorized); prints the tables
+npm run build && node bench/load.mjs --write && node bench/load-auth.mjs --write   # … and replaces the figures below
 node bench/load.mjs --seconds 300 --http-clients 32   # a longer soak, without rebuilding
 \`\`\`
 `;
