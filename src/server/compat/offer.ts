@@ -152,14 +152,15 @@ export class ConnectionOffer {
   }
 
   /**
-   * Something the offer depends on changed (the catalog, what the host lists): once the current turn of the event
-   * loop is over (so that answers being written go first), each list the connection holds that differs from what it
-   * would be answered now is announced.
+   * Something the offer depends on changed (the catalog, what the host lists): once the promise jobs now queued have
+   * run (so that the answers being sent, which are written from those jobs, go first), and before the server reads
+   * anything more (so that the notification precedes the answer to any later request), each list the connection
+   * holds that differs from what it would be answered now is announced.
    */
   refresh(): void {
     if (this.#checkScheduled || this.#closed) return;
     this.#checkScheduled = true;
-    setImmediate(() => {
+    process.nextTick(() => {
       this.#checkScheduled = false;
       if (this.#closed) return;
       for (const list of LISTS) {
