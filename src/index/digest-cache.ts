@@ -24,6 +24,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -109,6 +110,10 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { ignored: 'not a regular file' };
     if (stats.size > MAX_CACHE_BYTES) return { ignored: `larger than ${MAX_CACHE_BYTES} bytes` };
+    // The magic first: a large file that is not a cache costs no more than its first bytes.
+    const head = Buffer.alloc(MAGIC.length);
+    if (readSync(fd, head, 0, head.length, 0) < head.length || !head.equals(MAGIC))
+      return { ignored: 'not a digest cache file' };
     bytes = readFileSync(fd);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
