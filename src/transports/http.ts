@@ -21,7 +21,7 @@ import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.
 import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import { ClaimViews } from './auth/claims.js';
-import { OAuthGate, type OAuthSettings } from './auth/oauth.js';
+import { type Admitted, type Denied, OAuthGate, type OAuthSettings } from './auth/oauth.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
 import { HttpTokens, tokenDigest } from './http-tokens.js';
 import { HttpMetrics, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
@@ -263,7 +263,7 @@ export class HttpAdapter implements Adapter {
         );
         return;
       }
-      void gate.authorize(req.headers.authorization).then((admitted) => {
+      const admit = (admitted: Admitted | Denied): void => {
         if (!admitted.ok) {
           metrics.authFailures.inc({ reason: admitted.reason });
           const refusal = gate.refusal(admitted.reason);
@@ -272,12 +272,15 @@ export class HttpAdapter implements Adapter {
           return;
         }
         // A listen stream lasts no longer than the token it was opened with (checked every EXPIRY_SWEEP_MS: one
-        // timer for all, not one per request).
+        // timer for all, not one per request; the entry goes when the response closes, in #finished).
         this.#expiring.set(res, admitted.expiresAt);
-        res.once('close', () => this.#expiring.delete(res));
         exchange.subject = admitted.subject;
         this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
-      });
+      };
+      // A token seen before is answered in this turn; only a new one waits for its signature or introspection.
+      const known = gate.authorizeNow(req.headers.authorization);
+      if (known !== undefined) admit(known);
+      else void gate.authorize(req.headers.authorization).then(admit);
     });
     this.#server = server;
     if (oauth !== undefined) {
@@ -348,6 +351,7 @@ export class HttpAdapter implements Adapter {
 
   /** Counts a finished MCP request and writes its access log line (never the token). */
   #finished(req: IncomingMessage, res: ServerResponse, exchange: Exchange): void {
+    this.#expiring.delete(res);
     const method = exchange.seen.method ?? methodLabel(req.headers['mcp-method'], exchange.body);
     const outcome = res.writableFinished ? outcomeLabel(res.statusCode) : 'aborted';
     const seconds = (performance.now() - exchange.started) / 1000;

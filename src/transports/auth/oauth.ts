@@ -16,7 +16,7 @@ import {
 } from './challenge.js';
 import type { ClaimViews } from './claims.js';
 import type { IntrospectionClient } from './introspect.js';
-import { TokenVerifier } from './verify.js';
+import { type Accepted, TokenVerifier, type Verdict } from './verify.js';
 
 /** `--auth-*` as resolved by the CLI. */
 export interface OAuthSettings {
@@ -53,6 +53,8 @@ export class OAuthGate {
   readonly #verifier: TokenVerifier;
   readonly #views: ClaimViews | undefined;
   readonly #metadataBody: string;
+  /** What each verdict admits, for as long as the verifier keeps the verdict. */
+  readonly #admitted = new WeakMap<Accepted, Admitted | Denied>();
 
   /**
    * @param settings the resolved flags.
@@ -111,14 +113,36 @@ export class OAuthGate {
   async authorize(header: string | undefined): Promise<Admitted | Denied> {
     const bearer = parseBearer(header);
     if (typeof bearer === 'string') return { ok: false, reason: bearer };
-    const verdict = await this.#verifier.verify(bearer.token);
+    return this.#admit(this.#verifier.kept(bearer.token) ?? (await this.#verifier.verify(bearer.token)));
+  }
+
+  /**
+   * Authorizes one request from what is already known, without waiting: a malformed header, or a token whose verdict
+   * is kept ({@link TokenVerifier.kept}). The common case of a busy server: every request of a client after its first.
+   *
+   * @param header its `Authorization` value.
+   * @returns what {@link authorize} would answer, or `undefined` when the token must be verified first.
+   */
+  authorizeNow(header: string | undefined): Admitted | Denied | undefined {
+    const bearer = parseBearer(header);
+    if (typeof bearer === 'string') return { ok: false, reason: bearer };
+    const verdict = this.#verifier.kept(bearer.token);
+    return verdict === undefined ? undefined : this.#admit(verdict);
+  }
+
+  /** What a verdict admits: its view and subject (worked out once per verdict object, as long as it is kept). */
+  #admit(verdict: Verdict): Admitted | Denied {
     if (!verdict.ok) return verdict;
-    if (this.#views === undefined)
-      return { ok: true, view: undefined, subject: verdict.subject, expiresAt: verdict.expiresAt };
-    const view = this.#views.viewOf(verdict.claims);
-    return view === undefined
-      ? { ok: false, reason: 'no_view' }
-      : { ok: true, view, subject: verdict.subject, expiresAt: verdict.expiresAt };
+    let admitted = this.#admitted.get(verdict);
+    if (admitted === undefined) {
+      const view = this.#views?.viewOf(verdict.claims);
+      admitted =
+        this.#views !== undefined && view === undefined
+          ? { ok: false, reason: 'no_view' }
+          : { ok: true, view, subject: verdict.subject, expiresAt: verdict.expiresAt };
+      this.#admitted.set(verdict, admitted);
+    }
+    return admitted;
   }
 
   /**

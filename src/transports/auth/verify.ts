@@ -6,7 +6,7 @@
  * opaque and is introspected (RFC 7662, `introspect.ts`). Then the scopes. Verdicts of tokens whose signature or
  * introspection succeeded are kept (bounded) until the token expires, at most {@link VERIFIED_CACHE_MS}.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 
@@ -80,6 +80,11 @@ export function scopesOf(claims: Readonly<JWTPayload>): Set<string> {
   return out;
 }
 
+/** What a verdict is kept under: the token's SHA-256 (a fixed 44 characters, whatever the token's length). */
+function keyOf(token: string): string {
+  return hash('sha256', token, 'base64');
+}
+
 /** Maps a `jose` error to the reason a token is refused. */
 function reasonOf(error: unknown): AuthFailure {
   if (error instanceof errors.JWTExpired) return 'expired';
@@ -114,6 +119,23 @@ export class TokenVerifier {
   }
 
   /**
+   * The verdict kept for a token, without waiting: what {@link verify} answers without checking a signature or asking
+   * an introspection endpoint. The same verdict object is returned for as long as it is kept.
+   *
+   * @param token the credential of the `Authorization` header (`parseBearer`).
+   * @param now the time (ms epoch).
+   * @returns the kept verdict, or `undefined` when none is kept (or it lapsed): the token must be verified.
+   */
+  kept(token: string, now = Date.now()): Verdict | undefined {
+    const key = keyOf(token);
+    const kept = this.#kept.get(key);
+    if (kept === undefined) return undefined;
+    if (kept.until > now) return kept.verdict;
+    this.#kept.delete(key);
+    return undefined;
+  }
+
+  /**
    * Verifies one bearer token.
    *
    * @param token the credential of the `Authorization` header (`parseBearer`).
@@ -121,12 +143,8 @@ export class TokenVerifier {
    * @returns the verdict; never throws (anything unexpected is `keys_unavailable`: fail closed).
    */
   async verify(token: string, now = Date.now()): Promise<Verdict> {
-    const key = createHash('sha256').update(token).digest('base64');
-    const kept = this.#kept.get(key);
-    if (kept !== undefined) {
-      if (kept.until > now) return kept.verdict;
-      this.#kept.delete(key);
-    }
+    const known = this.kept(token, now);
+    if (known !== undefined) return known;
     let verdict: Verdict;
     let keep: boolean;
     try {
@@ -139,7 +157,7 @@ export class TokenVerifier {
     if (keep) {
       const expiresAt = verdict.ok ? verdict.expiresAt : now + VERIFIED_CACHE_MS;
       if (this.#kept.size >= VERIFIED_CACHE_MAX) this.#kept.delete(this.#kept.keys().next().value as string);
-      this.#kept.set(key, { verdict, until: Math.min(expiresAt, now + VERIFIED_CACHE_MS) });
+      this.#kept.set(keyOf(token), { verdict, until: Math.min(expiresAt, now + VERIFIED_CACHE_MS) });
     }
     return verdict;
   }
