@@ -68,6 +68,12 @@ function startServer(args) {
   });
 }
 
+/** The CPU time a process has used so far, user and system (ms; /proc/PID/stat, in clock ticks of 10 ms). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssKb(pid) {
   return Number(/VmRSS:\s+(\d+)/u.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 }
@@ -128,6 +134,7 @@ async function phase(server, tokens, { clients, seconds, count }) {
   let sent = 0;
   const deadline = seconds === undefined ? Infinity : performance.now() + seconds * 1000;
   const started = performance.now();
+  const cpuBefore = cpuMs(server.child.pid);
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       for (let at = client; performance.now() < deadline && (count === undefined || sent < count); at++) {
@@ -146,8 +153,9 @@ async function phase(server, tokens, { clients, seconds, count }) {
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuMs(server.child.pid) - cpuBefore;
   agent.destroy();
-  return { requests: latencies.length, elapsed, errors, mismatches, latencies };
+  return { requests: latencies.length, elapsed, cpu, errors, mismatches, latencies };
 }
 
 function summarize(runs) {
@@ -157,6 +165,8 @@ function summarize(runs) {
   return {
     requests,
     perSecond: requests / elapsed,
+    // The server's CPU per answer (µs): what a request costs it, whether or not the clients kept it busy.
+    cpuUs: (runs.reduce((sum, run) => sum + run.cpu, 0) * 1000) / requests,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
@@ -216,18 +226,30 @@ async function main() {
     await phase(viewsOnly, staticTokens, { clients: 4, count: 2000 });
     const concurrent = { open: [], authorized: [], views: [] };
     const sequential = { open: [], authorized: [], views: [] };
+    const kinds = [
+      ['open', open, undefined],
+      ['authorized', authorized, tokens],
+      ['views', viewsOnly, staticTokens],
+    ];
     for (let round = 0; round < ROUNDS; round++) {
-      concurrent.open.push(await phase(open, undefined, { clients: CLIENTS, seconds: SECONDS }));
-      concurrent.authorized.push(await phase(authorized, tokens, { clients: CLIENTS, seconds: SECONDS }));
-      concurrent.views.push(await phase(viewsOnly, staticTokens, { clients: CLIENTS, seconds: SECONDS }));
-      sequential.open.push(await phase(open, undefined, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }));
-      sequential.authorized.push(
-        await phase(authorized, tokens, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }),
-      );
-      sequential.views.push(
-        await phase(viewsOnly, staticTokens, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }),
-      );
+      // Each round starts with the next server, so none is always measured first (or last) in a round.
+      for (let turn = 0; turn < kinds.length; turn++) {
+        const [kind, server, credentials] = kinds[(round + turn) % kinds.length];
+        concurrent[kind].push(await phase(server, credentials, { clients: CLIENTS, seconds: SECONDS }));
+      }
+      for (let turn = 0; turn < kinds.length; turn++) {
+        const [kind, server, credentials] = kinds[(round + turn) % kinds.length];
+        sequential[kind].push(await phase(server, credentials, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }));
+      }
     }
+    /** The median over rounds of one server's throughput over another's, measured seconds apart in the same round. */
+    const roundRatio = (a, b) =>
+      percentile(
+        concurrent[a].map(
+          (run, round) => run.requests / run.elapsed / (concurrent[b][round].requests / concurrent[b][round].elapsed),
+        ),
+        0.5,
+      );
     // Memory per view: 64 more distinct prefix sets (subsets of the extra groups), each served once.
     const before = rssKb(authorized.child.pid);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -258,18 +280,19 @@ async function main() {
     const s = result.sequential;
     const f = (value, digits = 2) => value.toFixed(digits);
     const table = [
-      `| run (${CLIENTS} keep-alive clients, ${ROUNDS}×${SECONDS} s each) | requests | req/s | p50 ms | p99 ms | errors | mismatches |`,
-      '|---|---|---|---|---|---|---|',
+      `| run (${CLIENTS} keep-alive clients, ${ROUNDS}×${SECONDS} s each) | requests | req/s | p50 ms | p99 ms | server CPU µs/request | errors | mismatches |`,
+      '|---|---|---|---|---|---|---|---|',
       ...[
         ['open', c.open],
         ['static tokens (--http-tokens, 4 views)', c.views],
         ['authorized (bearer JWT, 4 views)', c.authorized],
       ].map(
         ([name, r]) =>
-          `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${r.errors} | ${r.mismatches} |`,
+          `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${f(r.cpuUs, 0)} | ${r.errors} | ${r.mismatches} |`,
       ),
       '',
-      `- throughput authorized / open: **${f(c.authorized.perSecond / c.open.perSecond)}x**; authorized / static tokens with the same 4 views: **${f(c.authorized.perSecond / c.views.perSecond)}x** (views alone: ${f(c.views.perSecond / c.open.perSecond)}x of open)`,
+      `- throughput authorized / open: **${f(roundRatio('authorized', 'open'))}x** (median of ${ROUNDS} rounds; ${f(c.authorized.perSecond / c.open.perSecond)}x over all); authorized / static tokens with the same 4 views: **${f(roundRatio('authorized', 'views'))}x** (views alone: ${f(roundRatio('views', 'open'))}x of open)`,
+      `- server CPU per request, authorized / open: **${f(c.authorized.cpuUs / c.open.cpuUs)}x** (static tokens / open ${f(c.views.cpuUs / c.open.cpuUs)}x): the cost whether or not the ${CLIENTS} clients, on the same ${os.availableParallelism()} cores, kept the server busy`,
       `- one client at a time: p50 open ${f(s.open.p50, 3)} ms, authorized ${f(s.authorized.p50, 3)} ms: static tokens ${f(s.views.p50, 3)} ms: verification adds **${f(s.authorized.p50 - s.open.p50, 3)} ms** at p50 over open, ${f(s.authorized.p50 - s.views.p50, 3)} ms over the same views (p99 ${f(s.open.p99, 3)} / ${f(s.authorized.p99, 3)} ms)`,
       `- memory per view: ${made} more views, RSS ${f(before / 1024, 1)} → ${f(after / 1024, 1)} MB: **${f(result.views.perViewKb, 1)} KB per view**`,
     ].join('\n');
