@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// The authorized run of `npm run bench:load` (after `npm run build`): two servers over the same tree, one open and one
-// behind `--auth-issuer` a real OpenID provider started in this process (scripts/test-oidc-provider.mjs), with
-// `--auth-claims` giving 4 views. The same requests (the four read methods of the fast path, each for a skill of the
-// view) go to both in alternating rounds, from 32 keep-alive clients and then from one client at a time:
-// throughput (authorized / open), p50 and p99 latency, the p50 that verification adds, errors and mismatches (any
-// answer other than 200 with the expected URI). Then memory per view: the server's RSS before and after 64 more
-// distinct views were made. Prints a markdown table.
+// The authorized run of `npm run bench:load` (after `npm run build`): three servers over the same tree, one open, one
+// behind `--http-tokens` with 4 views, and one behind `--auth-issuer` a real OpenID provider started in this process
+// (scripts/test-oidc-provider.mjs), with `--auth-claims` giving the same 4 views. The same requests (the four read
+// methods of the fast path, each for a skill of the view) go to each in rounds (each round starting with the next
+// server), from 32 keep-alive clients and then from one client at a time, through the lean client of raw-http.mjs:
+// throughput (authorized / open, the median of the rounds' ratios), the server's and the client's CPU per request,
+// p50 and p99 latency, the p50 that verification adds, errors and mismatches (any answer other than 200 with the
+// expected URI). Then memory per view: the server's RSS before and after 64 more distinct views were made. Prints a
+// markdown table.
 //
 //   node bench/load-auth.mjs [--clients 32] [--seconds 5] [--rounds 3] [--sequential 3000] [--json FILE] [--write]
 //
@@ -14,7 +16,6 @@
 // Exit code 1 when any error or mismatch was seen.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ import { parseArgs } from 'node:util';
 
 import { clientCredentialsToken, startOidcProvider } from '../scripts/test-oidc-provider.mjs';
 import { percentile } from './load-tracker.mjs';
+import { encodePost, RawConnection } from './raw-http.mjs';
 import { FIGURE_BLOCKS, writeFigureBlock } from './report.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -89,45 +91,34 @@ function requestsOf(view) {
   ];
 }
 
-function call(agent, port, token, { method, params }) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = httpRequest(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-          'content-length': Buffer.byteLength(body),
-          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode,
-            text: Buffer.concat(chunks).toString('utf8'),
-            ms: performance.now() - started,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+/** A request's bytes, encoded once (the load client writes them as they are). */
+function encode(token, { method, params }) {
+  return encodePost(
+    '/mcp',
+    {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  );
+}
+
+/** Sends one encoded request on a connection: its status, body and latency (ms). */
+async function call(connection, bytes) {
+  const started = performance.now();
+  const answer = await connection.request(bytes);
+  return { ...answer, ms: performance.now() - started };
 }
 
 /** Runs `clients` loops for `seconds` (or `count` requests in all) against one server; returns the figures. */
 async function phase(server, tokens, { clients, seconds, count }) {
-  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const connections = Array.from({ length: clients }, () => new RawConnection(server.port));
+  // Every request of the run, encoded before the clock starts: [view][method].
+  const encoded = VIEWS.map((view, index) =>
+    requestsOf(view).map((request) => ({ request, bytes: encode(tokens?.[index], request) })),
+  );
   const latencies = [];
   let errors = 0;
   let mismatches = 0;
@@ -135,14 +126,14 @@ async function phase(server, tokens, { clients, seconds, count }) {
   const deadline = seconds === undefined ? Infinity : performance.now() + seconds * 1000;
   const started = performance.now();
   const cpuBefore = cpuMs(server.child.pid);
+  const clientBefore = process.cpuUsage();
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
       for (let at = client; performance.now() < deadline && (count === undefined || sent < count); at++) {
         sent++;
-        const view = VIEWS[at % VIEWS.length];
-        const request = requestsOf(view)[Math.floor(at / VIEWS.length) % 4];
+        const { request, bytes } = encoded[at % VIEWS.length][Math.floor(at / VIEWS.length) % 4];
         try {
-          const answer = await call(agent, server.port, tokens?.[at % VIEWS.length], request);
+          const answer = await call(connections[client], bytes);
           latencies.push(answer.ms);
           if (answer.status !== 200) errors++;
           else if (!answer.text.includes(request.expect)) mismatches++;
@@ -154,8 +145,9 @@ async function phase(server, tokens, { clients, seconds, count }) {
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpu = cpuMs(server.child.pid) - cpuBefore;
-  agent.destroy();
-  return { requests: latencies.length, elapsed, cpu, errors, mismatches, latencies };
+  const { user, system } = process.cpuUsage(clientBefore);
+  for (const connection of connections) connection.close();
+  return { requests: latencies.length, elapsed, cpu, clientCpu: (user + system) / 1000, errors, mismatches, latencies };
 }
 
 function summarize(runs) {
@@ -167,6 +159,8 @@ function summarize(runs) {
     perSecond: requests / elapsed,
     // The server's CPU per answer (µs): what a request costs it, whether or not the clients kept it busy.
     cpuUs: (runs.reduce((sum, run) => sum + run.cpu, 0) * 1000) / requests,
+    // The load client's (this process's) CPU per answer (µs): it shares the machine with the server.
+    clientUs: (runs.reduce((sum, run) => sum + run.clientCpu, 0) * 1000) / requests,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
@@ -252,15 +246,15 @@ async function main() {
       );
     // Memory per view: 64 more distinct prefix sets (subsets of the extra groups), each served once.
     const before = rssKb(authorized.child.pid);
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const connection = new RawConnection(authorized.port);
     let made = 0;
     for (let mask = 1; mask < 2 ** EXTRA_GROUPS.length; mask++) {
       const groups = EXTRA_GROUPS.filter((_, bit) => (mask >> bit) & 1);
       const token = await tokenFor(['billing', ...groups]);
-      const answer = await call(agent, authorized.port, token, requestsOf(VIEWS[0])[3]);
+      const answer = await call(connection, encode(token, requestsOf(VIEWS[0])[3]));
       if (answer.status === 200) made++;
     }
-    agent.destroy();
+    connection.close();
     const after = rssKb(authorized.child.pid);
     const result = {
       clients: CLIENTS,
@@ -280,15 +274,15 @@ async function main() {
     const s = result.sequential;
     const f = (value, digits = 2) => value.toFixed(digits);
     const table = [
-      `| run (${CLIENTS} keep-alive clients, ${ROUNDS}×${SECONDS} s each) | requests | req/s | p50 ms | p99 ms | server CPU µs/request | errors | mismatches |`,
-      '|---|---|---|---|---|---|---|---|',
+      `| run (${CLIENTS} keep-alive clients, ${ROUNDS}×${SECONDS} s each) | requests | req/s | p50 ms | p99 ms | server CPU µs/request | client CPU µs/request | errors | mismatches |`,
+      '|---|---|---|---|---|---|---|---|---|',
       ...[
         ['open', c.open],
         ['static tokens (--http-tokens, 4 views)', c.views],
         ['authorized (bearer JWT, 4 views)', c.authorized],
       ].map(
         ([name, r]) =>
-          `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${f(r.cpuUs, 0)} | ${r.errors} | ${r.mismatches} |`,
+          `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${f(r.cpuUs, 0)} | ${f(r.clientUs, 0)} | ${r.errors} | ${r.mismatches} |`,
       ),
       '',
       `- throughput authorized / open: **${f(roundRatio('authorized', 'open'))}x** (median of ${ROUNDS} rounds; ${f(c.authorized.perSecond / c.open.perSecond)}x over all); authorized / static tokens with the same 4 views: **${f(roundRatio('authorized', 'views'))}x** (views alone: ${f(roundRatio('views', 'open'))}x of open)`,
