@@ -9,7 +9,7 @@
  * leaks through timing); names appear in logs, tokens never. The file is read again when it changes; a file that no
  * longer parses keeps the previous tokens, with a warning.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
 
 import type { Visibility } from '../server/visibility.js';
@@ -82,7 +82,7 @@ export function parsePrefixes(label: string, prefixes: unknown): string[][] {
 
 /** The SHA-256 of a bearer token: what tokens are compared by, in constant time and at a fixed length. */
 export function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /** The tokens of a file, kept current. */
