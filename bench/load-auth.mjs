@@ -9,7 +9,7 @@
 // expected URI). Then memory per view: the server's RSS before and after 64 more distinct views were made. Prints a
 // markdown table.
 //
-//   node bench/load-auth.mjs [--clients 32] [--seconds 5] [--rounds 3] [--sequential 3000] [--json FILE] [--write]
+//   node bench/load-auth.mjs [--clients 32] [--seconds 3] [--rounds 5] [--sequential 3000] [--json FILE] [--write]
 //
 // --write replaces the bench:load:auth figures of BENCHMARKS.md with this run's table.
 //
@@ -32,8 +32,8 @@ const SAMPLE = path.join(REPO, 'sample-skills');
 const { values: flags } = parseArgs({
   options: {
     clients: { type: 'string', default: '32' },
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     sequential: { type: 'string', default: '3000' },
     json: { type: 'string' },
     write: { type: 'boolean', default: false },
