@@ -11,21 +11,10 @@ import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 import { eventsOf, type LogLine, logLines } from './logs.js';
+import { BIN, TEST_CACHE } from './paths.js';
 import { waitFor } from './wait.js';
 
-export const REPO = path.resolve(import.meta.dirname, '..', '..');
-export const BIN = path.join(REPO, 'bin', 'skills-serve.js');
-export const SAMPLE_SKILLS = path.join(REPO, 'sample-skills');
-export const FIXTURES = path.join(REPO, 'test', 'fixtures');
-
-/**
- * The cache directory of every server a test starts (`test/global-cache.ts`), so that none writes into the user's own
- * cache; a test that names `SKILLS_SERVE_CACHE_DIR` or `--cache-dir` itself wins.
- */
-export const TEST_CACHE: Record<string, string> =
-  process.env['SKILLS_SERVE_TEST_CACHE_DIR'] === undefined
-    ? {}
-    : { SKILLS_SERVE_CACHE_DIR: process.env['SKILLS_SERVE_TEST_CACHE_DIR'] };
+export { BIN, FIXTURES, REPO, SAMPLE_SKILLS, TEST_CACHE } from './paths.js';
 
 /** The protocol eras a host may speak: two 2025-era revisions through `initialize`, and 2026-07-28. */
 export const ERAS = [
