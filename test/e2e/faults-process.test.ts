@@ -10,7 +10,7 @@ import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { catalogDifference, diskCatalog, listAll } from '../helpers/faults.js';
+import { converge, listAll } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
@@ -99,11 +99,7 @@ describe('the server stopped mid-stream', () => {
     await expectAllAnswered(wire, ids);
     for (const id of ids.slice(0, 3))
       expect(sha256(bytesOfRead(wire.responses(id)[0] as Record<string, unknown>))).toBe(sha256(blob));
-    let difference: string | undefined;
-    await waitFor(
-      async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,
-      { describe: () => String(difference) },
-    );
+    await converge(wire, root);
     expect(bytesOfRead(await wire.request('resources/read', { uri: 'skill://small/notes.md' })).toString()).toContain(
       'v2',
     );

@@ -3,11 +3,19 @@
  * it has read before it exits; on SIGTERM, HTTP finishes its in-flight requests, closes listen streams with a final
  * event, then exits. Both bounded: exit 0 within {@link STOP_BOUND_MS}.
  *
- * "Read" is made certain without timing: the requests go out in one write smaller than PIPE_BUF (atomic, so the
- * server's read returns them together) after a `ping`, and the signal is sent once that `ping` is answered.
+ * "Read" and "in flight" are made certain without timing. The requests reach the server while it is stopped (SIGSTOP):
+ * written to its stdin, or the bodies of HTTP requests whose headers it has read (it answered `100 Continue`), seen
+ * queued on its sockets in `/proc/net/tcp`. The stop (SIGTERM, sent while it is stopped, or stdin's end, which comes
+ * after the requests in the stream) comes with SIGCONT. libuv runs signal watchers after the I/O callbacks of the
+ * loop turn they share, so the server reads the requests and starts them before it handles the signal, and a read of
+ * a file over 256 KiB (`SYNC_READ_MAX_BYTES`, read on the thread pool) cannot end within that turn. The server's stop
+ * is bounded (5 s), so the work left in flight is kept small: six reads of 1 MiB. During the first build, the requests
+ * go out in one write smaller than PIPE_BUF (atomic, so the server's read returns them together) after a `ping`, and
+ * the signal is sent once that `ping` is answered.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +25,16 @@ import { waitFor } from '../helpers/live.js';
 import { hasEvent } from '../helpers/logs.js';
 import { servingPort } from '../helpers/server.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, hasStackTrace, type Message, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
+import {
+  bytesOfRead,
+  errorOf,
+  hasStackTrace,
+  type Message,
+  procStatus,
+  spawnWire,
+  stopAll,
+  type Wire,
+} from '../helpers/wire.js';
 
 const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 /** How long a stop may take, in-flight work included (ms). */
@@ -28,7 +45,7 @@ const BLOB_URI = 'skill://big/blob.bin';
 let root: string;
 let blob: Buffer;
 beforeAll(async () => {
-  blob = randomBytes(8 * 1024 * 1024);
+  blob = randomBytes(1024 * 1024);
   root = await makeTree({
     'big/SKILL.md': skillMd('big', 'A skill with a large binary.'),
     'big/blob.bin': blob,
@@ -57,6 +74,35 @@ async function sendTogether(
   return { pingId, ids };
 }
 
+/** Stops the server (SIGSTOP) and waits until it is stopped. */
+async function pause(wire: Wire): Promise<void> {
+  wire.child.kill('SIGSTOP');
+  await waitFor(() => procStatus(wire.pid).state === 'T', { describe: () => 'the server did not stop' });
+}
+
+/**
+ * Stops the server, writes `requests` to its stdin in one write, runs `stop`, then continues the server.
+ *
+ * @returns the requests' ids, and how many of them had been answered when `stop` ran.
+ */
+async function sendWhileStopped(
+  wire: Wire,
+  requests: readonly { method: string; params: unknown }[],
+  stop: (wire: Wire) => Promise<void>,
+): Promise<{ ids: string[]; answeredAtStop: number }> {
+  await pause(wire);
+  const ids = requests.map(() => wire.nextId());
+  await wire.write(
+    requests
+      .map(({ method, params }, index) => `${JSON.stringify({ jsonrpc: '2.0', id: ids[index], method, params })}\n`)
+      .join(''),
+  );
+  const answeredAtStop = ids.filter((id) => wire.responses(id).length > 0).length;
+  await stop(wire);
+  wire.child.kill('SIGCONT');
+  return { ids, answeredAtStop };
+}
+
 const READS = [
   ...Array.from({ length: 6 }, () => ({ method: 'resources/read', params: { uri: BLOB_URI } })),
   ...Array.from({ length: 6 }, () => ({ method: 'skills/get', params: { uri: 'skill://small/SKILL.md' } })),
@@ -77,21 +123,19 @@ function expectAllServed(wire: Wire, ids: readonly string[]): void {
 
 describe('stdio', () => {
   it.each([
-    ['SIGTERM', (wire: Wire): void => void wire.child.kill('SIGTERM')],
-    ['stdin ending', (wire: Wire): void => void wire.child.stdin?.end()],
+    ['SIGTERM', async (wire: Wire): Promise<void> => void wire.child.kill('SIGTERM')],
+    // Resolves once the end is in the stream (shut down), behind the requests.
+    ['stdin ending', (wire: Wire): Promise<void> => new Promise((resolve) => wire.child.stdin?.end(resolve))],
   ] as const)(
     'on %s, every request already read is answered, then exit 0',
     async (_label, stop) => {
       const wire = spawnWire({ args: ['--no-watch', root] });
       await wire.handshake();
       await listAll(wire);
-      const { pingId, ids } = await sendTogether(wire, READS);
-      await wire.waitFor((message) => message['id'] === pingId);
-      const unansweredAtStop = ids.filter((id) => wire.responses(id).length === 0).length;
-      stop(wire);
+      const { ids, answeredAtStop } = await sendWhileStopped(wire, READS, stop);
       const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
-      // Precondition, not a speed claim: 6 reads of 8 MiB cannot all be done by the time the ping is answered.
-      expect(unansweredAtStop).toBeGreaterThan(0);
+      // Precondition: all twelve reach the server while it is stopped, so none is answered when the stop comes.
+      expect(answeredAtStop).toBe(0);
       expectAllServed(wire, ids);
       expect(exit).toEqual({ code: 0, signal: null });
       expect(hasStackTrace(wire.stderr())).toBe(false);
@@ -150,13 +194,74 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-async function startHttp(): Promise<{ wire: Wire; url: string }> {
+async function startHttp(): Promise<{ wire: Wire; url: string; port: number }> {
   const wire = spawnWire({ args: ['--http', '127.0.0.1:0', root] });
   let port: number | undefined;
   await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), {
     describe: () => wire.stderr(),
   });
-  return { wire, url: `http://127.0.0.1:${port}/mcp` };
+  return { wire, url: `http://127.0.0.1:${port}/mcp`, port: port as number };
+}
+
+/**
+ * Bytes that arrived on the server's ends of its TCP connections on 127.0.0.1:`port` and that it has not read yet
+ * (`rx_queue` of the established sockets in `/proc/net/tcp`).
+ */
+function unreadByServer(port: number): number {
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let unread = 0;
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const [, address, , state, queues] = line.trim().split(/\s+/u);
+    if (address === local && state === '01') unread += Number.parseInt(queues?.split(':')[1] ?? '', 16);
+  }
+  return unread;
+}
+
+/** A POST to `/mcp` sent as headers with `Expect: 100-continue`; its body goes when `sendBody` is called. */
+interface HeldRequest {
+  /** Resolves once the server answered `100 Continue`: it has read the headers, the request is its. */
+  readonly continued: Promise<void>;
+  readonly bodyBytes: number;
+  /** Sends the body; resolves once it is handed to the kernel. */
+  sendBody(): Promise<void>;
+  readonly response: Promise<{ status: number | undefined; messages: Message[] }>;
+}
+
+function holdRequest(port: number, body: unknown): HeldRequest {
+  const text = JSON.stringify(body);
+  const request = http.request({
+    host: '127.0.0.1',
+    port,
+    path: '/mcp',
+    method: 'POST',
+    agent: false,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': Buffer.byteLength(text),
+      expect: '100-continue',
+    },
+  });
+  const continued = new Promise<void>((resolve) => request.once('continue', () => resolve()));
+  const response = new Promise<{ status: number | undefined; messages: Message[] }>((resolve, reject) => {
+    request.once('error', reject);
+    request.once('response', (incoming) => {
+      let received = '';
+      incoming.setEncoding('utf8');
+      incoming.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      incoming.once('error', reject);
+      incoming.once('end', () => resolve({ status: incoming.statusCode, messages: sseMessages(received) }));
+    });
+  });
+  request.flushHeaders();
+  return {
+    continued,
+    bodyBytes: Buffer.byteLength(text),
+    sendBody: () => new Promise((resolve) => request.end(text, resolve)),
+    response,
+  };
 }
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -169,7 +274,7 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
 
 describe('HTTP', () => {
   it('on SIGTERM, in-flight requests complete, a listen stream gets its final event and ends, then exit 0', async () => {
-    const { wire, url } = await startHttp();
+    const { wire, url, port } = await startHttp();
     // A 2026-07-28 listen stream, held open.
     const listen = await post(
       url,
@@ -199,28 +304,32 @@ describe('HTTP', () => {
     });
     await waitFor(() => streamText.includes('notifications/subscriptions/acknowledged'));
 
-    const reads = Array.from({ length: 6 }, (_, index) =>
-      post(url, { jsonrpc: '2.0', id: index + 1, method: 'resources/read', params: { uri: BLOB_URI } }).then(
-        async (response) => ({
-          status: response.status,
-          messages: sseMessages(await response.text()),
-        }),
-      ),
+    const held = Array.from({ length: 6 }, (_, index) =>
+      holdRequest(port, { jsonrpc: '2.0', id: index + 1, method: 'resources/read', params: { uri: BLOB_URI } }),
     );
+    await Promise.all(held.map((request) => request.continued));
+    const reads = held.map((request) => request.response);
     let completed = 0;
     for (const read of reads)
       void read.then(
         () => completed++,
         () => undefined,
       );
-    await Promise.race(reads);
+    // The bodies reach the stopped server; SIGTERM waits behind them (see the head of this file).
+    await pause(wire);
+    await Promise.all(held.map((request) => request.sendBody()));
+    const bodyBytes = held.reduce((sum, request) => sum + request.bodyBytes, 0);
+    await waitFor(() => unreadByServer(port) === bodyBytes, {
+      describe: () => `${unreadByServer(port)} bytes unread on the server's sockets, not the ${bodyBytes} sent`,
+    });
     const inFlightAtStop = reads.length - completed;
     wire.child.kill('SIGTERM');
+    wire.child.kill('SIGCONT');
 
     const results = await Promise.allSettled(reads);
     await pump;
     const exit = await wire.exited(STOP_BOUND_MS, 'a graceful exit');
-    expect(inFlightAtStop, 'precondition: reads still in flight at SIGTERM').toBeGreaterThan(0);
+    expect(inFlightAtStop, 'precondition: reads still in flight at SIGTERM').toBe(6);
     for (const [index, result] of results.entries()) {
       expect(result.status, `read ${index + 1}: ${result.status === 'rejected' ? String(result.reason) : ''}`).toBe(
         'fulfilled',

@@ -7,15 +7,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, hasEvent, logLines } from '../helpers/logs.js';
-import { handshake, initializeRequest, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+import { REPO, SAMPLE_SKILLS } from '../helpers/server.js';
+import { initializeRequest, SERVER_DEFAULT_LOG_LEVEL, spawnWire, stopAll } from '../helpers/wire.js';
 
-/** Environment that turns on the startup and shutdown lines these tests read. */
-const INFO = { SKILLS_SERVE_LOG_LEVEL: 'info' };
+afterEach(stopAll);
 
 const VERSION = (
   JSON.parse(
@@ -50,7 +50,7 @@ describe('stdio lifecycle', () => {
   ])(
     '%s, answers initialize before the first index build ends, and skills/list only with the complete catalog',
     async (_label, flags) => {
-      const server = spawnRaw([bigTree, ...flags], INFO);
+      const server = spawnWire({ args: [bigTree, ...flags] });
       server.send(initializeRequest(1));
       const initialized = await server.waitFor((message) => message['id'] === 1);
       const builtWhenInitialized = hasEvent(server.stderr(), 'index-built');
@@ -71,14 +71,14 @@ describe('stdio lifecycle', () => {
       expect(builtWhenInitialized).toBe(false);
       expect(listed).toBe(BIG_SKILLS);
       server.child.stdin?.end();
-      expect(await server.exited()).toBe(0);
+      expect(await server.exited()).toEqual({ code: 0, signal: null });
     },
     60_000,
   );
 
   it('writes only JSON-RPC messages to stdout, also for bad requests, and exits 0 when stdin ends', async () => {
-    const server = spawnRaw([SAMPLE_SKILLS]);
-    await handshake(server);
+    const server = spawnWire({ args: [SAMPLE_SKILLS], env: SERVER_DEFAULT_LOG_LEVEL });
+    await server.handshake();
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
     server.send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'skill://nope/SKILL.md' } });
     server.send({ jsonrpc: '2.0', id: 4, method: 'no/such/method', params: {} });
@@ -87,30 +87,33 @@ describe('stdio lifecycle', () => {
     await server.waitFor((message) => message['id'] === 2);
     expect(errors.map((message) => (message['error'] as { code: number }).code)).toEqual([-32602, -32601, -32602]);
     server.child.stdin?.end();
-    expect(await server.exited()).toBe(0);
-    expect(server.lines.length).toBeGreaterThanOrEqual(5);
-    for (const line of server.lines) expect((JSON.parse(line) as { jsonrpc: string }).jsonrpc).toBe('2.0');
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+    expect(server.messages.length).toBeGreaterThanOrEqual(5);
+    expect(server.badLines).toEqual([]);
   });
 
   it('answers a last request that stdin ended without its newline, then exits 0', async () => {
-    const server = spawnRaw([SAMPLE_SKILLS]);
-    await handshake(server);
+    const server = spawnWire({ args: [SAMPLE_SKILLS], env: SERVER_DEFAULT_LOG_LEVEL });
+    await server.handshake();
     server.child.stdin?.end(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }));
     expect(await server.waitFor((message) => message['id'] === 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
-    expect(await server.exited()).toBe(0);
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)('exits 0 on %s', async (signal) => {
-    const server = spawnRaw([SAMPLE_SKILLS], INFO);
+    const server = spawnWire({ args: [SAMPLE_SKILLS] });
     server.send(initializeRequest(1));
     await server.waitFor((message) => message['id'] === 1);
     server.child.kill(signal);
-    expect(await server.exited()).toBe(0);
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
     expect(eventsOf(server.stderr(), 'stopping')).toMatchObject([{ level: 30, reason: signal }]);
   });
 
   it('at --log-level info, logs the resolved roots, the skill count and the number of diagnostics to stderr at startup', async () => {
-    const server = spawnRaw([path.relative(process.cwd(), SAMPLE_SKILLS), '--log-level', 'info']);
+    const server = spawnWire({
+      args: [path.relative(process.cwd(), SAMPLE_SKILLS), '--log-level', 'info'],
+      env: SERVER_DEFAULT_LOG_LEVEL,
+    });
     server.send(initializeRequest(1));
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
@@ -127,12 +130,12 @@ describe('stdio lifecycle', () => {
 
 describe('default log level over stdio (stderr a pipe, as hosts run it)', () => {
   it('writes nothing to stderr on a clean start and stop, and one warning line for all the diagnostics', async () => {
-    const clean = spawnRaw([SAMPLE_SKILLS]);
-    await handshake(clean);
+    const clean = spawnWire({ args: [SAMPLE_SKILLS], env: SERVER_DEFAULT_LOG_LEVEL });
+    await clean.handshake();
     clean.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
     await clean.waitFor((message) => message['id'] === 2);
     clean.child.stdin?.end();
-    expect(await clean.exited()).toBe(0);
+    expect(await clean.exited()).toEqual({ code: 0, signal: null });
     expect(clean.stderr()).toBe('');
 
     const root = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-diag-'));
@@ -142,12 +145,12 @@ describe('default log level over stdio (stderr a pipe, as hosts run it)', () => 
         path.join(root, 'bad', 'SKILL.md'),
         '---\nname: other\ndescription: Named after another folder.\n---\n',
       );
-      const broken = spawnRaw([root]);
-      await handshake(broken);
+      const broken = spawnWire({ args: [root], env: SERVER_DEFAULT_LOG_LEVEL });
+      await broken.handshake();
       broken.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
       await broken.waitFor((message) => message['id'] === 2);
       broken.child.stdin?.end();
-      expect(await broken.exited()).toBe(0);
+      expect(await broken.exited()).toEqual({ code: 0, signal: null });
       const lines = broken
         .stderr()
         .trim()
@@ -170,11 +173,11 @@ describe('default log level over stdio (stderr a pipe, as hosts run it)', () => 
   });
 
   it('--http keeps info lines, which say where it listens', async () => {
-    const server = spawnRaw(['--http', '0', SAMPLE_SKILLS]);
+    const server = spawnWire({ args: ['--http', '0', SAMPLE_SKILLS], env: SERVER_DEFAULT_LOG_LEVEL });
     const listening = async (): Promise<boolean> => server.stderr().includes('http://127.0.0.1:');
     await waitFor(listening);
     server.child.kill('SIGTERM');
-    expect(await server.exited()).toBe(0);
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
   });
 });
 
@@ -255,9 +258,9 @@ describe('--strict', () => {
   it('serve --strict lists the diagnostics on stderr and exits 1 instead of serving', async () => {
     const dir = warningTree();
     try {
-      const server = spawnRaw(['--strict', dir]);
+      const server = spawnWire({ args: ['--strict', dir], env: SERVER_DEFAULT_LOG_LEVEL });
       server.send(initializeRequest(1));
-      expect(await server.exited()).toBe(1);
+      expect(await server.exited()).toEqual({ code: 1, signal: null });
       const logs = logLines(server.stderr());
       expect(eventsOf(logs, 'diagnostic')).toMatchObject([
         { level: 50, rule: 'secret-file', severity: 'warning', file: path.join(dir, 's', 'prod.env') },

@@ -11,16 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
 import { waitForEvent } from '../helpers/logs.js';
-import {
-  eraClientOptions,
-  ERAS,
-  handshake,
-  type HttpServer,
-  SAMPLE_SKILLS,
-  spawnRaw,
-  startHttpServer,
-} from '../helpers/server.js';
+import { eraClientOptions, ERAS, type HttpServer, SAMPLE_SKILLS, startHttpServer } from '../helpers/server.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
+import { spawnWire } from '../helpers/wire.js';
 
 const trees = tempTrees();
 afterEach(() => trees.removeAll());
@@ -133,10 +126,10 @@ it('diagnostics found before a 2025-era host connects reach it as log messages o
     'good/SKILL.md': skillMd('good', 'Good.'),
     'bad/SKILL.md': skillMd('wrong-name', 'Bad.'),
   });
-  const server = spawnRaw(['--no-watch', dir], { SKILLS_SERVE_LOG_LEVEL: 'info' });
+  const server = spawnWire({ args: ['--no-watch', dir] });
   try {
     await waitForEvent(server.stderr, 'index-built', { diagnostics: 1 });
-    await handshake(server);
+    await server.handshake();
     const message = await server.waitFor((m) => m['method'] === 'notifications/message');
     expect(message['params']).toMatchObject({
       level: 'warning',

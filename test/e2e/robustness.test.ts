@@ -1,7 +1,7 @@
 /**
  * Robustness of the stdio server against hostile or broken input and a changing disk.
  *
- * Everything here talks raw JSON lines to `bin/skills-serve.js` (spawnRaw), in the 2025-11-25 era. After every
+ * Everything here talks raw JSON lines to `bin/skills-serve.js` (spawnWire), in the 2025-11-25 era. After every
  * hostile step the server must still answer `ping`, every stdout line must be a JSON-RPC 2.0 message, stdout must
  * never carry a stack trace, and a hostile input gets exactly its JSON-RPC error and a `rejected` event on stderr
  * (an operator must be able to see why a host's request went nowhere).
@@ -14,22 +14,18 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
-import { handshake, type RawServer, spawnRaw } from '../helpers/server.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
+import { errorOf, type Message, spawnWire, STACK_FRAME, stopAll, type Wire } from '../helpers/wire.js';
 
-type Message = Record<string, unknown>;
 interface RpcError {
   readonly code: number;
   readonly message: string;
 }
 
-/** A stack frame as V8 prints it (`at fn (file:///…:1:2)`, `at node:internal/…`). */
-const STACK_FRAME = /\bat (?:\S+ \()?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+/u;
-
 /** A raw session: spawned, initialized (2025-11-25), with helpers for requests and wire checks. */
 interface Session {
-  readonly server: RawServer;
+  readonly server: Wire;
   /** Sends a request with a fresh numeric id; resolves with the response (rejects after `timeoutMs`). */
   call(method: string, params?: unknown, timeoutMs?: number): Promise<Message>;
   /** Sends one raw line (no JSON encoding). */
@@ -42,28 +38,13 @@ interface Session {
   expectWireClean(): void;
 }
 
-const sessions: Session[] = [];
 const temps = tempTrees();
 
-afterEach(async () => {
-  for (const session of sessions.splice(0)) {
-    const { child } = session.server;
-    if (child.exitCode === null && child.signalCode === null) {
-      child.stdin?.end();
-      const exited = await Promise.race([
-        session.server.exited(),
-        new Promise((resolve) => setTimeout(() => resolve('timeout'), 5_000)),
-      ]);
-      if (exited === 'timeout') child.kill('SIGKILL');
-    }
-  }
-});
+afterEach(stopAll);
 afterAll(() => temps.removeAll());
 
 async function startSession(args: readonly string[]): Promise<Session> {
-  const server = spawnRaw(args, { SKILLS_SERVE_LOG_LEVEL: 'info' });
-  // Writes after the server stopped reading must not crash the test runner with EPIPE.
-  server.child.stdin?.on('error', () => undefined);
+  const server = spawnWire({ args });
   let nextId = 1000;
   const session: Session = {
     server,
@@ -81,29 +62,11 @@ async function startSession(args: readonly string[]): Promise<Session> {
       const response = await session.call('ping', undefined, 10_000);
       expect(response['result']).toEqual({});
     },
-    expectWireClean: () => {
-      for (const line of server.lines) {
-        let message: Message;
-        try {
-          message = JSON.parse(line) as Message;
-        } catch {
-          throw new Error(`stdout carried a non-JSON line: ${line.slice(0, 200)}`);
-        }
-        expect(message['jsonrpc'], line.slice(0, 200)).toBe('2.0');
-        const isResponse = 'id' in message && ('result' in message || 'error' in message);
-        const isRequestOrNotification = typeof message['method'] === 'string';
-        expect(isResponse || isRequestOrNotification, line.slice(0, 200)).toBe(true);
-        expect(STACK_FRAME.test(line), `stack trace on stdout: ${line.slice(0, 300)}`).toBe(false);
-      }
-    },
+    // A line that is not a JSON-RPC 2.0 message, or carries a stack trace, is kept apart with the reason.
+    expectWireClean: () => expect(server.badLines).toEqual([]),
   };
-  sessions.push(session);
-  await handshake(server);
+  await server.handshake();
   return session;
-}
-
-function errorOf(message: Message): RpcError | undefined {
-  return message['error'] as RpcError | undefined;
 }
 
 async function smallTree(): Promise<string> {
@@ -134,11 +97,11 @@ interface Rejection {
 async function expectRejected(session: Session, rejections: readonly Rejection[]): Promise<void> {
   for (const { line, error, logged } of rejections) {
     const label = typeof line === 'string' ? JSON.stringify(line) : `<bytes ${Buffer.from(line).toString('hex')}>`;
-    const linesBefore = session.server.lines.length;
+    const messagesBefore = session.server.messages.length;
     const logsBefore = session.server.logs().length;
     session.sendLine(line);
     await session.expectAlive();
-    const answers = session.server.lines.slice(linesBefore).map((text) => JSON.parse(text) as Message);
+    const answers = session.server.messages.slice(messagesBefore);
     expect(answers.slice(0, -1), label).toEqual([{ jsonrpc: '2.0', id: null, error }]);
     await waitForEvent(session.server.stderr, 'rejected', {}, { after: logsBefore });
     expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([
@@ -165,12 +128,12 @@ describe('hostile JSON lines', () => {
       notJson('\u0000'),
     ]);
     // Blank lines are not errors: no answer, no log line.
-    const linesBefore = session.server.lines.length;
+    const messagesBefore = session.server.messages.length;
     const logsBefore = session.server.logs().length;
     session.sendLine('');
     session.sendLine('   ');
     await session.expectAlive();
-    expect(session.server.lines.length).toBe(linesBefore + 1); // only the ping's answer
+    expect(session.server.messages.length).toBe(messagesBefore + 1); // only the ping's answer
     expect(session.server.logs().slice(logsBefore)).toEqual([]);
     session.expectWireClean();
   });
@@ -244,13 +207,13 @@ describe('hostile JSON lines', () => {
     ];
     for (const { label, message, error } of cases) {
       const id = session.id();
-      const linesBefore = session.server.lines.length;
+      const messagesBefore = session.server.messages.length;
       const logsBefore = session.server.logs().length;
       session.server.send({ ...message, id });
       // Lines are handled in order: once the ping after it is answered, so is the case (a host waits for every
       // request it sent; an unanswered one hangs it until its own timeout).
       await session.expectAlive();
-      const answers = session.server.lines.slice(linesBefore).map((text) => JSON.parse(text) as Message);
+      const answers = session.server.messages.slice(messagesBefore);
       expect(answers.slice(0, -1), label).toEqual([{ jsonrpc: '2.0', id, error }]);
       await waitForEvent(session.server.stderr, 'rejected', {}, { after: logsBefore });
       expect(eventsOf(session.server.logs().slice(logsBefore), 'rejected'), label).toMatchObject([
@@ -308,26 +271,26 @@ describe('hostile JSON lines', () => {
     ]) {
       expect(errorOf(await session.call(method, {}))?.code, method).toBe(-32601);
     }
-    const before = session.server.lines.length;
+    const before = session.server.messages.length;
     session.server.send({ jsonrpc: '2.0', method: 'nope' });
     session.server.send({ jsonrpc: '2.0', method: 'notifications/unknown', params: { x: 1 } });
     session.server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 987_654 } });
     session.server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await session.expectAlive();
-    expect(session.server.lines.length).toBe(before + 1); // only the ping's response
+    expect(session.server.messages.length).toBe(before + 1); // only the ping's response
     session.expectWireClean();
   });
 
   it('treats a request without an id as a notification: no response, no crash', async () => {
     const session = await startSession([await smallTree()]);
     await session.call('skills/list', {});
-    const before = session.server.lines.length;
+    const before = session.server.messages.length;
     session.server.send({ jsonrpc: '2.0', method: 'skills/list', params: {} });
     session.server.send({ jsonrpc: '2.0', method: 'resources/read', params: { uri: 'skill://alpha/SKILL.md' } });
     session.server.send({ jsonrpc: '2.0', method: 'resources/read', params: { uri: 'skill://nope/SKILL.md' } });
     session.server.send({ jsonrpc: '2.0', method: 'ping' });
     await session.expectAlive();
-    expect(session.server.lines.length).toBe(before + 1);
+    expect(session.server.messages.length).toBe(before + 1);
     session.expectWireClean();
   });
 });
@@ -373,7 +336,7 @@ describe('huge lines', () => {
       expect((await server.waitFor((message) => message['id'] === pingId, 10_000))['result']).toEqual({});
       session.expectWireClean();
       server.child.stdin?.end();
-      expect(await server.exited()).toBe(0);
+      expect(await server.exited()).toEqual({ code: 0, signal: null });
     },
     60_000,
   );

@@ -1,10 +1,10 @@
 /**
  * One-shot runs of the built CLI (`bin/skills-serve.js`): `check`, `manifest`, `--version`, `--help`, usage errors.
- * For a server kept running, see `server.ts`.
+ * For a server kept running, see `wire.ts` (raw stdio) and `server.ts` (an SDK client).
  */
 import { spawnSync } from 'node:child_process';
 
-import { BIN, REPO, TEST_CACHE } from './server.js';
+import { BIN, REPO, TEST_CACHE } from './paths.js';
 
 /** How a CLI run ended. */
 export interface CliRun {

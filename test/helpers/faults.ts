@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import { PublishHistory } from '../../bench/load-tracker.mjs';
 import { byUri, diskFiles, isPublishedName, type PublishedFile } from './disk.js';
-import { waitFor } from './wait.js';
+import { WAIT_MS, waitFor } from './wait.js';
 import { resultOf, type Wire } from './wire.js';
 
 export { diskFiles, type PublishedFile } from './disk.js';
@@ -153,10 +153,10 @@ export class PublishedHistory {
 /**
  * Waits until the server's full listing (every `skills/list` page) matches what is on disk under `root`.
  *
- * @param timeoutMs how long to wait (ms).
+ * @param timeoutMs how long to wait (ms; default {@link WAIT_MS}).
  * @throws Error naming the last difference and the server's stderr tail when it never does.
  */
-export async function converge(wire: Wire, root: string, timeoutMs = 15_000): Promise<void> {
+export async function converge(wire: Wire, root: string, timeoutMs = WAIT_MS): Promise<void> {
   let difference: string | undefined = 'never listed';
   await waitFor(
     async () => (difference = catalogDifference((await listAll(wire)).skills, diskCatalog(root))) === undefined,

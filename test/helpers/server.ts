@@ -2,7 +2,6 @@
  * End-to-end harness: spawns the built CLI (`bin/skills-serve.js`) over real stdio and connects the official v2
  * client in a chosen protocol era, with the host-side `SkillsClient` that verifies every read.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -10,22 +9,12 @@ import { Client, type ClientOptions, ProtocolError } from '@modelcontextprotocol
 import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-import { eventsOf, type LogLine, logLines } from './logs.js';
+import { eventsOf } from './logs.js';
+import { BIN, TEST_CACHE } from './paths.js';
 import { waitFor } from './wait.js';
+import { SERVER_DEFAULT_LOG_LEVEL, spawnWire } from './wire.js';
 
-export const REPO = path.resolve(import.meta.dirname, '..', '..');
-export const BIN = path.join(REPO, 'bin', 'skills-serve.js');
-export const SAMPLE_SKILLS = path.join(REPO, 'sample-skills');
-export const FIXTURES = path.join(REPO, 'test', 'fixtures');
-
-/**
- * The cache directory of every server a test starts (`test/global-cache.ts`), so that none writes into the user's own
- * cache; a test that names `SKILLS_SERVE_CACHE_DIR` or `--cache-dir` itself wins.
- */
-export const TEST_CACHE: Record<string, string> =
-  process.env['SKILLS_SERVE_TEST_CACHE_DIR'] === undefined
-    ? {}
-    : { SKILLS_SERVE_CACHE_DIR: process.env['SKILLS_SERVE_TEST_CACHE_DIR'] };
+export { BIN, FIXTURES, REPO, SAMPLE_SKILLS, TEST_CACHE } from './paths.js';
 
 /** The protocol eras a host may speak: two 2025-era revisions through `initialize`, and 2026-07-28. */
 export const ERAS = [
@@ -132,135 +121,6 @@ export async function connect(
   };
 }
 
-/** A raw server process, for tests of the wire itself (stdout lines, exit codes, signals). */
-export interface RawServer {
-  readonly child: ChildProcess;
-  /** Complete stdout lines so far. */
-  readonly lines: string[];
-  stderr(this: void): string;
-  /** The stderr lines that are JSON log records (pino), parsed. */
-  logs(): LogLine[];
-  send(message: unknown): void;
-  /**
-   * Resolves with the first parsed stdout message (already received or still to come) matching `predicate`; rejects
-   * after `timeoutMs`.
-   */
-  waitFor(
-    predicate: (message: Record<string, unknown>) => boolean,
-    timeoutMs?: number,
-  ): Promise<Record<string, unknown>>;
-  /** Resolves with the exit code (or signal name) once the process exited and its stdout and stderr are drained. */
-  exited(): Promise<number | string>;
-}
-
-/**
- * Spawns `skills-serve <args>` with piped stdio and no client.
- *
- * @param args CLI arguments.
- * @param env extra environment variables.
- * @param options another server command (default: this checkout's `bin/skills-serve.js`).
- */
-export function spawnRaw(
-  args: readonly string[],
-  env: Record<string, string> = {},
-  options: SpawnOptions = {},
-): RawServer {
-  const server = serverCommand(args, options);
-  const child = spawn(server.command, server.args, {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { PATH: server.path, ...TEST_CACHE, ...env },
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-  });
-  const lines: string[] = [];
-  const received: Record<string, unknown>[] = [];
-  const waiters: {
-    predicate: (m: Record<string, unknown>) => boolean;
-    resolve: (m: Record<string, unknown>) => void;
-  }[] = [];
-  let partial = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    partial += chunk.toString('utf8');
-    let newline: number;
-    while ((newline = partial.indexOf('\n')) !== -1) {
-      const line = partial.slice(0, newline);
-      partial = partial.slice(newline + 1);
-      lines.push(line);
-      let message: Record<string, unknown>;
-      try {
-        message = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        continue;
-      }
-      received.push(message);
-      for (const waiter of [...waiters]) {
-        if (waiter.predicate(message)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve(message);
-        }
-      }
-    }
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  // 'close', not 'exit': it comes once stdout and stderr are drained too, so a test that awaits the exit sees every
-  // line.
-  const exit = new Promise<number | string>((resolve) => {
-    child.on('close', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
-  return {
-    child,
-    lines,
-    stderr: () => stderr,
-    logs: () => logLines(stderr),
-    send: (message) => child.stdin?.write(`${JSON.stringify(message)}\n`),
-    waitFor: (predicate, timeoutMs = 10_000) =>
-      new Promise((resolve, reject) => {
-        const earlier = received.find(predicate);
-        if (earlier !== undefined) {
-          resolve(earlier);
-          return;
-        }
-        const timer = setTimeout(
-          () => reject(new Error(`no matching message within ${timeoutMs} ms; stderr:\n${stderr}`)),
-          timeoutMs,
-        );
-        waiters.push({
-          predicate,
-          resolve: (message) => {
-            clearTimeout(timer);
-            resolve(message);
-          },
-        });
-      }),
-    exited: () => exit,
-  };
-}
-
-/** The `initialize` request of a 2025-era host. */
-export function initializeRequest(id: number, protocolVersion = '2025-11-25'): Record<string, unknown> {
-  return {
-    jsonrpc: '2.0',
-    id,
-    method: 'initialize',
-    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
-  };
-}
-
-/**
- * The 2025-era handshake on a raw server: sends `initialize` (id 1), waits for its answer, then sends
- * `notifications/initialized`.
- *
- * @returns the answer to `initialize`.
- */
-export async function handshake(server: RawServer): Promise<Record<string, unknown>> {
-  server.send(initializeRequest(1));
-  const answer = await server.waitFor((message) => message['id'] === 1);
-  server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return answer;
-}
-
 /** The JSON-RPC error code a request fails with (throws if it succeeds or fails otherwise). */
 export async function errorCodeOf(request: Promise<unknown>): Promise<number> {
   try {
@@ -312,34 +172,34 @@ export function servingPort(stderr: string): number | undefined {
  * @throws Error with the server's stderr when it exits first or does not get there within 20 s (it is killed then).
  */
 export async function startHttpServer(args: readonly string[], env: Record<string, string> = {}): Promise<HttpServer> {
-  const raw = spawnRaw(['--http', '0', ...args], env);
-  let exitCode: number | string | undefined;
-  void raw.exited().then((code) => {
-    exitCode = code;
-  });
+  const wire = spawnWire({ args: ['--http', '0', ...args], env: { ...SERVER_DEFAULT_LOG_LEVEL, ...env } });
   let port: number | undefined;
   try {
     await waitFor(
       () =>
-        exitCode !== undefined ||
-        ((port = servingPort(raw.stderr())) !== undefined && eventsOf(raw.stderr(), 'index-built').length > 0),
+        !wire.running() ||
+        ((port = servingPort(wire.stderr())) !== undefined && eventsOf(wire.stderr(), 'index-built').length > 0),
       {
         timeoutMs: 20_000,
-        describe: () => `the HTTP server logged no serving port and index-built event:\n${raw.stderr()}`,
+        describe: () => `the HTTP server logged no serving port and index-built event:\n${wire.stderr()}`,
       },
     );
   } catch (error) {
-    raw.child.kill('SIGKILL');
+    wire.child.kill('SIGKILL');
     throw error;
   }
-  if (exitCode !== undefined || port === undefined) throw new Error(`HTTP server exited ${exitCode}:\n${raw.stderr()}`);
+  if (!wire.running() || port === undefined) {
+    const { code, signal } = await wire.exited();
+    throw new Error(`HTTP server exited ${code ?? signal}:\n${wire.stderr()}`);
+  }
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
-    stderr: raw.stderr,
-    stop: () => {
-      raw.child.kill('SIGTERM');
-      return raw.exited();
+    stderr: wire.stderr,
+    stop: async () => {
+      wire.child.kill('SIGTERM');
+      const { code, signal } = await wire.exited();
+      return code ?? signal ?? 'unknown';
     },
   };
 }

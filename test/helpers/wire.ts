@@ -1,15 +1,19 @@
 /**
- * A byte-exact view of the stdio wire, for fault, fuzz and shutdown tests: spawns the built CLI (optionally through a
- * wrapper command such as `setpriv`, `sh -c 'ulimit …; exec …'` or `unshare`), splits stdout into lines as bytes
- * (so a UTF-8 sequence split across pipe reads is never mangled), keeps every message and every line that is not a
- * JSON-RPC 2.0 message, and counts responses per id so that "answered exactly once" can be asserted.
+ * The one raw server process of the tests: a byte-exact view of the stdio wire, for tests of the wire itself, the
+ * process around it (exit codes, signals, stderr) and faults. Spawns the built CLI (optionally through a wrapper
+ * command such as `setpriv`, `sh -c 'ulimit …; exec …'` or `unshare`, or another copy of the CLI), splits stdout into
+ * lines as bytes (so a UTF-8 sequence split across pipe reads is never mangled), keeps every message and every line
+ * that is not a JSON-RPC 2.0 message, and counts responses per id so that "answered exactly once" can be asserted.
+ * A host with an SDK client is `connect` in `server.ts`.
  *
  * Every wait is bounded; {@link stopAll} ends whatever a test file started (stdin end, then SIGKILL by pid).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-import { BIN, TEST_CACHE } from './server.js';
+import { type LogLine, logLines } from './logs.js';
+import { BIN, TEST_CACHE } from './paths.js';
+import { WAIT_MS } from './wait.js';
 
 export type Message = Record<string, unknown>;
 
@@ -67,12 +71,21 @@ export function wireProblem(line: Buffer): string | undefined {
   return undefined;
 }
 
+/**
+ * `env` that runs the server at its own default log level (`SKILLS_SERVE_LOG_LEVEL` left out), for tests of what it
+ * logs unasked.
+ */
+export const SERVER_DEFAULT_LOG_LEVEL: Readonly<Record<string, undefined>> = { SKILLS_SERVE_LOG_LEVEL: undefined };
+
 /** How to start the server. */
 export interface WireOptions {
   /** CLI arguments (roots and flags). */
   readonly args: readonly string[];
-  /** Extra environment (PATH is passed; `SKILLS_SERVE_LOG_LEVEL` defaults to `info`). */
-  readonly env?: Record<string, string>;
+  /**
+   * Extra environment (PATH is passed; `SKILLS_SERVE_LOG_LEVEL` defaults to `info`). A variable set to `undefined` is
+   * left out ({@link SERVER_DEFAULT_LOG_LEVEL}).
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * A command that execs the server: its words come first, then `node bin/skills-serve.js <args>`. The wrapper must
    * `exec` (setpriv, `sh -c '…; exec "$0" "$@"'`, unshare without --fork) so the child's pid is the server's.
@@ -106,6 +119,8 @@ export interface Wire {
   /** Responses received for `id` (by {@link idKey}). */
   responses(id: unknown): Message[];
   stderr(this: void): string;
+  /** The stderr lines that are JSON log records (pino), parsed. */
+  logs(): LogLine[];
   /** Writes one message as a line. */
   send(message: unknown): void;
   /** Writes raw bytes, resolving once the pipe accepted them (backpressure respected). */
@@ -123,13 +138,16 @@ export interface Wire {
    */
   waitFor(predicate: (message: Message) => boolean, timeoutMs?: number): Promise<Message>;
   /**
-   * The 2025-11-25 handshake (`initialize` then `notifications/initialized`); resolves with the `initialize` result.
+   * The 2025-11-25 handshake (`initialize` then `notifications/initialized`); resolves with the answer to `initialize`.
    */
   handshake(): Promise<Message>;
-  /** Resolves when the process has exited. */
+  /**
+   * Resolves once the process has exited and its stdout and stderr are drained (the child's `close`), so a test that
+   * awaits it sees every line.
+   */
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** The exit, or a rejection naming `what` after `timeoutMs`. */
-  exited(timeoutMs: number, what?: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The exit, or a rejection naming `what` after `timeoutMs` (default {@link WAIT_MS}). */
+  exited(timeoutMs?: number, what?: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   running(): boolean;
   status(): ProcStatus;
   /** Open file descriptors (`/proc/<pid>/fd`), or NaN once gone. */
@@ -156,6 +174,16 @@ export function procStatus(pid: number): ProcStatus {
   } catch {
     return { state: undefined, rssKb: Number.NaN, hwmKb: Number.NaN };
   }
+}
+
+/** The `initialize` request of a 2025-era host. */
+export function initializeRequest(id: number | string, protocolVersion = '2025-11-25'): Message {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
+  };
 }
 
 /**
@@ -205,8 +233,9 @@ export function spawnWire(options: WireOptions): Wire {
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
+  // 'close', not 'exit': it comes once stdout and stderr are drained too.
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('close', (code, signal) => resolve({ code, signal }));
   });
   let exitedYet = false;
   void exit.then(() => {
@@ -214,7 +243,7 @@ export function spawnWire(options: WireOptions): Wire {
   });
   let counter = 0;
   const pid = child.pid;
-  const waitFor = (predicate: (message: Message) => boolean, timeoutMs = 15_000): Promise<Message> => {
+  const waitFor = (predicate: (message: Message) => boolean, timeoutMs = WAIT_MS): Promise<Message> => {
     const earlier = messages.find(predicate);
     if (earlier !== undefined) return Promise.resolve(earlier);
     return new Promise((resolve, reject) => {
@@ -233,16 +262,13 @@ export function spawnWire(options: WireOptions): Wire {
       }, timeoutMs);
       waiters.add(waiter);
       void exit.then(({ code, signal }) => {
-        // Let stdout drain first: its last lines may hold the answer.
-        setImmediate(() => {
-          if (!waiters.has(waiter)) return;
-          done();
-          reject(
-            new Error(
-              `the server exited (${code ?? signal}) before a matching message; stderr tail:\n${stderr.slice(-2000)}`,
-            ),
-          );
-        });
+        if (!waiters.has(waiter)) return;
+        done();
+        reject(
+          new Error(
+            `the server exited (${code ?? signal}) before a matching message; stderr tail:\n${stderr.slice(-2000)}`,
+          ),
+        );
       });
     });
   };
@@ -253,6 +279,7 @@ export function spawnWire(options: WireOptions): Wire {
     badLines,
     responses: (id) => byId.get(idKey(id)) ?? [],
     stderr: () => stderr,
+    logs: () => logLines(stderr),
     send: (message) => {
       child.stdin?.write(`${JSON.stringify(message)}\n`);
     },
@@ -265,23 +292,21 @@ export function spawnWire(options: WireOptions): Wire {
         child.stdin.write(bytes, (error) => (error ? reject(error) : resolve()));
       }),
     nextId: () => `w${++counter}`,
-    request: (method, params, timeoutMs = 15_000) => {
+    request: (method, params, timeoutMs = WAIT_MS) => {
       const id = wire.nextId();
       wire.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
       return waitFor((message) => message['id'] === id && typeof message['method'] !== 'string', timeoutMs);
     },
     waitFor,
     handshake: async () => {
-      const answer = await wire.request('initialize', {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'skills-serve-faults', version: '1.0.0' },
-      });
+      const id = wire.nextId();
+      wire.send(initializeRequest(id));
+      const answer = await waitFor((message) => message['id'] === id && typeof message['method'] !== 'string');
       wire.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       return answer;
     },
     exit,
-    exited: (timeoutMs, what = 'the server to exit') =>
+    exited: (timeoutMs = WAIT_MS, what = 'the server to exit') =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(
           () => reject(new Error(`waited ${timeoutMs} ms for ${what}; stderr tail:\n${stderr.slice(-2000)}`)),
@@ -304,8 +329,9 @@ export function spawnWire(options: WireOptions): Wire {
     stop: async (timeoutMs = 5_000) => {
       started.delete(wire);
       if (exitedYet) return;
-      // A stopped process cannot read its stdin's end.
+      // A stopped process cannot read its stdin's end; a paused stdout would never drain, and `exit` waits for it.
       child.kill('SIGCONT');
+      child.stdout?.resume();
       child.stdin?.end();
       const outcome = await Promise.race([
         exit,

@@ -12,9 +12,9 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 
 import { type LogLine, waitForEvent } from '../helpers/logs.js';
-import { handshake, spawnRaw } from '../helpers/server.js';
 import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
+import { SERVER_DEFAULT_LOG_LEVEL, spawnWire } from '../helpers/wire.js';
 
 const LIMIT_FILE = '/proc/sys/fs/inotify/max_user_watches';
 const enabled = process.env['SKILLS_SERVE_SYSTEM_TESTS'] === '1' && process.getuid?.() === 0;
@@ -35,7 +35,7 @@ it.runIf(enabled)(
     const server = (() => {
       writeFileSync(LIMIT_FILE, '1');
       try {
-        return spawnRaw([root]);
+        return spawnWire({ args: [root], env: SERVER_DEFAULT_LOG_LEVEL });
       } catch (error) {
         writeFileSync(LIMIT_FILE, original);
         throw error;
@@ -55,7 +55,7 @@ it.runIf(enabled)(
       pollMs: 1000,
       hint: 'the inotify watch limit (fs.inotify.max_user_watches) was reached; raise it with `sysctl fs.inotify.max_user_watches=524288`',
     });
-    await handshake(server);
+    await server.handshake();
     writeFileSync(path.join(root, 's/references/a.md'), 'v2, longer\n');
     let digest: string | undefined;
     let id = 100;
@@ -71,7 +71,7 @@ it.runIf(enabled)(
       { intervalMs: 100, describe: () => `skill://s/references/a.md still has digest ${digest} while polling` },
     );
     server.child.stdin?.end();
-    expect(await server.exited()).toBe(0);
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
   },
   60_000,
 );

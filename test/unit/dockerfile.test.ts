@@ -10,12 +10,13 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from '
 import os from 'node:os';
 import path from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { requireDist } from '../helpers/dist.js';
 import { eventsOf } from '../helpers/logs.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { handshake, REPO, SAMPLE_SKILLS, spawnRaw } from '../helpers/server.js';
+import { REPO, SAMPLE_SKILLS } from '../helpers/server.js';
+import { spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 /** One instruction, continuation lines joined; `keyword` upper-cased. */
 interface Instruction {
@@ -215,18 +216,22 @@ describe('the image entrypoint, run on the files of the final stage alone', () =
       .map((arg) => (arg === '/skills' ? SAMPLE_SKILLS : arg.startsWith('/app/') ? mapImagePath(arg) : arg));
   });
 
+  afterEach(stopAll);
   afterAll(() => {
     if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
   });
 
   /** Starts the entrypoint like `docker run -i` does: stdin open, no TTY, in the final stage's WORKDIR. */
-  function startContainer(): ReturnType<typeof spawnRaw> {
+  function startContainer(): Wire {
     // Info level, as `docker run -e SKILLS_SERVE_LOG_LEVEL=info` would give: the shutdown line shows the handler ran.
-    return spawnRaw(
-      argv,
-      { SKILLS_SERVE_LOG_LEVEL: 'info' },
-      { command: process.execPath, cwd: mapImagePath(workdirOf(final)) },
-    );
+    const [entry, ...args] = argv;
+    if (entry === undefined) throw new Error('the image runs node without a script');
+    return spawnWire({
+      bin: entry,
+      args,
+      env: { SKILLS_SERVE_LOG_LEVEL: 'info' },
+      cwd: mapImagePath(workdirOf(final)),
+    });
   }
 
   /** An absolute path in the final image (under /app) → its place in the assembled directory. */
@@ -237,21 +242,22 @@ describe('the image entrypoint, run on the files of the final stage alone', () =
 
   it('serves the six sample skills and exits 0 on SIGTERM, which Node as PID 1 only gets through its own handler', async () => {
     const server = startContainer();
-    await handshake(server);
+    await server.handshake();
     server.send({ jsonrpc: '2.0', id: 2, method: 'skills/list', params: {} });
     const listed = await server.waitFor((message) => message['id'] === 2);
     const skills = (listed['result'] as { skills: { uri: string }[] }).skills.map((skill) => skill.uri);
     expect(skills).toEqual(SAMPLE_SKILL_URIS);
     // Exit code 0 (not death by signal) shows a SIGTERM handler ran: the kernel drops SIGTERM for a PID 1 without one.
     server.child.kill('SIGTERM');
-    expect(await server.exited()).toBe(0);
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
     expect(eventsOf(server.stderr(), 'stopping')).toMatchObject([{ reason: 'SIGTERM' }]);
   });
 
   it('exits 0 at once when stdin is at EOF, which is what `docker run` without -i gives it', async () => {
     const server = startContainer();
     server.child.stdin?.end();
-    expect(await server.exited()).toBe(0);
-    expect(server.lines).toEqual([]);
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
+    expect(server.messages).toEqual([]);
+    expect(server.badLines).toEqual([]);
   });
 });
