@@ -1,8 +1,11 @@
 /**
  * A host that reads the server's stdout slowly (opencode's TUI sends a `prompts/get` for every prompt at start): the
  * server waits for stdout to drain as often as the host falls behind, and each wait leaves nothing behind. Twelve
- * times over, the test stops reading until the pipes are full (so the server is waiting for 'drain'), then reads on;
- * a listener left by each wait would pass Node's limit of ten and print `MaxListenersExceededWarning` on stderr.
+ * times over, the test stops reading, sends a batch of requests whose answers are more than the pipe and the reading
+ * stream can hold (so the server certainly ends up waiting for 'drain'), waits until the stream is full, then reads
+ * the whole batch; a listener left by each wait would pass Node's limit of ten and print
+ * `MaxListenersExceededWarning` on stderr. Each stall is made by the batch's size, not by when the test happens to
+ * pause: a pause with only a few answers left to come would never fill the stream.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -13,31 +16,31 @@ import { spawnWire, stopAll } from '../helpers/wire.js';
 afterEach(stopAll);
 
 describe('stdout backpressure', () => {
-  it('answers 1,000 prompts/get through twelve stalls, and prints no listener warning', async () => {
+  it('answers 12 batches of 400 prompts/get, each through a stall, and prints no listener warning', async () => {
     const wire = spawnWire({ args: [SAMPLE_SKILLS], env: { SKILLS_SERVE_LOG_LEVEL: 'warn' } });
     await wire.handshake();
     const stdout = wire.child.stdout;
     if (stdout === null) throw new Error('no stdout');
-    const count = 1000;
-    const ids = Array.from({ length: count }, (_, index) => `get-${index}`);
-    await wire.write(
-      ids
-        .map(
-          (id) =>
-            `${JSON.stringify({ jsonrpc: '2.0', id, method: 'prompts/get', params: { name: 'report-writer' } })}\n`,
-        )
-        .join(''),
-    );
-    const answered = (): number => ids.filter((id) => wire.responses(id).length > 0).length;
+    // 400 answers of about 2.5 KB: about 1 MB, more than the socket pair's buffers (2 × net.core.wmem_default, about
+    // 416 KiB here) and the stream's high-water mark together.
+    const batch = 400;
     for (let stall = 0; stall < 12; stall++) {
-      const before = answered();
+      const ids = Array.from({ length: batch }, (_, index) => `get-${stall}-${index}`);
       stdout.pause();
-      // Full: the stream stopped reading at its high-water mark, and the kernel pipe behind it fills next.
-      await waitFor(() => stdout.readableLength >= stdout.readableHighWaterMark || answered() === count);
+      await wire.write(
+        ids
+          .map(
+            (id) =>
+              `${JSON.stringify({ jsonrpc: '2.0', id, method: 'prompts/get', params: { name: 'report-writer' } })}\n`,
+          )
+          .join(''),
+      );
+      // Full: the stream stopped reading at its high-water mark, and the kernel's buffers behind it are full too.
+      await waitFor(() => stdout.readableLength >= stdout.readableHighWaterMark);
+      expect(ids.filter((id) => wire.responses(id).length > 0)).toEqual([]);
       stdout.resume();
-      await waitFor(() => answered() > before || answered() === count);
+      await waitFor(() => ids.every((id) => wire.responses(id).length > 0));
     }
-    await waitFor(() => answered() === count);
     expect(wire.badLines).toEqual([]);
     expect(wire.stderr()).not.toContain('MaxListenersExceededWarning');
     expect(wire.stderr()).toBe('');
