@@ -182,7 +182,7 @@ describe.skipIf(!PRLIMIT)('EMFILE on a running server (prlimit --pid)', () => {
     });
 
     setSoftLimit(wire.pid, soft);
-    await converge(wire, root, 10_000);
+    await converge(wire, root);
     expect(
       await readStorm(
         wire,
@@ -269,8 +269,8 @@ describe.skipIf(!PRLIMIT)(
         await wire.handshake();
         // Fewer descriptors than one listing needs at times: the build is retried until it has them (raised here).
         // Answered at all (a hang here is one failure), then with the whole catalog (an empty one is another).
-        await listAll(wire, 10_000);
-        await converge(wire, root, 10_000);
+        await listAll(wire);
+        await converge(wire, root);
         expect(wire.badLines).toEqual([]);
       },
     );
@@ -310,7 +310,7 @@ describe.skipIf(!PRLIMIT)('EMFILE on the first file watch (paused at its first f
     const { soft } = openFileLimits(wire.pid);
     setSoftLimit(wire.pid, limitLeaving(wire.pid, 0));
     wire.child.kill('SIGCONT');
-    const fallback = await waitForEvent(wire.stderr, 'watch-fallback', {}, { timeoutMs: 10_000 });
+    const fallback = await waitForEvent(wire.stderr, 'watch-fallback');
     expect(fallback).toMatchObject({
       level: 40,
       root,
