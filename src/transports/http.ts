@@ -278,9 +278,9 @@ export class HttpAdapter implements Adapter {
         this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
       };
       // A token seen before is answered in this turn; only a new one waits for its signature or introspection.
-      const known = gate.authorizeNow(req.headers.authorization);
-      if (known !== undefined) admit(known);
-      else void gate.authorize(req.headers.authorization).then(admit);
+      const admitted = gate.authorize(req.headers.authorization);
+      if (admitted instanceof Promise) void admitted.then(admit);
+      else admit(admitted);
     });
     this.#server = server;
     if (oauth !== undefined) {

@@ -105,29 +105,19 @@ export class OAuthGate {
   }
 
   /**
-   * Authorizes one request.
+   * Authorizes one request: at once when the header is malformed or the token's verdict is kept
+   * ({@link TokenVerifier.kept}: every request of a client after its first), after verification otherwise.
    *
    * @param header its `Authorization` value.
-   * @returns {@link Admitted} with the token's view, or {@link Denied} with the reason.
+   * @returns {@link Admitted} with the token's view, or {@link Denied} with the reason; a promise of either only when
+   *   the token has to be verified first.
    */
-  async authorize(header: string | undefined): Promise<Admitted | Denied> {
+  authorize(header: string | undefined): Admitted | Denied | Promise<Admitted | Denied> {
     const bearer = parseBearer(header);
     if (typeof bearer === 'string') return { ok: false, reason: bearer };
-    return this.#admit(this.#verifier.kept(bearer.token) ?? (await this.#verifier.verify(bearer.token)));
-  }
-
-  /**
-   * Authorizes one request from what is already known, without waiting: a malformed header, or a token whose verdict
-   * is kept ({@link TokenVerifier.kept}). The common case of a busy server: every request of a client after its first.
-   *
-   * @param header its `Authorization` value.
-   * @returns what {@link authorize} would answer, or `undefined` when the token must be verified first.
-   */
-  authorizeNow(header: string | undefined): Admitted | Denied | undefined {
-    const bearer = parseBearer(header);
-    if (typeof bearer === 'string') return { ok: false, reason: bearer };
-    const verdict = this.#verifier.kept(bearer.token);
-    return verdict === undefined ? undefined : this.#admit(verdict);
+    const kept = this.#verifier.kept(bearer.token);
+    if (kept !== undefined) return this.#admit(kept);
+    return this.#verifier.verify(bearer.token).then((verdict) => this.#admit(verdict));
   }
 
   /** What a verdict admits: its view and subject (worked out once per verdict object, as long as it is kept). */
