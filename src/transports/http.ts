@@ -42,6 +42,15 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/u.test(host);
 }
 
+/**
+ * A request's `Authorization` value. Node keeps only the first of several such headers in `req.headers`; here they
+ * are joined (`a, b`), a value that neither the static tokens nor the OAuth gate accept, so a proxy that read another
+ * of them cannot disagree with what is served.
+ */
+function authorizationOf(req: IncomingMessage): string | undefined {
+  return req.headersDistinct['authorization']?.join(', ');
+}
+
 /** The bearer token of an `Authorization` header, or `undefined`. */
 function bearerOf(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/iu.exec(header ?? '')?.[1];
@@ -245,14 +254,15 @@ export class HttpAdapter implements Adapter {
       if (originGuard !== undefined && !originGuard(req, res)) return;
       const exchange: Exchange = { started: performance.now(), subject: undefined, seen: {}, body: undefined };
       res.once('close', () => this.#finished(req, res, exchange));
-      const authorized = this.#authorize(req.headers.authorization);
+      const authorization = authorizationOf(req);
+      const authorized = this.#authorize(authorization);
       if (authorized !== false) {
         if (authorized !== true) exchange.subject = authorized.name;
         this.#serveMcp(req, res, handlerFor(authorized === true ? undefined : authorized), exchange);
         return;
       }
       if (gate === undefined) {
-        metrics.authFailures.inc({ reason: req.headers.authorization === undefined ? 'missing' : 'unknown_token' });
+        metrics.authFailures.inc({ reason: authorization === undefined ? 'missing' : 'unknown_token' });
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
         res.end(
           JSON.stringify({
@@ -278,7 +288,7 @@ export class HttpAdapter implements Adapter {
         this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
       };
       // A token seen before is answered in this turn; only a new one waits for its signature or introspection.
-      const admitted = gate.authorize(req.headers.authorization);
+      const admitted = gate.authorize(authorization);
       if (admitted instanceof Promise) void admitted.then(admit);
       else admit(admitted);
     });

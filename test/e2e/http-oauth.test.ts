@@ -5,6 +5,8 @@
  * every bad-token case, a fuzz of malformed `Authorization` headers, keys rotated and the issuer gone, and
  * `--http-token` beside it.
  */
+import { request as httpRequest } from 'node:http';
+
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -228,6 +230,24 @@ describe('--auth-issuer against a real OpenID provider', () => {
     expect(answer.body).not.toContain('skill://');
   });
 
+  it('refuses two Authorization headers whichever comes first, a good token or the static one among them', async () => {
+    const good = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
+    const malformed = invalid(pair, 'the Authorization header is not a bearer token');
+    for (const headers of [
+      [`Bearer ${good}`, 'Bearer garbage'],
+      ['Bearer garbage', `Bearer ${good}`],
+      [`Bearer ${good}`, `Bearer ${good}`],
+      [`Bearer ${STATIC}`, 'Bearer garbage'],
+    ]) {
+      const answer = await listWithHeaders(pair.server.url, headers);
+      expect(answer, headers.join(' | ')).toMatchObject({ status: 401, challenge: malformed });
+      expect(answer.body).not.toContain('skill://');
+    }
+    // Each alone is served.
+    expect((await listWith(pair.server.url, `Bearer ${good}`)).status).toBe(200);
+    expect((await listWith(pair.server.url, `Bearer ${STATIC}`)).status).toBe(200);
+  });
+
   it('/metrics counts requests, auth failures and the catalog; one access log line per request, never the token', async () => {
     const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
     expect((await listWith(pair.server.url, `Bearer ${token}`)).status).toBe(200);
@@ -276,6 +296,47 @@ describe('--auth-issuer against a real OpenID provider', () => {
     expect(Object.fromEntries(statuses)).toEqual({ 401: 10_000 });
   });
 });
+
+/**
+ * `skills/list` with each of `authorizations` sent as its own `Authorization` header line (fetch would join them into
+ * one line).
+ */
+function listWithHeaders(
+  url: string,
+  authorizations: readonly string[],
+): Promise<{ status: number | undefined; challenge: string | undefined; body: string }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} });
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      {
+        method: 'POST',
+        // Raw [name, value, …] pairs: one header line each (and no Host added by Node).
+        headers: [
+          'host',
+          new URL(url).host,
+          'content-type',
+          'application/json',
+          'accept',
+          'application/json, text/event-stream',
+          'mcp-protocol-version',
+          '2025-11-25',
+          ...authorizations.flatMap((value) => ['authorization', value]),
+        ],
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode, challenge: response.headers['www-authenticate'], body: text }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
 
 /** Seconds since the epoch. */
 function now(): number {

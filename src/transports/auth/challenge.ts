@@ -13,8 +13,8 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/iu;
 /**
  * The bearer credential of an `Authorization` header.
  *
- * @param header the header's value as received (`undefined` when absent; several headers joined by Node count as one
- *   malformed value).
+ * @param header the header's value as received (`undefined` when absent; several headers, joined by the HTTP
+ *   adapter, count as one malformed value).
  * @returns `{ token }`, `'missing'` when there is no header, or `'malformed'` for anything that is not exactly
  *   `Bearer <b64token>` of at most {@link MAX_BEARER_CHARS} characters.
  */
