@@ -53,8 +53,10 @@ function authorizationOf(req: IncomingMessage): string | undefined {
   if (first === undefined) return undefined;
   const raw = req.rawHeaders;
   const values: string[] = [];
-  for (let at = 0; at + 1 < raw.length; at += 2)
-    if (raw[at]?.toLowerCase() === 'authorization') values.push(raw[at + 1] as string);
+  for (let at = 0; at + 1 < raw.length; at += 2) {
+    const name = raw[at] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') values.push(raw[at + 1] as string);
+  }
   return values.length > 1 ? values.join(', ') : first;
 }
 
