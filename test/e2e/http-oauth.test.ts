@@ -248,6 +248,36 @@ describe('--auth-issuer against a real OpenID provider', () => {
     expect((await listWith(pair.server.url, `Bearer ${STATIC}`)).status).toBe(200);
   });
 
+  it('a kept token is served in every spelling RFC 6750 allows, from the first request on, and in no other', async () => {
+    const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
+    const malformed = invalid(pair, 'the Authorization header is not a bearer token');
+    // Twice each: the first of the canonical spelling is verified and kept; every later one is answered from that.
+    for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`, `Bearer ${token}`]) {
+      for (let time = 0; time < 2; time++) {
+        const answer = await listWith(pair.server.url, header);
+        expect(answer.status, header.slice(0, 10)).toBe(200);
+        expect(listedUris(answer.body)).toEqual(ALL_SKILLS);
+      }
+    }
+    // The kept token inside anything else is not it (whitespace around the value is not the value: HTTP trims it).
+    const refused = [malformed, invalid(pair, 'the token signature does not verify')];
+    for (const header of [
+      `Bearer ${token}x`,
+      `Bearer ${token}=`,
+      `Bearer ${token},`,
+      `Bearer ${token} x`,
+      `Bearer${token}`,
+      `Bearer\t${token}`,
+      `Token ${token}`,
+      `Bearer ${token.slice(0, -1)}`,
+    ]) {
+      const answer = await listWith(pair.server.url, header);
+      expect(answer.status, `${header.slice(0, 8)}…${header.slice(-3)}`).toBe(401);
+      expect(refused).toContain(answer.challenge);
+      expect(answer.body).not.toContain('skill://');
+    }
+  });
+
   it('/metrics counts requests, auth failures and the catalog; one access log line per request, never the token', async () => {
     const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
     expect((await listWith(pair.server.url, `Bearer ${token}`)).status).toBe(200);

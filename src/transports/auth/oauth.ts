@@ -105,18 +105,21 @@ export class OAuthGate {
   }
 
   /**
-   * Authorizes one request: at once when the header is malformed or the token's verdict is kept
-   * ({@link TokenVerifier.kept}: every request of a client after its first), after verification otherwise.
+   * Authorizes one request: at once when the header is malformed or is `Bearer <token>` of a token whose verdict is
+   * kept ({@link TokenVerifier.kept}: every request of a client after its first), after verification otherwise (a
+   * kept verdict found there too when the header spells the scheme another way).
    *
    * @param header its `Authorization` value.
    * @returns {@link Admitted} with the token's view, or {@link Denied} with the reason; a promise of either only when
    *   the token has to be verified first.
    */
   authorize(header: string | undefined): Admitted | Denied | Promise<Admitted | Denied> {
+    // The canonical `Bearer <token>` of a token whose verdict is kept needs no parse: only a token that passed it
+    // was verified and kept. Any other form (`bearer`, several spaces) finds its verdict through `verify`.
+    const kept = header?.startsWith('Bearer ') ? this.#verifier.kept(header.slice(7)) : undefined;
+    if (kept !== undefined) return this.#admit(kept);
     const bearer = parseBearer(header);
     if (typeof bearer === 'string') return { ok: false, reason: bearer };
-    const kept = this.#verifier.kept(bearer.token);
-    if (kept !== undefined) return this.#admit(kept);
     return this.#verifier.verify(bearer.token).then((verdict) => this.#admit(verdict));
   }
 

@@ -6,8 +6,6 @@
  * opaque and is introspected (RFC 7662, `introspect.ts`). Then the scopes. Verdicts of tokens whose signature or
  * introspection succeeded are kept (bounded) until the token expires, at most {@link VERIFIED_CACHE_MS}.
  */
-import { hash } from 'node:crypto';
-
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 
 import type { AuthFailure } from './challenge.js';
@@ -36,6 +34,8 @@ export const CLOCK_SKEW_S = 5;
 export const VERIFIED_CACHE_MS = 60_000;
 /** Most verdicts kept; the oldest goes first. */
 export const VERIFIED_CACHE_MAX = 10_000;
+/** Most characters of tokens the kept verdicts are keyed by (8 MiB of one-byte strings); the oldest go first. */
+export const VERIFIED_CACHE_CHARS = 8 * 1024 * 1024;
 
 /** What the resource server checks. */
 export interface VerifierOptions {
@@ -65,6 +65,7 @@ export interface Refused {
 
 export type Verdict = Accepted | Refused;
 
+/** A verdict kept for a token, and until when (ms epoch). */
 interface Kept {
   readonly verdict: Verdict;
   readonly until: number;
@@ -78,11 +79,6 @@ export function scopesOf(claims: Readonly<JWTPayload>): Set<string> {
     if (Array.isArray(value)) for (const scope of value) if (typeof scope === 'string') out.add(scope);
   }
   return out;
-}
-
-/** What a verdict is kept under: the token's SHA-256 (a fixed 44 characters, whatever the token's length). */
-function keyOf(token: string): string {
-  return hash('sha256', token, 'base64');
 }
 
 /** Maps a `jose` error to the reason a token is refused. */
@@ -106,7 +102,13 @@ function reasonOf(error: unknown): AuthFailure {
 export class TokenVerifier {
   readonly #options: VerifierOptions;
   readonly #issuers: ReadonlyMap<string, Issuer>;
+  /**
+   * Kept verdicts by token, oldest first. Keyed by the token itself: a map lookup hashes it with V8's string hash,
+   * where a SHA-256 of a 1 KB JWT was most of what authorization added to a request (counted with callgrind).
+   */
   readonly #kept = new Map<string, Kept>();
+  /** The characters of the tokens in {@link #kept}. */
+  #keptChars = 0;
 
   constructor(options: VerifierOptions) {
     this.#options = options;
@@ -127,11 +129,10 @@ export class TokenVerifier {
    * @returns the kept verdict, or `undefined` when none is kept (or it lapsed): the token must be verified.
    */
   kept(token: string, now = Date.now()): Verdict | undefined {
-    const key = keyOf(token);
-    const kept = this.#kept.get(key);
+    const kept = this.#kept.get(token);
     if (kept === undefined) return undefined;
     if (kept.until > now) return kept.verdict;
-    this.#kept.delete(key);
+    this.#forget(token);
     return undefined;
   }
 
@@ -156,10 +157,18 @@ export class TokenVerifier {
     if (verdict.ok) verdict = this.#checkScopes(verdict);
     if (keep) {
       const expiresAt = verdict.ok ? verdict.expiresAt : now + VERIFIED_CACHE_MS;
-      if (this.#kept.size >= VERIFIED_CACHE_MAX) this.#kept.delete(this.#kept.keys().next().value as string);
-      this.#kept.set(keyOf(token), { verdict, until: Math.min(expiresAt, now + VERIFIED_CACHE_MS) });
+      this.#forget(token);
+      while (this.#kept.size >= VERIFIED_CACHE_MAX || this.#keptChars + token.length > VERIFIED_CACHE_CHARS)
+        this.#forget(this.#kept.keys().next().value as string);
+      this.#kept.set(token, { verdict, until: Math.min(expiresAt, now + VERIFIED_CACHE_MS) });
+      this.#keptChars += token.length;
     }
     return verdict;
+  }
+
+  /** Drops a token's kept verdict, if any. */
+  #forget(token: string): void {
+    if (this.#kept.delete(token)) this.#keptChars -= token.length;
   }
 
   #checkScopes(accepted: Accepted): Verdict {
