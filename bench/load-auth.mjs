@@ -9,7 +9,7 @@
 // expected URI). Then memory per view: the server's RSS before and after 64 more distinct views were made. Prints a
 // markdown table.
 //
-//   node bench/load-auth.mjs [--clients 32] [--seconds 3] [--rounds 5] [--sequential 3000] [--json FILE] [--write]
+//   node bench/load-auth.mjs [--clients 32] [--seconds 1.5] [--rounds 10] [--sequential 3000] [--json FILE] [--write]
 //
 // --write replaces the bench:load:auth figures of BENCHMARKS.md with this run's table.
 //
@@ -32,8 +32,10 @@ const SAMPLE = path.join(REPO, 'sample-skills');
 const { values: flags } = parseArgs({
   options: {
     clients: { type: 'string', default: '32' },
-    seconds: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '5' },
+    // Short phases, many rounds: this shared machine's speed drifts over tens of seconds (the same server's CPU per
+    // request moved 2x between rounds of one run), so the three phases of a round must lie close together.
+    seconds: { type: 'string', default: '1.5' },
+    rounds: { type: 'string', default: '10' },
     sequential: { type: 'string', default: '3000' },
     json: { type: 'string' },
     write: { type: 'boolean', default: false },
@@ -236,14 +238,15 @@ async function main() {
         sequential[kind].push(await phase(server, credentials, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }));
       }
     }
-    /** The median over rounds of one server's throughput over another's, measured seconds apart in the same round. */
-    const roundRatio = (a, b) =>
-      percentile(
-        concurrent[a].map(
+    /** Per round, one server's throughput over another's, measured seconds apart in the same round; ascending. */
+    const roundRatios = (a, b) =>
+      concurrent[a]
+        .map(
           (run, round) => run.requests / run.elapsed / (concurrent[b][round].requests / concurrent[b][round].elapsed),
-        ),
-        0.5,
-      );
+        )
+        .sort((x, y) => x - y);
+    /** The median of {@link roundRatios}. */
+    const roundRatio = (a, b) => percentile(roundRatios(a, b), 0.5);
     // Memory per view: 64 more distinct prefix sets (subsets of the extra groups), each served once.
     const before = rssKb(authorized.child.pid);
     const connection = new RawConnection(authorized.port);
@@ -285,7 +288,7 @@ async function main() {
           `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${f(r.cpuUs, 0)} | ${f(r.clientUs, 0)} | ${r.errors} | ${r.mismatches} |`,
       ),
       '',
-      `- throughput authorized / open: **${f(roundRatio('authorized', 'open'))}x** (median of ${ROUNDS} rounds; ${f(c.authorized.perSecond / c.open.perSecond)}x over all); authorized / static tokens with the same 4 views: **${f(roundRatio('authorized', 'views'))}x** (views alone: ${f(roundRatio('views', 'open'))}x of open)`,
+      `- throughput authorized / open: **${f(roundRatio('authorized', 'open'))}x** (median of ${ROUNDS} rounds, which ranged ${f(roundRatios('authorized', 'open')[0])}–${f(roundRatios('authorized', 'open').at(-1))}x; ${f(c.authorized.perSecond / c.open.perSecond)}x over all); authorized / static tokens with the same 4 views: **${f(roundRatio('authorized', 'views'))}x** (views alone: ${f(roundRatio('views', 'open'))}x of open)`,
       `- server CPU per request, authorized / open: **${f(c.authorized.cpuUs / c.open.cpuUs)}x** (static tokens / open ${f(c.views.cpuUs / c.open.cpuUs)}x): the cost whether or not the ${CLIENTS} clients, on the same ${os.availableParallelism()} cores, kept the server busy`,
       `- one client at a time: p50 open ${f(s.open.p50, 3)} ms, authorized ${f(s.authorized.p50, 3)} ms: static tokens ${f(s.views.p50, 3)} ms: verification adds **${f(s.authorized.p50 - s.open.p50, 3)} ms** at p50 over open, ${f(s.authorized.p50 - s.views.p50, 3)} ms over the same views (p99 ${f(s.open.p99, 3)} / ${f(s.authorized.p99, 3)} ms)`,
       `- memory per view: ${made} more views, RSS ${f(before / 1024, 1)} → ${f(after / 1024, 1)} MB: **${f(result.views.perViewKb, 1)} KB per view**`,
