@@ -19,7 +19,7 @@ import type { ResourceListMode } from '../config.js';
 import { asProtocolErrors, SkillsServeError } from '../errors.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
-import type { DirectoryChild, Snapshot } from '../index/types.js';
+import type { Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
 import { isJsonObject } from '../wire/jsonrpc-gate.js';
 import { DIAGNOSTICS_LOGGER, DIRECTORY_PARAMS, echo, type Era, LIST_PARAMS, URI_PARAMS } from '../wire/protocol.js';
@@ -103,10 +103,18 @@ export async function answerSkillsMethod(
   const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
   const { uri = '', cursor } = params;
   const view = context.visibility;
+  // The request's URI parsed once, when first needed (`skills/list` and `skills/get` never need it).
+  let parsed: readonly string[] | undefined | null = null;
+  const segments = (): readonly string[] | undefined => (parsed === null ? (parsed = parseSkillUri(uri)) : parsed);
   // What a view may not see is answered exactly as what does not exist.
-  const segments = view === undefined ? undefined : parseSkillUri(uri);
-  const seen = (): boolean => view === undefined || (segments !== undefined && isVisible(view, segments));
-  const onTheWay = (): boolean => view === undefined || (segments !== undefined && leadsToVisible(view, segments));
+  const seen = (): boolean => {
+    const at = view === undefined ? undefined : segments();
+    return view === undefined || (at !== undefined && isVisible(view, at));
+  };
+  const onTheWay = (): boolean => {
+    const at = view === undefined ? undefined : segments();
+    return view === undefined || (at !== undefined && leadsToVisible(view, at));
+  };
   switch (method) {
     case SKILLS_LIST_METHOD: {
       const snapshot = await store.ready();
@@ -124,8 +132,16 @@ export async function answerSkillsMethod(
     case RESOURCES_DIRECTORY_READ_METHOD: {
       const snapshot = await store.ready();
       const directory = onTheWay() ? findDirectory(snapshot, uri) : undefined;
+      // A directory found is at the request's segments (findDirectory parsed the same URI).
+      const at = view === undefined ? undefined : segments();
       const children =
-        directory === undefined ? undefined : visibleOrAll(view, directory.uri, listDirectory(directory));
+        directory === undefined
+          ? undefined
+          : view === undefined
+            ? listDirectory(directory)
+            : at === undefined
+              ? undefined
+              : visibleChildren(view, at, listDirectory(directory));
       if (children === undefined) {
         const isFile = seen() && findFile(snapshot, uri) !== undefined;
         throw new SkillsServeError(
@@ -157,7 +173,7 @@ export async function answerSkillsMethod(
         observer?.index(index.kept);
         return { contents: [{ uri, mimeType: 'application/json', text: index.text }] };
       }
-      if (parseSkillUri(uri) === undefined)
+      if (segments() === undefined)
         throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);
       const read = onTheWay() ? await context.reader.read(uri) : ({ kind: 'missing' } as const);
       if (read.kind === 'directory')
@@ -241,17 +257,6 @@ function listPage(
   cached.pages.set(key, built);
   cached.chars += text.length;
   return built;
-}
-
-/** A directory's children as `view` may list them (all without a view), or `undefined` when it may not be seen. */
-function visibleOrAll(
-  view: Visibility | undefined,
-  uri: string,
-  children: readonly DirectoryChild[],
-): readonly DirectoryChild[] | undefined {
-  if (view === undefined) return children;
-  const segments = parseSkillUri(uri);
-  return segments === undefined ? undefined : visibleChildren(view, segments, children);
 }
 
 /**
