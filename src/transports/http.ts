@@ -297,7 +297,7 @@ export class HttpAdapter implements Adapter {
         this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
       };
       // A token seen before is answered in this turn; only a new one waits for its signature or introspection.
-      const admitted = gate.authorize(authorization);
+      const admitted = gate.authorize(authorization, req.socket);
       if (admitted instanceof Promise) void admitted.then(admit);
       else admit(admitted);
     });

@@ -45,7 +45,7 @@ describe('kept verdicts', () => {
     expect(new Set(all.map((token) => token.length))).toEqual(new Set([length]));
     for (const token of all) expect((await verifier.verify(token)).ok).toBe(true);
     // The 3 oldest went to make room; every other verdict is the one verification returned, kept.
-    const kept = all.map((token) => verifier.kept(token));
+    const kept = all.map((token) => verifier.kept(token)?.verdict);
     expect(kept.slice(0, 3)).toEqual([undefined, undefined, undefined]);
     expect(kept.slice(3).every((verdict) => verdict?.ok === true)).toBe(true);
     expect(kept.filter((verdict) => verdict !== undefined)).toHaveLength(fit);

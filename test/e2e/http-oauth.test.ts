@@ -5,7 +5,7 @@
  * every bad-token case, a fuzz of malformed `Authorization` headers, keys rotated and the issuer gone, and
  * `--http-token` beside it.
  */
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
@@ -278,6 +278,27 @@ describe('--auth-issuer against a real OpenID provider', () => {
     }
   });
 
+  it('refuses a token once it has expired on the keep-alive connection that was admitted with it', async () => {
+    const token = await craftToken(pair, { exp: Math.floor(Date.now() / 1000) + 2 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await listWithHeaders(pair.server.url, [`Bearer ${token}`], agent)).toMatchObject({ status: 200 });
+      let last: Awaited<ReturnType<typeof listWithHeaders>> | undefined;
+      // Served until `exp` and 5 s of skew have passed, then refused, on the same connection.
+      await waitFor(
+        async () => {
+          last = await listWithHeaders(pair.server.url, [`Bearer ${token}`], agent);
+          return last.status !== 200;
+        },
+        { intervalMs: 200, describe: () => `still ${last?.status}` },
+      );
+      expect(last).toMatchObject({ status: 401, challenge: invalid(pair, 'the token has expired'), reused: true });
+      expect(last?.body).not.toContain('skill://');
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('/metrics counts requests, auth failures and the catalog; one access log line per request, never the token', async () => {
     const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
     expect((await listWith(pair.server.url, `Bearer ${token}`)).status).toBe(200);
@@ -334,13 +355,15 @@ describe('--auth-issuer against a real OpenID provider', () => {
 function listWithHeaders(
   url: string,
   authorizations: readonly string[],
-): Promise<{ status: number | undefined; challenge: string | undefined; body: string }> {
+  agent?: Agent,
+): Promise<{ status: number | undefined; challenge: string | undefined; body: string; reused: boolean }> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} });
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       url,
       {
         method: 'POST',
+        ...(agent === undefined ? {} : { agent }),
         // Raw [name, value, …] pairs: one header line each (and no Host added by Node).
         headers: [
           'host',
@@ -359,7 +382,12 @@ function listWithHeaders(
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
         response.on('end', () =>
-          resolve({ status: response.statusCode, challenge: response.headers['www-authenticate'], body: text }),
+          resolve({
+            status: response.statusCode,
+            challenge: response.headers['www-authenticate'],
+            body: text,
+            reused: request.reusedSocket,
+          }),
         );
       },
     );

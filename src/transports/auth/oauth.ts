@@ -55,6 +55,15 @@ export class OAuthGate {
   readonly #metadataBody: string;
   /** What each verdict admits, for as long as the verifier keeps the verdict. */
   readonly #admitted = new WeakMap<Accepted, Admitted | Denied>();
+  /**
+   * Per connection (its socket), the header last admitted from a kept verdict, and until when that verdict is kept
+   * (ms epoch). A host sends one token on every request of its keep-alive connection: comparing the header with the
+   * last one costs less than hashing the token for the map of kept verdicts.
+   */
+  readonly #lastOf = new WeakMap<
+    object,
+    { readonly header: string; readonly admitted: Admitted; readonly until: number }
+  >();
 
   /**
    * @param settings the resolved flags.
@@ -110,14 +119,28 @@ export class OAuthGate {
    * kept verdict found there too when the header spells the scheme another way).
    *
    * @param header its `Authorization` value.
+   * @param connection what the request came on (its socket): the header admitted last on it is admitted again, as
+   *   long as its verdict is kept, by comparing the two.
+   * @param now the time (ms epoch).
    * @returns {@link Admitted} with the token's view, or {@link Denied} with the reason; a promise of either only when
    *   the token has to be verified first.
    */
-  authorize(header: string | undefined): Admitted | Denied | Promise<Admitted | Denied> {
+  authorize(
+    header: string | undefined,
+    connection?: object,
+    now = Date.now(),
+  ): Admitted | Denied | Promise<Admitted | Denied> {
+    const last = connection === undefined ? undefined : this.#lastOf.get(connection);
+    if (last !== undefined && last.header === header && last.until > now) return last.admitted;
     // The canonical `Bearer <token>` of a token whose verdict is kept needs no parse: only a token that passed it
     // was verified and kept. Any other form (`bearer`, several spaces) finds its verdict through `verify`.
-    const kept = header?.startsWith('Bearer ') ? this.#verifier.kept(header.slice(7)) : undefined;
-    if (kept !== undefined) return this.#admit(kept);
+    const kept = header?.startsWith('Bearer ') ? this.#verifier.kept(header.slice(7), now) : undefined;
+    if (header !== undefined && kept !== undefined) {
+      const admitted = this.#admit(kept.verdict);
+      if (admitted.ok && connection !== undefined)
+        this.#lastOf.set(connection, { header, admitted, until: kept.until });
+      return admitted;
+    }
     const bearer = parseBearer(header);
     if (typeof bearer === 'string') return { ok: false, reason: bearer };
     return this.#verifier.verify(bearer.token).then((verdict) => this.#admit(verdict));

@@ -66,7 +66,7 @@ export interface Refused {
 export type Verdict = Accepted | Refused;
 
 /** A verdict kept for a token, and until when (ms epoch). */
-interface Kept {
+export interface Kept {
   readonly verdict: Verdict;
   readonly until: number;
 }
@@ -126,12 +126,13 @@ export class TokenVerifier {
    *
    * @param token the credential of the `Authorization` header (`parseBearer`).
    * @param now the time (ms epoch).
-   * @returns the kept verdict, or `undefined` when none is kept (or it lapsed): the token must be verified.
+   * @returns the kept verdict and until when it is kept (ms epoch), or `undefined` when none is kept (or it lapsed):
+   *   the token must be verified.
    */
-  kept(token: string, now = Date.now()): Verdict | undefined {
+  kept(token: string, now = Date.now()): Kept | undefined {
     const kept = this.#kept.get(token);
     if (kept === undefined) return undefined;
-    if (kept.until > now) return kept.verdict;
+    if (kept.until > now) return kept;
     this.#forget(token);
     return undefined;
   }
@@ -145,7 +146,7 @@ export class TokenVerifier {
    */
   async verify(token: string, now = Date.now()): Promise<Verdict> {
     const known = this.kept(token, now);
-    if (known !== undefined) return known;
+    if (known !== undefined) return known.verdict;
     let verdict: Verdict;
     let keep: boolean;
     try {
