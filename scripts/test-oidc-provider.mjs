@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 
 /** The scopes the resource offers. */
 export const SCOPES = ['skills:read', 'skills:write'];
@@ -97,7 +97,8 @@ export async function startOidcProvider({ resource = 'http://127.0.0.1/mcp', por
         defaultResource: () => state.resource,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator, client) => {
-          if (indicator !== state.resource) throw new Error(`unknown resource ${indicator}`);
+          if (indicator !== state.resource)
+            throw new errors.InvalidTarget(`this provider issues tokens for ${state.resource} only, not ${indicator}`);
           return {
             scope: SCOPES.join(' '),
             audience: state.resource,
@@ -236,21 +237,45 @@ export async function authorizationCodeToken(issuer, { client_id, redirect_uri }
   return body.access_token;
 }
 
+const USAGE = `usage: node scripts/test-oidc-provider.mjs [--port 9400] [--resource http://127.0.0.1:8080/mcp] [--groups a,b]
+       node scripts/test-oidc-provider.mjs --token <issuer>,<client_id>,<client_secret> [--resource <url>]
+The first starts the provider and prints its issuer and clients as one JSON line; the second asks a running one for
+an access token (client credentials) and prints it.`;
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      resource: { type: 'string', default: 'http://127.0.0.1:8080/mcp' },
-      port: { type: 'string', default: '9400' },
-      groups: { type: 'string', default: '' },
-      token: { type: 'string' },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        resource: { type: 'string', default: 'http://127.0.0.1:8080/mcp' },
+        port: { type: 'string', default: '9400' },
+        groups: { type: 'string', default: '' },
+        token: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    process.stderr.write(`${error.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
   if (values.token !== undefined) {
-    // --token <issuer>: ask a running provider for a token (the client secret is derived from nothing: pass it).
+    // --token <issuer>,<id>,<secret>: ask a running provider for a token (the secret is the one it printed).
     const [issuer, id, secret] = values.token.split(',');
-    process.stdout.write(
-      `${await clientCredentialsToken(issuer, { client_id: id, client_secret: secret }, values.resource)}\n`,
-    );
+    if (secret === undefined) {
+      process.stderr.write(`--token takes <issuer>,<client_id>,<client_secret>\n${USAGE}\n`);
+      process.exit(2);
+    }
+    try {
+      const token = await clientCredentialsToken(issuer, { client_id: id, client_secret: secret }, values.resource);
+      process.stdout.write(`${token}\n`);
+    } catch (error) {
+      process.stderr.write(`no token from ${issuer}: ${error.cause?.message ?? error.message}\n`);
+      process.exit(1);
+    }
     process.exit(0);
   }
   const groups = values.groups === '' ? [] : values.groups.split(',');
