@@ -3,7 +3,9 @@
 // behind `--http-tokens` with 4 views, and one behind `--auth-issuer` a real OpenID provider started in this process
 // (scripts/test-oidc-provider.mjs), with `--auth-claims` giving the same 4 views. The same requests (the four read
 // methods of the fast path, each for a skill of the view) go to each in rounds (each round starting with the next
-// server), from 32 keep-alive clients and then from one client at a time, through the lean client of raw-http.mjs:
+// server), from 32 keep-alive clients (each a host: one view's token on its connection, 8 clients a view), then to
+// the authorized server with the 4 tokens taking turns on every connection (a gateway that pools its upstream
+// connections), then from one client at a time (tokens taking turns), through the lean client of raw-http.mjs:
 // throughput (authorized / open, the median of the rounds' ratios), the server's and the client's CPU per request,
 // p50 and p99 latency, the p50 that verification adds, errors and mismatches (any answer other than 200 with the
 // expected URI). Then memory per view: the server's RSS before and after 64 more distinct views were made. Prints a
@@ -114,8 +116,11 @@ async function call(connection, bytes) {
   return { ...answer, ms: performance.now() - started };
 }
 
-/** Runs `clients` loops for `seconds` (or `count` requests in all) against one server; returns the figures. */
-async function phase(server, tokens, { clients, seconds, count }) {
+/**
+ * Runs `clients` loops for `seconds` (or `count` requests in all) against one server; returns the figures. Client `c`
+ * sends view `c mod 4`'s requests, or, `mixed`, each view's in turn.
+ */
+async function phase(server, tokens, { clients, seconds, count, mixed = false }) {
   const connections = Array.from({ length: clients }, () => new RawConnection(server.port));
   // Every request of the run, encoded before the clock starts: [view][method].
   const encoded = VIEWS.map((view, index) =>
@@ -133,7 +138,9 @@ async function phase(server, tokens, { clients, seconds, count }) {
     Array.from({ length: clients }, async (_, client) => {
       for (let at = client; performance.now() < deadline && (count === undefined || sent < count); at++) {
         sent++;
-        const { request, bytes } = encoded[at % VIEWS.length][Math.floor(at / VIEWS.length) % 4];
+        const { request, bytes } = mixed
+          ? encoded[at % VIEWS.length][Math.floor(at / VIEWS.length) % 4]
+          : encoded[client % VIEWS.length][at % 4];
         try {
           const answer = await call(connections[client], bytes);
           latencies.push(answer.ms);
@@ -220,22 +227,25 @@ async function main() {
     await phase(open, undefined, { clients: 4, count: 2000 });
     await phase(authorized, tokens, { clients: 4, count: 2000 });
     await phase(viewsOnly, staticTokens, { clients: 4, count: 2000 });
-    const concurrent = { open: [], authorized: [], views: [] };
+    const concurrent = { open: [], authorized: [], views: [], gateway: [] };
     const sequential = { open: [], authorized: [], views: [] };
     const kinds = [
-      ['open', open, undefined],
-      ['authorized', authorized, tokens],
-      ['views', viewsOnly, staticTokens],
+      ['open', open, undefined, false],
+      ['authorized', authorized, tokens, false],
+      ['views', viewsOnly, staticTokens, false],
+      ['gateway', authorized, tokens, true],
     ];
     for (let round = 0; round < ROUNDS; round++) {
-      // Each round starts with the next server, so none is always measured first (or last) in a round.
+      // Each round starts with the next kind, so none is always measured first (or last) in a round.
       for (let turn = 0; turn < kinds.length; turn++) {
-        const [kind, server, credentials] = kinds[(round + turn) % kinds.length];
-        concurrent[kind].push(await phase(server, credentials, { clients: CLIENTS, seconds: SECONDS }));
+        const [kind, server, credentials, mixed] = kinds[(round + turn) % kinds.length];
+        concurrent[kind].push(await phase(server, credentials, { clients: CLIENTS, seconds: SECONDS, mixed }));
       }
-      for (let turn = 0; turn < kinds.length; turn++) {
-        const [kind, server, credentials] = kinds[(round + turn) % kinds.length];
-        sequential[kind].push(await phase(server, credentials, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS) }));
+      for (let turn = 0; turn < 3; turn++) {
+        const [kind, server, credentials] = kinds[(round + turn) % 3];
+        sequential[kind].push(
+          await phase(server, credentials, { clients: 1, count: Math.ceil(SEQUENTIAL / ROUNDS), mixed: true }),
+        );
       }
     }
     /** Per round, one server's throughput over another's, measured seconds apart in the same round; ascending. */
@@ -265,6 +275,7 @@ async function main() {
         open: summarize(concurrent.open),
         authorized: summarize(concurrent.authorized),
         views: summarize(concurrent.views),
+        gateway: summarize(concurrent.gateway),
       },
       sequential: {
         open: summarize(sequential.open),
@@ -283,13 +294,14 @@ async function main() {
         ['open', c.open],
         ['static tokens (--http-tokens, 4 views)', c.views],
         ['authorized (bearer JWT, 4 views)', c.authorized],
+        ['authorized, the 4 tokens taking turns on every connection (a gateway)', c.gateway],
       ].map(
         ([name, r]) =>
           `| ${name} | ${r.requests} | ${f(r.perSecond, 0)} | ${f(r.p50, 3)} | ${f(r.p99, 3)} | ${f(r.cpuUs, 0)} | ${f(r.clientUs, 0)} | ${r.errors} | ${r.mismatches} |`,
       ),
       '',
-      `- throughput authorized / open: **${f(roundRatio('authorized', 'open'))}x** (median of ${ROUNDS} rounds, which ranged ${f(roundRatios('authorized', 'open')[0])}–${f(roundRatios('authorized', 'open').at(-1))}x; ${f(c.authorized.perSecond / c.open.perSecond)}x over all); authorized / static tokens with the same 4 views: **${f(roundRatio('authorized', 'views'))}x** (views alone: ${f(roundRatio('views', 'open'))}x of open)`,
-      `- server CPU per request, authorized / open: **${f(c.authorized.cpuUs / c.open.cpuUs)}x** (static tokens / open ${f(c.views.cpuUs / c.open.cpuUs)}x): the cost whether or not the ${CLIENTS} clients, on the same ${os.availableParallelism()} cores, kept the server busy`,
+      `- throughput authorized / open: **${f(roundRatio('authorized', 'open'))}x** (median of ${ROUNDS} rounds, which ranged ${f(roundRatios('authorized', 'open')[0])}–${f(roundRatios('authorized', 'open').at(-1))}x; ${f(c.authorized.perSecond / c.open.perSecond)}x over all); authorized / static tokens with the same 4 views: **${f(roundRatio('authorized', 'views'))}x** (views alone: ${f(roundRatio('views', 'open'))}x of open); behind a gateway: **${f(roundRatio('gateway', 'open'))}x** of open`,
+      `- server CPU per request, authorized / open: **${f(c.authorized.cpuUs / c.open.cpuUs)}x** (static tokens / open ${f(c.views.cpuUs / c.open.cpuUs)}x; behind a gateway / open ${f(c.gateway.cpuUs / c.open.cpuUs)}x): the cost whether or not the ${CLIENTS} clients, on the same ${os.availableParallelism()} cores, kept the server busy`,
       `- one client at a time: p50 open ${f(s.open.p50, 3)} ms, authorized ${f(s.authorized.p50, 3)} ms: static tokens ${f(s.views.p50, 3)} ms: verification adds **${f(s.authorized.p50 - s.open.p50, 3)} ms** at p50 over open, ${f(s.authorized.p50 - s.views.p50, 3)} ms over the same views (p99 ${f(s.open.p99, 3)} / ${f(s.authorized.p99, 3)} ms)`,
       `- memory per view: ${made} more views, RSS ${f(before / 1024, 1)} → ${f(after / 1024, 1)} MB: **${f(result.views.perViewKb, 1)} KB per view**`,
     ].join('\n');
@@ -313,6 +325,8 @@ async function main() {
       c.authorized.mismatches +
       c.views.errors +
       c.views.mismatches +
+      c.gateway.errors +
+      c.gateway.mismatches +
       s.authorized.errors;
     process.exitCode = bad === 0 ? 0 : 1;
   } finally {
