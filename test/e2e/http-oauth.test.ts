@@ -147,6 +147,11 @@ describe('--auth-issuer against a real OpenID provider', () => {
   /** Each refused token: how it is made, and the description its 401 gives. */
   const BAD: [string, (pair: OAuthPair) => Promise<string>, string][] = [
     ['expired', (p) => craftToken(p, { exp: now() - 60 }), 'the token has expired'],
+    [
+      'longer than 8 KiB (a good one, padded)',
+      (p) => craftToken(p, { pad: 'x'.repeat(7_000) }),
+      'the bearer token is longer than 8192 characters',
+    ],
     ['not valid yet (nbf)', (p) => craftToken(p, { nbf: now() + 60 }), 'the token is not valid yet'],
     ['without exp', (p) => craftToken(p, { exp: undefined }), 'the token claims are invalid'],
     [

@@ -27,7 +27,10 @@ describe('parseBearer', () => {
     ['Bearerabc', 'malformed'],
     ['Bearer abc, Bearer def', 'malformed'],
     ['Bearer "abc"', 'malformed'],
-    [`Bearer ${'a'.repeat(8193)}`, 'malformed'],
+    [`Bearer ${'a'.repeat(8192)}`, { token: 'a'.repeat(8192) }],
+    [`Bearer ${'a'.repeat(8193)}`, 'too_long'],
+    [`bearer ${'a'.repeat(10_000)}`, 'too_long'],
+    [`Basic ${'a'.repeat(10_000)}`, 'malformed'],
   ] as const)('%j → %j', (header, expected) => {
     expect(parseBearer(header)).toEqual(expected);
   });

@@ -15,14 +15,18 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/iu;
  *
  * @param header the header's value as received (`undefined` when absent; several headers, joined by the HTTP
  *   adapter, count as one malformed value).
- * @returns `{ token }`, `'missing'` when there is no header, or `'malformed'` for anything that is not exactly
- *   `Bearer <b64token>` of at most {@link MAX_BEARER_CHARS} characters.
+ * @returns `{ token }`, `'missing'` when there is no header, `'too_long'` for a bearer credential of more than
+ *   {@link MAX_BEARER_CHARS} characters, or `'malformed'` for anything else that is not exactly `Bearer <b64token>`.
  */
-export function parseBearer(header: string | undefined): { readonly token: string } | 'missing' | 'malformed' {
+export function parseBearer(
+  header: string | undefined,
+): { readonly token: string } | 'missing' | 'malformed' | 'too_long' {
   if (header === undefined || header === '') return 'missing';
-  if (header.length > MAX_BEARER_CHARS + 16) return 'malformed';
+  // Longer than any token accepted: not scanned further.
+  if (header.length > MAX_BEARER_CHARS + 16) return /^Bearer /iu.test(header) ? 'too_long' : 'malformed';
   const token = BEARER.exec(header)?.[1];
-  return token === undefined || token.length > MAX_BEARER_CHARS ? 'malformed' : { token };
+  if (token === undefined) return 'malformed';
+  return token.length > MAX_BEARER_CHARS ? 'too_long' : { token };
 }
 
 /** The well-known path prefix of Protected Resource Metadata (RFC 9728 §3). */
@@ -75,6 +79,7 @@ export function resourceMetadata(
 export type AuthFailure =
   | 'missing'
   | 'malformed'
+  | 'too_long'
   | 'unknown_issuer'
   | 'algorithm'
   | 'unknown_key'
@@ -121,6 +126,8 @@ export function describe(failure: AuthFailure): string {
       return 'send Authorization: Bearer <access token>';
     case 'malformed':
       return 'the Authorization header is not a bearer token';
+    case 'too_long':
+      return `the bearer token is longer than ${MAX_BEARER_CHARS} characters`;
     case 'unknown_issuer':
       return 'the token was not issued by a trusted authorization server';
     case 'algorithm':
