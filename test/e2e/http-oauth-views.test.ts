@@ -65,6 +65,17 @@ describe('--auth-claims', () => {
     expect(await listAs(['billing'])).toEqual(['skill://acme/billing/refunds/SKILL.md']);
   });
 
+  it('an opaque token is refused as such when no introspection is configured', async () => {
+    const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.opaque, pair.server.url);
+    expect(token.split('.')).toHaveLength(1);
+    const answer = await listWith(pair.server.url, `Bearer ${token}`);
+    expect(answer).toMatchObject({
+      status: 401,
+      challenge: `Bearer resource_metadata="${pair.metadataUrl}", error="invalid_token", error_description="the token is not a JWT, and this server does not introspect opaque tokens"`,
+    });
+    expect(answer.body).not.toContain('skill://');
+  });
+
   it('a nested custom claim (realm_access.roles) maps too', async () => {
     const token = await craftToken(pair, { realm_access: { roles: ['admin'] } });
     expect(listedUris((await listWith(pair.server.url, `Bearer ${token}`)).body)).toHaveLength(6);

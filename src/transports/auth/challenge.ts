@@ -89,6 +89,7 @@ export type AuthFailure =
   | 'expired'
   | 'not_yet_valid'
   | 'inactive'
+  | 'opaque_unsupported'
   | 'keys_unavailable'
   | 'introspection_unavailable'
   | 'insufficient_scope'
@@ -146,6 +147,8 @@ export function describe(failure: AuthFailure): string {
       return 'the token is not valid yet';
     case 'inactive':
       return 'the token is not active';
+    case 'opaque_unsupported':
+      return 'the token is not a JWT, and this server does not introspect opaque tokens';
     case 'keys_unavailable':
       return "the issuer's keys cannot be fetched";
     case 'introspection_unavailable':

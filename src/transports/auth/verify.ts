@@ -214,8 +214,9 @@ export class TokenVerifier {
 
   async #introspect(token: string): Promise<{ verdict: Verdict; keep: boolean }> {
     const client = this.#options.introspection;
-    if (client === undefined) return { verdict: { ok: false, reason: 'inactive' }, keep: false };
+    if (client === undefined) return { verdict: { ok: false, reason: 'opaque_unsupported' }, keep: false };
     let unavailable = false;
+    let asked = false;
     for (const issuer of this.#issuers.values()) {
       let endpoint: string | undefined;
       try {
@@ -225,6 +226,7 @@ export class TokenVerifier {
         continue;
       }
       if (endpoint === undefined) continue;
+      asked = true;
       const answer = await introspect(endpoint, token, client).catch(() => undefined);
       if (answer === undefined) {
         unavailable = true;
@@ -235,9 +237,10 @@ export class TokenVerifier {
       return { verdict, keep: true };
     }
     // An inactive answer is kept too (a token never becomes active again); an unreachable endpoint is not.
-    return unavailable
-      ? { verdict: { ok: false, reason: 'introspection_unavailable' }, keep: false }
-      : { verdict: { ok: false, reason: 'inactive' }, keep: true };
+    if (unavailable) return { verdict: { ok: false, reason: 'introspection_unavailable' }, keep: false };
+    return asked
+      ? { verdict: { ok: false, reason: 'inactive' }, keep: true }
+      : { verdict: { ok: false, reason: 'opaque_unsupported' }, keep: false };
   }
 
   /** Checks what an introspection endpoint said of an active token (RFC 7662 §2.2) as a JWT's claims are checked. */
