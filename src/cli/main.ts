@@ -336,13 +336,14 @@ function buildProgram(): Command {
       envOption(
         '--auth-issuer <url>',
         'accept OAuth 2.0 access tokens from this authorization server (repeatable, or comma-separated); its metadata and keys are discovered',
-      ).argParser((value: string, previous: string[] | undefined) => [
-        ...(previous ?? []),
-        ...value
-          .split(',')
-          .filter((entry) => entry.trim() !== '')
-          .map((entry) => argParser(parseAuthIssuer)(entry)),
-      ]),
+      ).argParser((value: string, previous: string[] | undefined) => {
+        const entries = value.split(',').filter((entry) => entry.trim() !== '');
+        if (entries.length === 0)
+          throw new InvalidArgumentError(
+            '--auth-issuer must not be empty (an unset variable, as in --auth-issuer "$ISSUER"?)',
+          );
+        return [...(previous ?? []), ...entries.map((entry) => argParser(parseAuthIssuer)(entry))];
+      }),
     )
     .addOption(
       envOption(

@@ -76,6 +76,18 @@ it('an empty --http-token (an unset variable) is a usage error, not an open serv
   }
 });
 
+it('an empty --auth-issuer (an unset variable) is a usage error, not a server without authorization', () => {
+  for (const run of [
+    cli(['--http', '0', '--auth-issuer', '', SAMPLE_SKILLS]),
+    cli(['--http', '0', '--auth-issuer', ' , ', SAMPLE_SKILLS]),
+    cli(['--http', '0', SAMPLE_SKILLS], undefined, { SKILLS_SERVE_AUTH_ISSUER: ' , ' }),
+  ]) {
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('--auth-issuer must not be empty (an unset variable, as in --auth-issuer "$ISSUER"?)');
+  }
+});
+
 describe('overlapping roots', () => {
   it('a folder listed twice is served once, with a duplicate-root warning', () => {
     const run = cli(['check', '--json', SAMPLE_SKILLS, SAMPLE_SKILLS]);
