@@ -153,7 +153,17 @@ describe('--auth-issuer against a real OpenID provider', () => {
       'the bearer token is longer than 8192 characters',
     ],
     ['not valid yet (nbf)', (p) => craftToken(p, { nbf: now() + 60 }), 'the token is not valid yet'],
-    ['without exp', (p) => craftToken(p, { exp: undefined }), 'the token claims are invalid'],
+    [
+      'issued in the future (iat a minute ahead)',
+      (p) => craftToken(p, { iat: now() + 60 }),
+      'the token is not valid yet',
+    ],
+    ['without exp', (p) => craftToken(p, { exp: undefined }), 'the token has no exp, or a claim of the wrong type'],
+    [
+      'with an exp that is not a number',
+      (p) => craftToken(p, { exp: 'soon' }),
+      'the token has no exp, or a claim of the wrong type',
+    ],
     [
       'for another audience',
       (p) => craftToken(p, { aud: 'https://other.example/mcp' }),
@@ -225,7 +235,12 @@ describe('--auth-issuer against a real OpenID provider', () => {
       },
       'the token signature does not verify',
     ],
-    ['that is not JSON inside', async () => 'e30.bm90IGpzb24.c2ln', 'the Authorization header is not a bearer token'],
+    // Not introspected: an authorization server refuses to introspect what looks like a JWT (unsupported_token_type).
+    [
+      'of three parts that is not a JWT',
+      async () => 'e30.bm90IGpzb24.c2ln',
+      'the token has three parts but is not a JWT',
+    ],
   ];
 
   it.each(BAD)('refuses a token %s with 401 and serves nothing', async (_name, make, description) => {
@@ -237,7 +252,7 @@ describe('--auth-issuer against a real OpenID provider', () => {
 
   it('refuses two Authorization headers whichever comes first, a good token or the static one among them', async () => {
     const good = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
-    const malformed = invalid(pair, 'the Authorization header is not a bearer token');
+    const malformed = invalid(pair, 'the Authorization header is not one bearer token');
     for (const headers of [
       [`Bearer ${good}`, 'Bearer garbage'],
       ['Bearer garbage', `Bearer ${good}`],
@@ -255,7 +270,7 @@ describe('--auth-issuer against a real OpenID provider', () => {
 
   it('a kept token is served in every spelling RFC 6750 allows, from the first request on, and in no other', async () => {
     const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
-    const malformed = invalid(pair, 'the Authorization header is not a bearer token');
+    const malformed = invalid(pair, 'the Authorization header is not one bearer token');
     // Twice each: the first of the canonical spelling is verified and kept; every later one is answered from that.
     for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`, `Bearer ${token}`]) {
       for (let time = 0; time < 2; time++) {

@@ -88,6 +88,7 @@ export type AuthFailure =
   | 'audience'
   | 'expired'
   | 'not_yet_valid'
+  | 'not_a_jwt'
   | 'inactive'
   | 'opaque_unsupported'
   | 'keys_unavailable'
@@ -126,7 +127,7 @@ export function describe(failure: AuthFailure): string {
     case 'missing':
       return 'send Authorization: Bearer <access token>';
     case 'malformed':
-      return 'the Authorization header is not a bearer token';
+      return 'the Authorization header is not one bearer token';
     case 'too_long':
       return `the bearer token is longer than ${MAX_BEARER_CHARS} characters`;
     case 'unknown_issuer':
@@ -138,13 +139,15 @@ export function describe(failure: AuthFailure): string {
     case 'signature':
       return 'the token signature does not verify';
     case 'claims':
-      return 'the token claims are invalid';
+      return 'the token has no exp, or a claim of the wrong type';
     case 'audience':
       return 'the token was not issued for this resource';
     case 'expired':
       return 'the token has expired';
     case 'not_yet_valid':
       return 'the token is not valid yet';
+    case 'not_a_jwt':
+      return 'the token has three parts but is not a JWT';
     case 'inactive':
       return 'the token is not active';
     case 'opaque_unsupported':

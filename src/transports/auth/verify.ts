@@ -2,8 +2,10 @@
  * Access-token verification (docs/ARCHITECTURE.md, "Authorization"). A JWT (RFC 9068) is verified locally with
  * `jose`: only asymmetric signature algorithms (so neither `alg: none` nor an HMAC keyed with a public key passes),
  * a key of the issuer's key set named by `kid`, the issuer one of `--auth-issuer`, the audience `--auth-audience`
- * (RFC 8707), `exp` required and `exp`/`nbf`/`iat` checked with {@link CLOCK_SKEW_S} of tolerance. Any other token is
- * opaque and is introspected (RFC 7662, `introspect.ts`). Then the scopes. Verdicts of tokens whose signature or
+ * (RFC 8707), `exp` required and `exp`/`nbf`/`iat` checked with {@link CLOCK_SKEW_S} of tolerance (an `iat` in the
+ * future is `not_yet_valid`). Three dot-separated parts that do not decode as a JWT are `not_a_jwt` (an authorization
+ * server does not introspect what looks like a JWT); any other token is opaque and is introspected (RFC 7662,
+ * `introspect.ts`). Then the scopes. Verdicts of tokens whose signature or
  * introspection succeeded are kept (bounded) until the token expires, at most {@link VERIFIED_CACHE_MS}.
  */
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
@@ -150,8 +152,14 @@ export class TokenVerifier {
     let verdict: Verdict;
     let keep: boolean;
     try {
-      ({ verdict, keep } =
-        token.split('.').length === 3 ? await this.#verifyJwt(token) : await this.#introspect(token));
+      if (token.split('.').length !== 3) ({ verdict, keep } = await this.#introspect(token));
+      else {
+        const header = jwtHeader(token);
+        ({ verdict, keep } =
+          header === undefined
+            ? { verdict: { ok: false, reason: 'not_a_jwt' }, keep: false }
+            : await this.#verifyJwt(token, header));
+      }
     } catch {
       return { ok: false, reason: 'keys_unavailable' };
     }
@@ -179,15 +187,7 @@ export class TokenVerifier {
       : { ok: false, reason: 'insufficient_scope' };
   }
 
-  async #verifyJwt(token: string): Promise<{ verdict: Verdict; keep: boolean }> {
-    let alg: unknown;
-    let iss: unknown;
-    try {
-      alg = decodeProtectedHeader(token).alg;
-      iss = decodeJwt(token).iss;
-    } catch {
-      return { verdict: { ok: false, reason: 'malformed' }, keep: false };
-    }
+  async #verifyJwt(token: string, { alg, iss }: JwtHeader): Promise<{ verdict: Verdict; keep: boolean }> {
     if (typeof alg !== 'string' || !ACCEPTED.has(alg))
       return { verdict: { ok: false, reason: 'algorithm' }, keep: false };
     const issuer = typeof iss === 'string' ? this.#issuers.get(iss) : undefined;
@@ -206,6 +206,7 @@ export class TokenVerifier {
         clockTolerance: CLOCK_SKEW_S,
         requiredClaims: ['exp'],
       });
+      if (issuedInFuture(payload)) return { verdict: { ok: false, reason: 'not_yet_valid' }, keep: false };
       return { verdict: accept(payload), keep: true };
     } catch (error) {
       return { verdict: { ok: false, reason: reasonOf(error) }, keep: false };
@@ -251,10 +252,33 @@ export class TokenVerifier {
     if (!audiences.includes(this.#options.audience)) return { ok: false, reason: 'audience' };
     if (typeof answer.exp !== 'number') return { ok: false, reason: 'claims' };
     if (answer.exp + CLOCK_SKEW_S <= nowS) return { ok: false, reason: 'expired' };
-    if (typeof answer.nbf === 'number' && answer.nbf - CLOCK_SKEW_S > nowS)
+    if ((typeof answer.nbf === 'number' && answer.nbf - CLOCK_SKEW_S > nowS) || issuedInFuture(answer, nowS))
       return { ok: false, reason: 'not_yet_valid' };
     return accept(answer);
   }
+}
+
+/** What a JWT's verification starts from: its header's `alg` and its payload's `iss`, not yet trusted. */
+interface JwtHeader {
+  readonly alg: unknown;
+  readonly iss: unknown;
+}
+
+/** The `alg` and `iss` of a token that decodes as a JWT (RFC 7519 §7.2, steps 1 to 6), or `undefined`. */
+function jwtHeader(token: string): JwtHeader | undefined {
+  try {
+    return { alg: decodeProtectedHeader(token).alg, iss: decodeJwt(token).iss };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a token says it was issued later than now and the skew allow (`iat`, RFC 7519 §4.1.6): a clock that far
+ * ahead, or a forged time. `jose` checks `iat` only against a maximum age, which this server does not set.
+ */
+function issuedInFuture(claims: Readonly<JWTPayload>, nowS = Date.now() / 1000): boolean {
+  return typeof claims.iat === 'number' && claims.iat - CLOCK_SKEW_S > nowS;
 }
 
 /** An accepted token's verdict; the subject is `sub`, else `client_id` (a client credentials token). */
