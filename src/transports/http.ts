@@ -20,6 +20,7 @@ import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
 import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
+import type { AuthFailure } from './auth/challenge.js';
 import { ClaimViews } from './auth/claims.js';
 import { type Admitted, type Denied, OAuthGate, type OAuthSettings } from './auth/oauth.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
@@ -261,7 +262,13 @@ export class HttpAdapter implements Adapter {
       }
       if (hostGuard !== undefined && !hostGuard(req, res)) return;
       if (originGuard !== undefined && !originGuard(req, res)) return;
-      const exchange: Exchange = { started: performance.now(), subject: undefined, seen: {}, body: undefined };
+      const exchange: Exchange = {
+        started: performance.now(),
+        subject: undefined,
+        refused: undefined,
+        seen: {},
+        body: undefined,
+      };
       res.once('close', () => this.#finished(req, res, exchange));
       const authorization = authorizationOf(req);
       const authorized = this.#authorize(authorization);
@@ -271,7 +278,8 @@ export class HttpAdapter implements Adapter {
         return;
       }
       if (gate === undefined) {
-        metrics.authFailures.inc({ reason: authorization === undefined ? 'missing' : 'unknown_token' });
+        exchange.refused = authorization === undefined ? 'missing' : 'unknown_token';
+        metrics.authFailures.inc({ reason: exchange.refused });
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
         res.end(
           JSON.stringify({
@@ -284,6 +292,7 @@ export class HttpAdapter implements Adapter {
       }
       const admit = (admitted: Admitted | Denied): void => {
         if (!admitted.ok) {
+          exchange.refused = admitted.reason;
           metrics.authFailures.inc({ reason: admitted.reason });
           const refusal = gate.refusal(admitted.reason);
           res.writeHead(refusal.status, refusal.headers);
@@ -384,7 +393,8 @@ export class HttpAdapter implements Adapter {
         outcome,
         status: res.statusCode,
         ms: Math.round(seconds * 1e5) / 100,
-        ...(exchange.subject === undefined ? {} : { subject: exchange.subject }),
+        ...(exchange.subject === undefined || exchange.subject === '' ? {} : { subject: exchange.subject }),
+        ...(exchange.refused === undefined ? {} : { refused: exchange.refused }),
       },
       'request',
     );
@@ -425,8 +435,10 @@ export class HttpAdapter implements Adapter {
 /** What is noted of one MCP request while it is served, for its metrics and access log line. */
 interface Exchange {
   readonly started: number;
-  /** The token's subject (OAuth `sub` or `client_id`), or the `--http-tokens` entry's name. */
+  /** The token's subject (OAuth `sub` or `client_id`, `''` for neither), or the `--http-tokens` entry's name. */
   subject: string | undefined;
+  /** Why the request was refused (`skills_serve_auth_failures_total`'s reason), when it was. */
+  refused: AuthFailure | 'unknown_token' | undefined;
   /** The method, when the fast path parsed the request. */
   readonly seen: { method?: string };
   /** The body the fast path read and handed on. */

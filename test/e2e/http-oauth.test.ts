@@ -323,6 +323,8 @@ describe('--auth-issuer against a real OpenID provider', () => {
     const token = await clientCredentialsToken(pair.provider.issuer, pair.provider.clients.machine, pair.server.url);
     expect((await listWith(pair.server.url, `Bearer ${token}`)).status).toBe(200);
     expect((await listWith(pair.server.url, undefined)).status).toBe(401);
+    const anonymous = await craftToken(pair, { sub: undefined, client_id: undefined });
+    expect((await listWith(pair.server.url, `Bearer ${anonymous}`)).status).toBe(200);
     const response = await fetch(new URL('/metrics', pair.server.url));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
@@ -337,7 +339,14 @@ describe('--auth-issuer against a real OpenID provider', () => {
     );
     const lines = eventsOf(pair.server.stderr(), 'request');
     expect(lines.some((line) => line['subject'] === 'skills-agent' && line['outcome'] === 'ok')).toBe(true);
-    expect(lines.some((line) => line['subject'] === undefined && line['outcome'] === 'unauthorized')).toBe(true);
+    expect(
+      lines.some(
+        (line) => line['subject'] === undefined && line['outcome'] === 'unauthorized' && line['refused'] === 'missing',
+      ),
+    ).toBe(true);
+    expect(lines.filter((line) => line['outcome'] === 'ok' && 'refused' in line)).toEqual([]);
+    // A token with neither sub nor client_id is logged without a subject (not an empty one).
+    expect(lines.filter((line) => line['subject'] === '')).toEqual([]);
     expect(pair.server.stderr()).not.toContain(token);
     expect(pair.server.stderr()).not.toContain(STATIC);
   });
