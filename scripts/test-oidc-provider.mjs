@@ -39,7 +39,10 @@ export async function signingKey(kid = `k-${randomBytes(6).toString('hex')}`) {
  */
 export async function startOidcProvider({ resource = 'http://127.0.0.1/mcp', port = 0, keys, groups = {}, ttl = 300 }) {
   const server = createServer();
-  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   const actual = server.address().port;
   const issuer = `http://127.0.0.1:${actual}`;
   const jwks = { keys: keys ?? [await signingKey()] };
@@ -278,12 +281,24 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     process.exit(0);
   }
+  const port = Number(values.port);
+  if (!/^\d+$/u.test(values.port) || port > 65535) {
+    process.stderr.write(`--port takes a port number, 0 to 65535 (got "${values.port}")\n${USAGE}\n`);
+    process.exit(2);
+  }
   const groups = values.groups === '' ? [] : values.groups.split(',');
-  const provider = await startOidcProvider({
-    resource: values.resource,
-    port: Number(values.port),
-    groups: { 'skills-agent': groups, 'skills-agent-opaque': groups, alice: groups },
-  });
+  let provider;
+  try {
+    provider = await startOidcProvider({
+      resource: values.resource,
+      port,
+      groups: { 'skills-agent': groups, 'skills-agent-opaque': groups, alice: groups },
+    });
+  } catch (error) {
+    const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
+    process.stderr.write(`cannot serve the OpenID provider on 127.0.0.1:${port}: ${reason}\n`);
+    process.exit(1);
+  }
   process.stdout.write(`${JSON.stringify({ issuer: provider.issuer, clients: provider.clients })}\n`);
   process.stderr.write(`OpenID provider at ${provider.issuer} for ${values.resource}; Ctrl-C stops it\n`);
   process.on('SIGINT', () => void provider.close().then(() => process.exit(0)));
