@@ -7,7 +7,7 @@ import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startOidcProvider, type TestProvider } from '../../scripts/test-oidc-provider.mjs';
-import { TokenVerifier, VERIFIED_CACHE_CHARS } from '../../src/transports/auth/verify.js';
+import { CLOCK_SKEW_S, TokenVerifier, VERIFIED_CACHE_CHARS } from '../../src/transports/auth/verify.js';
 
 const AUDIENCE = 'http://127.0.0.1:1/mcp';
 
@@ -19,7 +19,7 @@ describe('kept verdicts', () => {
   afterAll(() => provider.close());
 
   /** `count` good tokens of exactly the same length (about 8,000 characters, near the longest a header may carry). */
-  async function tokens(count: number): Promise<string[]> {
+  async function tokens(count: number, expiresIn = 300): Promise<string[]> {
     const key = provider.keys[0] as JWK;
     const signing = await importJWK(key, 'RS256');
     const now = Math.floor(Date.now() / 1000);
@@ -31,7 +31,7 @@ describe('kept verdicts', () => {
           .setAudience(AUDIENCE)
           .setSubject(`user-${String(index).padStart(5, '0')}`)
           .setIssuedAt(now)
-          .setExpirationTime(now + 300)
+          .setExpirationTime(now + expiresIn)
           .sign(signing),
       ),
     );
@@ -50,5 +50,16 @@ describe('kept verdicts', () => {
     expect(kept.slice(3).every((verdict) => verdict?.ok === true)).toBe(true);
     expect(kept.filter((verdict) => verdict !== undefined)).toHaveLength(fit);
     expect(kept.at(-1)).toMatchObject({ ok: true, subject: `user-${String(fit + 2).padStart(5, '0')}` });
+  });
+
+  it('a token expired within the skew is accepted, and holds (a listen stream too) until exp plus the skew', async () => {
+    const verifier = new TokenVerifier({ issuers: [provider.issuer], audience: AUDIENCE, scopes: ['skills:read'] });
+    const [token] = (await tokens(1, -2)) as [string];
+    const exp = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as { exp: number };
+    const verdict = await verifier.verify(token);
+    const end = (exp.exp + CLOCK_SKEW_S) * 1000;
+    expect(verdict).toMatchObject({ ok: true, expiresAt: end });
+    expect(verifier.kept(token, end - 1)).toEqual({ verdict, until: end });
+    expect(verifier.kept(token, end)).toBeUndefined();
   });
 });

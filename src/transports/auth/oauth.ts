@@ -29,7 +29,10 @@ export interface OAuthSettings {
   readonly claimsFile?: string | undefined;
 }
 
-/** A request let through: its view (`undefined`: everything), subject, and when its token expires (ms epoch). */
+/**
+ * A request let through: its view (`undefined`: everything), subject, and when its token stops being accepted (ms
+ * epoch: `exp` plus the clock skew).
+ */
 export interface Admitted {
   readonly ok: true;
   readonly view: Visibility | undefined;

@@ -51,7 +51,10 @@ export interface VerifierOptions {
   readonly introspection?: IntrospectionClient | undefined;
 }
 
-/** An accepted token: its claims (as verified or introspected), who it is, and until when it holds (ms epoch). */
+/**
+ * An accepted token: its claims (as verified or introspected), who it is, and until when it holds (ms epoch: `exp`
+ * plus {@link CLOCK_SKEW_S}).
+ */
 export interface Accepted {
   readonly ok: true;
   readonly claims: Readonly<JWTPayload>;
@@ -281,9 +284,13 @@ function issuedInFuture(claims: Readonly<JWTPayload>, nowS = Date.now() / 1000):
   return typeof claims.iat === 'number' && claims.iat - CLOCK_SKEW_S > nowS;
 }
 
-/** An accepted token's verdict; the subject is `sub`, else `client_id` (a client credentials token). */
+/**
+ * An accepted token's verdict; the subject is `sub`, else `client_id` (a client credentials token). It holds until
+ * `exp` and the skew have passed, the instant verification would refuse it, so a listen stream ends when a request
+ * with its token would be refused.
+ */
 function accept(claims: JWTPayload): Accepted {
   const subject =
     typeof claims.sub === 'string' ? claims.sub : typeof claims['client_id'] === 'string' ? claims['client_id'] : '';
-  return { ok: true, claims: Object.freeze(claims), subject, expiresAt: (claims.exp ?? 0) * 1000 };
+  return { ok: true, claims: Object.freeze(claims), subject, expiresAt: ((claims.exp ?? 0) + CLOCK_SKEW_S) * 1000 };
 }
