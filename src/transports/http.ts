@@ -222,7 +222,7 @@ export class HttpAdapter implements Adapter {
     if (!loopback && token === undefined && tokensFile === undefined && oauth === undefined) {
       logger.warn(
         { event: 'http-open', host },
-        `serving on non-loopback address ${host} without --http-token: anyone who can reach the port can read every skill`,
+        `serving on non-loopback address ${host} without --http-token, --http-tokens or --auth-issuer: anyone who can reach the port can read every skill`,
       );
     }
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
