@@ -5,8 +5,8 @@
  * (RFC 8707), `exp` required and `exp`/`nbf`/`iat` checked with {@link CLOCK_SKEW_S} of tolerance (an `iat` in the
  * future is `not_yet_valid`). Three dot-separated parts that do not decode as a JWT are `not_a_jwt` (an authorization
  * server does not introspect what looks like a JWT); any other token is opaque and is introspected (RFC 7662,
- * `introspect.ts`). Then the scopes. Verdicts of tokens whose signature or
- * introspection succeeded are kept (bounded) until the token expires, at most {@link VERIFIED_CACHE_MS}.
+ * `introspect.ts`). Then the scopes. Verdicts of tokens whose signature or introspection succeeded are kept (bounded)
+ * until the token expires (`exp` plus the skew), at most {@link VERIFIED_CACHE_MS}.
  */
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose';
 
