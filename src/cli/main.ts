@@ -95,6 +95,21 @@ function envOption(flags: string, description: string): Option {
   return new Option(flags, description).env(`SKILLS_SERVE_${name.toUpperCase().replaceAll('-', '_')}`);
 }
 
+/**
+ * A parser of a value that must not be empty or blank (an unset variable, as in `--flag "$VAR"`).
+ *
+ * @param flag the flag, for the message.
+ * @param variable the variable a user most likely meant, for the message.
+ * @returns the value as given; throws RangeError when it is blank.
+ */
+function notBlank(flag: string, variable: string): (text: string) => string {
+  return (text) => {
+    if (text.trim() === '')
+      throw new RangeError(`${flag} must not be empty (an unset variable, as in ${flag} "$${variable}"?)`);
+    return text;
+  };
+}
+
 /** Wraps a parser that throws into one commander reports as an invalid argument. */
 function argParser<T>(parse: (text: string) => T): (text: string) => T {
   return (text) => {
@@ -173,11 +188,16 @@ function addCommonOptions(command: Command): Command {
     );
 }
 
-/** The `--auth-*` options resolved, or `undefined` without `--auth-issuer` (exits 2 on a flag without it). */
-function authSettings(options: ServeOptions): AuthSettings | undefined {
+/**
+ * The `--auth-*` options resolved, or `undefined` without `--auth-issuer` (exits 2 on a flag without it).
+ *
+ * @param scopesGiven whether `--auth-scopes` was given (it has a default, so its value cannot tell).
+ */
+function authSettings(options: ServeOptions, scopesGiven: boolean): AuthSettings | undefined {
   const issuers = options.authIssuer ?? [];
   const dependents = [
     ['--auth-audience', options.authAudience],
+    ['--auth-scopes', scopesGiven ? options.authScopes : undefined],
     ['--auth-client-id', options.authClientId],
     ['--auth-client-secret', options.authClientSecret],
     ['--auth-claims', options.authClaims],
@@ -318,13 +338,7 @@ function buildProgram(): Command {
       envOption(
         '--http-token <token>',
         'require Authorization: Bearer <token> on every HTTP request (/mcp; health endpoints stay open)',
-      ).argParser(
-        argParser((token) => {
-          if (token.trim() === '')
-            throw new RangeError('--http-token must not be empty (an unset variable, as in --http-token "$TOKEN"?)');
-          return token;
-        }),
-      ),
+      ).argParser(argParser(notBlank('--http-token', 'TOKEN'))),
     )
     .addOption(
       envOption(
@@ -338,10 +352,7 @@ function buildProgram(): Command {
         'accept OAuth 2.0 access tokens from this authorization server (repeatable, or comma-separated); its metadata and keys are discovered',
       ).argParser((value: string, previous: string[] | undefined) => {
         const entries = value.split(',').filter((entry) => entry.trim() !== '');
-        if (entries.length === 0)
-          throw new InvalidArgumentError(
-            '--auth-issuer must not be empty (an unset variable, as in --auth-issuer "$ISSUER"?)',
-          );
+        if (entries.length === 0) argParser(notBlank('--auth-issuer', 'ISSUER'))(''); // throws: every entry is blank
         return [...(previous ?? []), ...entries.map((entry) => argParser(parseAuthIssuer)(entry))];
       }),
     )
@@ -357,13 +368,16 @@ function buildProgram(): Command {
         .default([DEFAULT_AUTH_SCOPE], DEFAULT_AUTH_SCOPE),
     )
     .addOption(
-      envOption('--auth-client-id <id>', 'client id for introspecting opaque access tokens (RFC 7662) at the issuers'),
+      envOption(
+        '--auth-client-id <id>',
+        'client id for introspecting opaque access tokens (RFC 7662) at the issuers',
+      ).argParser(argParser(notBlank('--auth-client-id', 'CLIENT_ID'))),
     )
     .addOption(
       envOption(
         '--auth-client-secret <secret>',
         'its client secret (prefer the environment variable: flags show in ps)',
-      ),
+      ).argParser(argParser(notBlank('--auth-client-secret', 'CLIENT_SECRET'))),
     )
     .addOption(
       envOption(
@@ -393,7 +407,7 @@ function buildProgram(): Command {
         .argParser(argParser(parsePageSize))
         .default(DEFAULT_PAGE_SIZE),
     )
-    .action(async (args: string[], options: ServeOptions) => {
+    .action(async (args: string[], options: ServeOptions, command: Command) => {
       for (const [flag, given] of [
         ['--http-token', options.httpToken],
         ['--http-tokens', options.httpTokens],
@@ -406,7 +420,7 @@ function buildProgram(): Command {
           );
         }
       }
-      const auth = authSettings(options);
+      const auth = authSettings(options, command.getOptionValueSource('authScopes') !== 'default');
       const sources = sourcesOrExit(args);
       const config: Config = Object.freeze({
         sources: Object.freeze(sources),

@@ -119,11 +119,12 @@ function isLoopbackUrlHost(hostname: string): boolean {
 export function parseAuthIssuer(text: string): string {
   const trimmed = text.trim();
   const url = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
+  if (url !== undefined && (url.username !== '' || url.password !== ''))
+    throw new RangeError('--auth-issuer must not hold credentials (user:password@): an issuer identifier has none');
   if (
     url === undefined ||
     url.search !== '' ||
     url.hash !== '' ||
-    url.username !== '' ||
     !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackUrlHost(url.hostname)))
   )
     throw new RangeError(

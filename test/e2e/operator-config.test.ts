@@ -88,6 +88,48 @@ it('an empty --auth-issuer (an unset variable) is a usage error, not a server wi
   }
 });
 
+it('empty introspection credentials are usage errors, not a server that cannot introspect', () => {
+  const issuer = ['--http', '0', '--auth-issuer', 'http://127.0.0.1:1', SAMPLE_SKILLS];
+  for (const [run, flag, variable] of [
+    [cli([...issuer, '--auth-client-id', '', '--auth-client-secret', 'x']), '--auth-client-id', 'CLIENT_ID'],
+    [
+      cli([...issuer, '--auth-client-id', 'serve', '--auth-client-secret', ' ']),
+      '--auth-client-secret',
+      'CLIENT_SECRET',
+    ],
+    [
+      cli([...issuer, '--auth-client-id', 'serve'], undefined, { SKILLS_SERVE_AUTH_CLIENT_SECRET: '' }),
+      '--auth-client-secret',
+      'CLIENT_SECRET',
+    ],
+  ] as const) {
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`${flag} must not be empty (an unset variable, as in ${flag} "$${variable}"?)`);
+  }
+});
+
+it('--auth-scopes without --auth-issuer is a usage error, as its siblings are (it would leave the server open)', () => {
+  for (const run of [
+    cli(['--http', '0', '--auth-scopes', 'skills:read', SAMPLE_SKILLS]),
+    cli(['--http', '0', SAMPLE_SKILLS], undefined, { SKILLS_SERVE_AUTH_SCOPES: 'skills:read' }),
+  ]) {
+    expect(run).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'skills-serve: --auth-scopes needs --auth-issuer\n',
+    });
+  }
+});
+
+it('an issuer with credentials in it is refused as such (not as a bad URL)', () => {
+  const run = cli(['--http', '0', '--auth-issuer', 'http://user:secret@127.0.0.1:9400', SAMPLE_SKILLS]);
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain(
+    '--auth-issuer must not hold credentials (user:password@): an issuer identifier has none',
+  );
+});
+
 describe('overlapping roots', () => {
   it('a folder listed twice is served once, with a duplicate-root warning', () => {
     const run = cli(['check', '--json', SAMPLE_SKILLS, SAMPLE_SKILLS]);
