@@ -160,6 +160,11 @@ describe('--auth-issuer against a real OpenID provider', () => {
     ],
     ['without exp', (p) => craftToken(p, { exp: undefined }), 'the token has no exp, or a claim of the wrong type'],
     [
+      'with an iat that is not a number',
+      (p) => craftToken(p, { iat: 'x' }),
+      'the token has no exp, or a claim of the wrong type',
+    ],
+    [
       'with an exp that is not a number',
       (p) => craftToken(p, { exp: 'soon' }),
       'the token has no exp, or a claim of the wrong type',

@@ -90,7 +90,8 @@ export function scopesOf(claims: Readonly<JWTPayload>): Set<string> {
 function reasonOf(error: unknown): AuthFailure {
   if (error instanceof errors.JWTExpired) return 'expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf' || error.claim === 'iat') return 'not_yet_valid';
+    // A time claim that is not a number is `claims`; one that is checked and fails is `not_yet_valid`.
+    if ((error.claim === 'nbf' || error.claim === 'iat') && error.reason === 'check_failed') return 'not_yet_valid';
     if (error.claim === 'aud') return 'audience';
     if (error.claim === 'iss') return 'unknown_issuer';
     return 'claims';
