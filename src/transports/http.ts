@@ -260,8 +260,7 @@ export class HttpAdapter implements Adapter {
         res.end(JSON.stringify({ error: `not found; MCP is served at ${MCP_PATH}` }));
         return;
       }
-      if (hostGuard !== undefined && !hostGuard(req, res)) return;
-      if (originGuard !== undefined && !originGuard(req, res)) return;
+      // Counted and logged from here on: a request the Host or Origin check refuses too.
       const exchange: Exchange = {
         started: performance.now(),
         subject: undefined,
@@ -270,6 +269,8 @@ export class HttpAdapter implements Adapter {
         body: undefined,
       };
       res.once('close', () => this.#finished(req, res, exchange));
+      if (hostGuard !== undefined && !hostGuard(req, res)) return;
+      if (originGuard !== undefined && !originGuard(req, res)) return;
       const authorization = authorizationOf(req);
       const authorized = this.#authorize(authorization);
       if (authorized !== false) {

@@ -182,6 +182,16 @@ describe('HTTP endpoint', () => {
       req.end(initialize);
     });
     expect(status).toBe(403);
+    // Both refusals are counted and logged as every /mcp request is (their bodies unread: method unknown).
+    await waitFor(() => eventsOf(server.stderr(), 'request', { status: 403 }).length === 2, {
+      describe: () => server.stderr(),
+    });
+    expect(eventsOf(server.stderr(), 'request', { status: 403 })).toMatchObject([
+      { method: 'unknown', outcome: 'forbidden' },
+      { method: 'unknown', outcome: 'forbidden' },
+    ]);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^skills_serve_http_requests_total\{method="unknown",outcome="forbidden"\} 2$/mu);
   });
 
   it('requires the bearer token when one is set (flag or SKILLS_SERVE_HTTP_TOKEN)', async () => {
