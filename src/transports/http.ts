@@ -225,6 +225,23 @@ export class HttpAdapter implements Adapter {
         `serving on non-loopback address ${host} without --http-token, --http-tokens or --auth-issuer: anyone who can reach the port can read every skill`,
       );
     }
+    /** Each issuer's last state logged: a change is logged once, not at every probe. */
+    const announced = new Map<string, 'discovered' | 'unreachable'>();
+    const discoverIssuers = (): void => {
+      void this.#oauth?.discover().then((issuers) => {
+        for (const { issuer, problem } of issuers) {
+          const state = problem === undefined ? 'discovered' : 'unreachable';
+          if (announced.get(issuer) === state) continue;
+          announced.set(issuer, state);
+          if (problem === undefined) logger.info({ event: 'auth-issuer-discovered', issuer }, `${issuer} discovered`);
+          else
+            logger.warn(
+              { event: 'auth-issuer-unreachable', issuer },
+              `${problem}; tokens it issued fail until it answers`,
+            );
+        }
+      });
+    };
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === METRICS_PATH) {
@@ -236,12 +253,16 @@ export class HttpAdapter implements Adapter {
       }
       if (path === HEALTH_PATH || path === LIVE_PATH || path === READY_PATH) {
         const snapshot = runtime.store.current;
-        const ready = snapshot.generation > 0;
-        res.writeHead(path === READY_PATH && !ready ? 503 : 200, { 'content-type': 'application/json' });
+        // Behind --auth-issuer, ready only once an issuer is discovered (before, every token is refused); asking
+        // meanwhile tries again, so a probe, not only a request, finds an issuer that comes up late.
+        const issuers = this.#oauth?.discovered ?? 'all';
+        if (issuers !== 'all') discoverIssuers();
+        const status = snapshot.generation === 0 ? 'indexing' : issuers === 'none' ? 'issuer_unreachable' : 'ready';
+        res.writeHead(path === READY_PATH && status !== 'ready' ? 503 : 200, { 'content-type': 'application/json' });
         // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers.
         const counts =
           this.#tokens === undefined && this.#oauth === undefined ? { skills: snapshot.ordered.length } : {};
-        res.end(JSON.stringify({ status: ready ? 'ready' : 'indexing', ...counts, generation: snapshot.generation }));
+        res.end(JSON.stringify({ status, ...counts, generation: snapshot.generation }));
         return;
       }
       const gate = this.#oauth;
@@ -339,16 +360,7 @@ export class HttpAdapter implements Adapter {
         { event: 'auth-resource', resource: gate.audience, metadata: gate.metadataUrl },
         `OAuth resource ${gate.audience}; metadata at ${gate.metadataUrl}`,
       );
-      void gate.discover().then((issuers) => {
-        for (const { issuer, problem } of issuers) {
-          if (problem === undefined) logger.info({ event: 'auth-issuer-discovered', issuer }, `${issuer} discovered`);
-          else
-            logger.warn(
-              { event: 'auth-issuer-unreachable', issuer },
-              `${problem}; tokens it issued fail until it answers`,
-            );
-        }
-      });
+      discoverIssuers();
     }
   }
 

@@ -13,7 +13,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { waitFor } from '../helpers/live.js';
-import { eventsOf } from '../helpers/logs.js';
+import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import {
   authorizationCodeToken,
   clientCredentialsToken,
@@ -26,7 +26,7 @@ import {
   stopOAuthPair,
 } from '../helpers/oauth.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { eraClientOptions, ERAS, SAMPLE_SKILLS } from '../helpers/server.js';
+import { eraClientOptions, ERAS, SAMPLE_SKILLS, startHttpServer } from '../helpers/server.js';
 
 const ALL_SKILLS = SAMPLE_SKILL_URIS;
 const STATIC = 'static-token-0123456789abcdef';
@@ -517,3 +517,43 @@ async function startOAuthProvider(pair: OAuthPair, keys: unknown[]) {
   Object.assign(pair.provider.keys, provider.keys);
   return provider;
 }
+
+describe('an issuer that is not up when the server starts', () => {
+  it('keeps /readyz at 503 (every token would be refused) until a probe finds the issuer, then serves', async () => {
+    // A port nobody listens on now; the provider takes it later.
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    const port = await new Promise<number>((resolve) =>
+      probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
+    );
+    await new Promise((resolve) => probe.close(resolve));
+    const issuer = `http://127.0.0.1:${port}`;
+    const server = await startHttpServer(['--auth-issuer', issuer, SAMPLE_SKILLS]);
+    const { startOidcProvider } = await import('../../scripts/test-oidc-provider.mjs');
+    let provider: Awaited<ReturnType<typeof startOidcProvider>> | undefined;
+    try {
+      await waitForEvent(server.stderr, 'auth-issuer-unreachable', { issuer });
+      const ready = async () => {
+        const response = await fetch(new URL('/readyz', server.url));
+        return { status: response.status, body: (await response.json()) as unknown };
+      };
+      expect(await ready()).toEqual({ status: 503, body: { status: 'issuer_unreachable', generation: 1 } });
+      expect((await fetch(new URL('/livez', server.url))).status).toBe(200);
+      provider = await startOidcProvider({ port, resource: server.url });
+      // The probe itself tries the issuer again (after the 10 s retry delay of a failed discovery).
+      let last: Awaited<ReturnType<typeof ready>> | undefined;
+      await waitFor(async () => (last = await ready()).status === 200, {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        describe: () => `readyz still ${JSON.stringify(last)}`,
+      });
+      expect(last).toEqual({ status: 200, body: { status: 'ready', generation: 1 } });
+      await waitForEvent(server.stderr, 'auth-issuer-discovered', { issuer });
+      const token = await clientCredentialsToken(provider.issuer, provider.clients.machine, server.url);
+      expect(listedUris((await listWith(server.url, `Bearer ${token}`)).body).sort()).toEqual(ALL_SKILLS);
+    } finally {
+      await server.stop();
+      await provider?.close();
+    }
+  });
+});

@@ -52,6 +52,11 @@ export class Issuer {
     this.issuer = issuer;
   }
 
+  /** Whether its metadata has been discovered once (it is kept from then on, a failed refresh included). */
+  get discovered(): boolean {
+    return this.#metadata !== undefined;
+  }
+
   /**
    * The issuer's metadata, discovered on first use and kept for {@link METADATA_MAX_AGE_MS} (a failed refresh keeps
    * the previous metadata).

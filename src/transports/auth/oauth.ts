@@ -99,7 +99,18 @@ export class OAuthGate {
   }
 
   /**
-   * Discovers every issuer's metadata once, so a misconfigured issuer is logged at start (requests retry anyway).
+   * Whether every issuer (`'all'`), at least one (`'some'`) or none (`'none'`) has been discovered: with none, every
+   * token is refused, so the server is not ready (`/readyz`).
+   */
+  get discovered(): 'all' | 'some' | 'none' {
+    const issuers = this.#verifier.issuers;
+    const found = issuers.filter((issuer) => issuer.discovered).length;
+    return found === issuers.length ? 'all' : found > 0 ? 'some' : 'none';
+  }
+
+  /**
+   * Discovers every issuer's metadata (each attempt after a failure waits out the issuer's retry delay, so calling
+   * this often costs nothing), so a misconfigured issuer is logged at start and an unready server finds it later.
    *
    * @returns per issuer, `undefined` or the reason it could not be discovered.
    */
