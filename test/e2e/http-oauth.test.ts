@@ -535,7 +535,7 @@ describe('an issuer that is not up when the server starts', () => {
       await waitForEvent(server.stderr, 'auth-issuer-unreachable', { issuer });
       const ready = async () => {
         const response = await fetch(new URL('/readyz', server.url));
-        return { status: response.status, body: (await response.json()) as unknown };
+        return { status: response.status, body: await response.json() };
       };
       expect(await ready()).toEqual({ status: 503, body: { status: 'issuer_unreachable', generation: 1 } });
       expect((await fetch(new URL('/livez', server.url))).status).toBe(200);
