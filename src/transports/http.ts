@@ -336,7 +336,11 @@ export class HttpAdapter implements Adapter {
     if (oauth !== undefined) {
       this.#sweep = setInterval(() => {
         const now = Date.now();
-        for (const [res, expiresAt] of this.#expiring) if (expiresAt <= now) res.destroy();
+        for (const [res, expiresAt] of this.#expiring) {
+          if (expiresAt > now) continue;
+          this.#expiring.delete(res);
+          endExpired(res);
+        }
       }, EXPIRY_SWEEP_MS).unref();
     }
     await new Promise<void>((resolve, reject) => {
@@ -443,6 +447,21 @@ export class HttpAdapter implements Adapter {
       `served ${this.#requests} MCP requests`,
     );
   }
+}
+
+/**
+ * Ends a response whose token has expired. A listen stream (`subscriptions/listen`: server-sent events, written an
+ * event at a time) gets its terminating chunk, so the client sees it end and opens it again with a new token; any
+ * other response would be cut mid-body, so it is destroyed.
+ */
+function endExpired(res: ServerResponse): void {
+  if (res.req.headers['mcp-method'] !== 'subscriptions/listen') {
+    res.destroy();
+    return;
+  }
+  // The SDK's pump may write one more event before it sees the response close: that write fails, harmlessly.
+  res.on('error', () => undefined);
+  res.end();
 }
 
 /** What is noted of one MCP request while it is served, for its metrics and access log line. */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { waitFor } from '../helpers/live.js';
+import { eventsOf } from '../helpers/logs.js';
 import {
   clientCredentialsToken,
   craftToken,
@@ -95,5 +96,11 @@ describe('--auth-claims', () => {
     const { stream } = await openListenStream(pair.server.url, token, 'listen');
     expect(stream.ended).toBe(false);
     await waitFor(() => stream.ended, { describe: () => `the stream outlived its token: ${stream.text}` });
+    // Ended, not cut: the client reads the end of the stream, and the server logs it as served.
+    expect(stream.clean).toBe(true);
+    await waitFor(() => eventsOf(pair.server.stderr(), 'request', { method: 'subscriptions/listen' }).length === 1);
+    expect(eventsOf(pair.server.stderr(), 'request', { method: 'subscriptions/listen' })).toMatchObject([
+      { outcome: 'ok', status: 200 },
+    ]);
   });
 });

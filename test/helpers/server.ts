@@ -206,7 +206,8 @@ export async function startHttpServer(args: readonly string[], env: Record<strin
 
 /** An open `subscriptions/listen` stream over HTTP: what has arrived so far, and whether the server ended it. */
 export interface ListenStream {
-  readonly stream: { text: string; ended: boolean };
+  /** What it sent so far, whether it ended, and whether it ended cleanly (its last chunk, not a cut connection). */
+  readonly stream: { text: string; ended: boolean; clean: boolean };
   /** Ends the stream from the client's side. */
   readonly cancel: () => Promise<void>;
 }
@@ -242,12 +243,13 @@ export async function openListenStream(url: string, token: string, id: string): 
     }),
   });
   if (response.status !== 200) throw new Error(`subscriptions/listen answered ${response.status}`);
-  const stream = { text: '', ended: false };
+  const stream = { text: '', ended: false, clean: false };
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   void (async () => {
     const decoder = new TextDecoder();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
       stream.text += decoder.decode(chunk.value, { stream: true });
+    stream.clean = true;
     stream.ended = true;
   })().catch(() => {
     stream.ended = true;
