@@ -20,7 +20,7 @@ import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
 import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
-import type { AuthFailure } from './auth/challenge.js';
+import { AUTH_FAILURES, type AuthFailure } from './auth/challenge.js';
 import { ClaimViews } from './auth/claims.js';
 import { type Admitted, type Denied, OAuthGate, type OAuthSettings } from './auth/oauth.js';
 import { replayRequest, tryFastPath } from './http-fast.js';
@@ -211,7 +211,15 @@ export class HttpAdapter implements Adapter {
       return entry;
     };
     handlerFor(undefined);
-    const metrics = new HttpMetrics(runtime, () => this.#handlers.size);
+    const metrics = new HttpMetrics(
+      runtime,
+      () => this.#handlers.size,
+      oauth !== undefined
+        ? AUTH_FAILURES
+        : token !== undefined || tokensFile !== undefined
+          ? ['missing', 'unknown_token']
+          : [],
+    );
     this.#metrics = metrics;
     runtime.on('changed', (change) => {
       for (const [view, { handler }] of this.#handlers) announce(handler, change, view);

@@ -69,8 +69,10 @@ export class HttpMetrics {
   /**
    * @param runtime read for the catalog gauges when scraped; its `changed` and `gitPoll` events are counted.
    * @param views how many distinct views exist now (tokens files and claims).
+   * @param reasons every reason a request can be refused for in this configuration: each series starts at 0, so a
+   *   rate or an alert on it works before the first refusal.
    */
-  constructor(runtime: Runtime, views: () => number) {
+  constructor(runtime: Runtime, views: () => number, reasons: readonly string[]) {
     const registers = [this.registry];
     this.requests = new Counter({
       name: 'skills_serve_http_requests_total',
@@ -91,6 +93,7 @@ export class HttpMetrics {
       labelNames: ['reason'],
       registers,
     });
+    for (const reason of reasons) this.authFailures.inc({ reason }, 0);
     this.listenStreams = new Gauge({
       name: 'skills_serve_listen_streams',
       help: 'Open subscriptions/listen streams',

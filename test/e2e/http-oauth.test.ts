@@ -12,6 +12,7 @@ import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { AUTH_FAILURES } from '../../src/transports/auth/challenge.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import {
@@ -336,6 +337,10 @@ describe('--auth-issuer against a real OpenID provider', () => {
     const text = await response.text();
     expect(text).toMatch(/^skills_serve_http_requests_total\{method="skills\/list",outcome="ok"\} [1-9]\d*$/mu);
     expect(text).toMatch(/^skills_serve_auth_failures_total\{reason="missing"\} [1-9]\d*$/mu);
+    // Every reason is a series from the start (this server has no --auth-claims, so none is refused for no_view).
+    const reasons = [...text.matchAll(/^skills_serve_auth_failures_total\{reason="([a-z_]+)"\} \d+$/gmu)];
+    expect(reasons.map((match) => match[1]).sort()).toEqual([...AUTH_FAILURES].sort());
+    expect(text).toMatch(/^skills_serve_auth_failures_total\{reason="no_view"\} 0$/mu);
     expect(text).toMatch(/^skills_serve_catalog_skills 6$/mu);
     expect(text).toMatch(/^skills_serve_catalog_generation [1-9]\d*$/mu);
     expect(text).toMatch(/^skills_serve_listen_streams 0$/mu);

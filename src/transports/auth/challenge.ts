@@ -75,26 +75,30 @@ export function resourceMetadata(
   };
 }
 
+/** Every reason a request to `/mcp` is refused under `--auth-issuer` (the `reason` label of the auth failure count). */
+export const AUTH_FAILURES = [
+  'missing',
+  'malformed',
+  'too_long',
+  'unknown_issuer',
+  'algorithm',
+  'unknown_key',
+  'signature',
+  'claims',
+  'audience',
+  'expired',
+  'not_yet_valid',
+  'not_a_jwt',
+  'inactive',
+  'opaque_unsupported',
+  'keys_unavailable',
+  'introspection_unavailable',
+  'insufficient_scope',
+  'no_view',
+] as const;
+
 /** Why a request was refused: the label of `skills_serve_auth_failures_total` and of the access log. */
-export type AuthFailure =
-  | 'missing'
-  | 'malformed'
-  | 'too_long'
-  | 'unknown_issuer'
-  | 'algorithm'
-  | 'unknown_key'
-  | 'signature'
-  | 'claims'
-  | 'audience'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'not_a_jwt'
-  | 'inactive'
-  | 'opaque_unsupported'
-  | 'keys_unavailable'
-  | 'introspection_unavailable'
-  | 'insufficient_scope'
-  | 'no_view';
+export type AuthFailure = (typeof AUTH_FAILURES)[number];
 
 /** A quoted-string of RFC 9110 §5.6.4 (the values we put there never hold `"` or `\`, but stay safe). */
 const quoted = (value: string): string => `"${value.replace(/["\\]/gu, '\\$&')}"`;
