@@ -95,8 +95,12 @@ function envOption(flags: string, description: string): Option {
   return new Option(flags, description).env(`SKILLS_SERVE_${name.toUpperCase().replaceAll('-', '_')}`);
 }
 
+/** What a flag given an empty or blank value is told (an unset variable, as in `--flag "$VAR"`). */
+const blank = (flag: string, variable: string): string =>
+  `${flag} must not be empty (an unset variable, as in ${flag} "$${variable}"?)`;
+
 /**
- * A parser of a value that must not be empty or blank (an unset variable, as in `--flag "$VAR"`).
+ * A parser of a value that must not be empty or blank.
  *
  * @param flag the flag, for the message.
  * @param variable the variable a user most likely meant, for the message.
@@ -104,8 +108,7 @@ function envOption(flags: string, description: string): Option {
  */
 function notBlank(flag: string, variable: string): (text: string) => string {
   return (text) => {
-    if (text.trim() === '')
-      throw new RangeError(`${flag} must not be empty (an unset variable, as in ${flag} "$${variable}"?)`);
+    if (text.trim() === '') throw new RangeError(blank(flag, variable));
     return text;
   };
 }
@@ -352,7 +355,7 @@ function buildProgram(): Command {
         'accept OAuth 2.0 access tokens from this authorization server (repeatable, or comma-separated); its metadata and keys are discovered',
       ).argParser((value: string, previous: string[] | undefined) => {
         const entries = value.split(',').filter((entry) => entry.trim() !== '');
-        if (entries.length === 0) argParser(notBlank('--auth-issuer', 'ISSUER'))(''); // throws: every entry is blank
+        if (entries.length === 0) throw new InvalidArgumentError(blank('--auth-issuer', 'ISSUER'));
         return [...(previous ?? []), ...entries.map((entry) => argParser(parseAuthIssuer)(entry))];
       }),
     )

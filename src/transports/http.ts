@@ -217,7 +217,7 @@ export class HttpAdapter implements Adapter {
       oauth !== undefined
         ? AUTH_FAILURES
         : token !== undefined || tokensFile !== undefined
-          ? ['missing', 'unknown_token']
+          ? STATIC_TOKEN_FAILURES
           : [],
     );
     this.#metrics = metrics;
@@ -418,7 +418,7 @@ export class HttpAdapter implements Adapter {
         outcome,
         status: res.statusCode,
         ms: Math.round(seconds * 1e5) / 100,
-        ...(exchange.subject === undefined || exchange.subject === '' ? {} : { subject: exchange.subject }),
+        ...(exchange.subject === undefined ? {} : { subject: exchange.subject }),
         ...(exchange.refused === undefined ? {} : { refused: exchange.refused }),
       },
       'request',
@@ -457,6 +457,9 @@ export class HttpAdapter implements Adapter {
   }
 }
 
+/** Why a request is refused with only `--http-token`/`--http-tokens`: no header, or a token none of them is. */
+const STATIC_TOKEN_FAILURES = ['missing', 'unknown_token'] as const;
+
 /**
  * Ends a response whose token has expired. A listen stream (`subscriptions/listen`: server-sent events, written an
  * event at a time) gets its terminating chunk, so the client sees it end and opens it again with a new token; any
@@ -475,10 +478,10 @@ function endExpired(res: ServerResponse): void {
 /** What is noted of one MCP request while it is served, for its metrics and access log line. */
 interface Exchange {
   readonly started: number;
-  /** The token's subject (OAuth `sub` or `client_id`, `''` for neither), or the `--http-tokens` entry's name. */
+  /** The token's subject (OAuth `sub` or `client_id`), or the `--http-tokens` entry's name. */
   subject: string | undefined;
   /** Why the request was refused (`skills_serve_auth_failures_total`'s reason), when it was. */
-  refused: AuthFailure | 'unknown_token' | undefined;
+  refused: AuthFailure | (typeof STATIC_TOKEN_FAILURES)[number] | undefined;
   /** The method, when the fast path parsed the request. */
   readonly seen: { method?: string };
   /** The body the fast path read and handed on. */

@@ -36,7 +36,7 @@ export interface OAuthSettings {
 export interface Admitted {
   readonly ok: true;
   readonly view: Visibility | undefined;
-  readonly subject: string;
+  readonly subject: string | undefined;
   readonly expiresAt: number;
 }
 

@@ -58,7 +58,8 @@ export interface VerifierOptions {
 export interface Accepted {
   readonly ok: true;
   readonly claims: Readonly<JWTPayload>;
-  readonly subject: string;
+  /** `sub`, else `client_id` (a client credentials token); `undefined` when it carries neither. */
+  readonly subject: string | undefined;
   readonly expiresAt: number;
 }
 
@@ -292,6 +293,10 @@ function issuedInFuture(claims: Readonly<JWTPayload>, nowS = Date.now() / 1000):
  */
 function accept(claims: JWTPayload): Accepted {
   const subject =
-    typeof claims.sub === 'string' ? claims.sub : typeof claims['client_id'] === 'string' ? claims['client_id'] : '';
+    typeof claims.sub === 'string'
+      ? claims.sub
+      : typeof claims['client_id'] === 'string'
+        ? claims['client_id']
+        : undefined;
   return { ok: true, claims: Object.freeze(claims), subject, expiresAt: ((claims.exp ?? 0) + CLOCK_SKEW_S) * 1000 };
 }
