@@ -32,6 +32,12 @@ module.exports = {
       '^src/(?!index/|errors\\.ts$|paths\\.ts$)',
     ),
     layer(
+      'hosts-is-a-leaf',
+      'hosts/ is what each host does with an offer, measured: pure data that server/ and commands/ both read.',
+      '^src/hosts/',
+      '^src/(?!hosts/)',
+    ),
+    layer(
       'wire-is-a-leaf',
       'wire/ is the protocol vocabulary server/ and transports/ share.',
       '^src/wire/',

@@ -3,6 +3,7 @@
  * (docs/ARCHITECTURE.md, "Invariants": config is resolved once). Types and defaults only; the parsers of the flags
  * are in `cli/options.ts`.
  */
+import { STRICTEST_TOOL_DESCRIPTION_CHARS } from './hosts/profiles.js';
 import type { SymlinkPolicy } from './index/policy.js';
 import type { LogLevel } from './log.js';
 import type { GitSettings } from './roots/git/settings.js';
@@ -99,7 +100,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 export const DEFAULT_POLL_MS = 1000;
 
 /**
- * Default `--catalog-max`: the strictest bound a host puts on a tool description (Claude Code shows the model the
- * first 4,096 characters of one until the model loads the tool; README, "Use with hosts").
+ * Default `--catalog-max`: the strictest bound a released host puts on a tool description (Claude Code shows the model
+ * the first 4,096 characters of one; `hosts/profiles.ts`).
  */
-export const DEFAULT_CATALOG_MAX = 4096;
+export const DEFAULT_CATALOG_MAX = STRICTEST_TOOL_DESCRIPTION_CHARS;

@@ -95,6 +95,8 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
       ['read_skill_file', ['uri', 'skill', 'path', 'offset', 'length']],
     ]);
     expect(tools.find((tool) => tool.name === 'read_skill')?.description).toBe(SAMPLE_CATALOG);
+    // Claude Code shows each in full from the first request, never as a bare name behind its tool search.
+    expect(tools.map((tool) => tool._meta)).toEqual(tools.map(() => ({ 'anthropic/alwaysLoad': true })));
     for (const tool of tools)
       expect(tool.annotations).toMatchObject({
         readOnlyHint: true,

@@ -5,6 +5,7 @@
  * Nothing here reads the disk or knows the SDK's server classes.
  */
 
+import { STRICTEST_TOOL_RESULT_CHARS } from '../../hosts/profiles.js';
 import { findDirectory, findFile, listDirectory, type ServedFile } from '../../index/snapshot.js';
 import { type DirectoryChild, DirNode, type SkillRecord, type Snapshot } from '../../index/types.js';
 import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../../index/uri.js';
@@ -252,22 +253,16 @@ export function relativeFilePaths(skill: SkillRecord): string[] {
 }
 
 /**
- * Characters of a tool result the strictest host measured passes whole: Codex CLI keeps about 12,000 of a result (its
- * head and tail) and drops the content items after the one it cuts (README, "Use with hosts").
- */
-export const HOST_RESULT_CHARS = 10_000;
-
-/**
  * What `read_skill` says before the `SKILL.md` text (hosts that cut long results keep the start): the skill's URI, its
  * other files (at most {@link MAX_LISTED_FILES}) so that the model can read them with `read_skill_file`, and, for a
- * `SKILL.md` longer than {@link HOST_RESULT_CHARS}, how to read it in parts.
+ * `SKILL.md` longer than {@link STRICTEST_TOOL_RESULT_CHARS}, how to read it in parts.
  *
  * @param manifestChars length of the `SKILL.md` text that follows (UTF-16 code units).
  */
 export function skillFilesText(skill: SkillRecord, manifestChars: number): string {
   const paths = relativeFilePaths(skill);
   const long =
-    manifestChars <= HOST_RESULT_CHARS
+    manifestChars <= STRICTEST_TOOL_RESULT_CHARS
       ? ''
       : ` Its SKILL.md (${manifestChars} characters) follows; if you see only part of it, read the rest with read_skill_file (uri ${skill.uri}, offset and length in characters).`;
   const head = `Skill "${skill.name}" at ${skill.uri}.${long}`;

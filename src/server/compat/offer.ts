@@ -8,6 +8,7 @@
  * arrives after its answer (Claude Code drops one written before). A notification is sent only when what the host
  * was last answered differs from what it would be answered now, and once per such state.
  */
+import { EXTENSION_MAX_MANIFEST_BYTES, EXTENSION_MAX_URI_BYTES } from '../../hosts/profiles.js';
 import { DirNode, type SkillRecord } from '../../index/types.js';
 import { encodeSegment } from '../../index/uri.js';
 
@@ -15,15 +16,6 @@ import { encodeSegment } from '../../index/uri.js';
 export type OfferedList = 'tools' | 'prompts';
 
 const LISTS: readonly OfferedList[] = ['tools', 'prompts'];
-
-/**
- * A `SKILL.md` larger than this (bytes) is declined by a host listing skills through the extension (Claude Code
- * declines one "over 1 MB"): such a skill stays offered through the compat surfaces.
- */
-export const HOST_MAX_MANIFEST_BYTES = 1_000_000;
-
-/** A URI longer than this (UTF-8 bytes) makes a host decline the skill it belongs to (Claude Code). */
-export const HOST_MAX_URI_BYTES = 2048;
 
 /**
  * How long after a `skills/list` page with a `nextCursor` a connection that asked no further page is taken to have
@@ -35,12 +27,13 @@ const declinedCache = new WeakMap<SkillRecord, boolean>();
 
 /**
  * Whether a host that lists skills through the extension declines this entry although it is served (the checks a
- * host makes beyond the entry's own rules: SEP-2640 "Limits per skill" are kept by the index already).
+ * host makes beyond the entry's own rules: SEP-2640 "Limits per skill" are kept by the index already). Such a skill
+ * stays offered through the compat surfaces.
  */
 export function declinedByHosts(skill: SkillRecord): boolean {
   let declined = declinedCache.get(skill);
   if (declined === undefined) {
-    declined = skill.manifestSize > HOST_MAX_MANIFEST_BYTES || skill.uri.includes('$') || longestUriBytes(skill);
+    declined = skill.manifestSize > EXTENSION_MAX_MANIFEST_BYTES || skill.uri.includes('$') || longestUriBytes(skill);
     declinedCache.set(skill, declined);
   }
   return declined;
@@ -51,7 +44,7 @@ function longestUriBytes(skill: SkillRecord): boolean {
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     for (const child of item.node.children) {
       const uri = `${item.uri}/${encodeSegment(child.name)}`;
-      if (Buffer.byteLength(uri, 'utf8') > HOST_MAX_URI_BYTES) return true;
+      if (Buffer.byteLength(uri, 'utf8') > EXTENSION_MAX_URI_BYTES) return true;
       if (child instanceof DirNode) stack.push({ node: child, uri });
     }
   }

@@ -26,6 +26,7 @@ import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 
 import type { CompatMode } from '../../config.js';
 import { asProtocolErrors } from '../../errors.js';
+import { PROMPTS_PAGE_SIZE } from '../../hosts/profiles.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SnapshotStore } from '../../index/store.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
@@ -46,12 +47,6 @@ import {
 import { ConnectionOffer, type OfferedList } from './offer.js';
 import { SkillSearch } from './search.js';
 import { callCompatTool, compatTools, type ToolDeps } from './tools.js';
-
-/**
- * Prompts per `prompts/list` page, whatever `--page-size` says: Gemini CLI reads only the first page (it does not
- * follow `nextCursor`), so every prompt of a catalog of up to this many skills is in that page.
- */
-export const PROMPTS_PAGE_SIZE = 10_000;
 
 /** What the compat surfaces are built from. */
 export interface CompatContext {

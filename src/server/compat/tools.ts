@@ -10,12 +10,12 @@ import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontext
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 
 import { SkillsServeError, toToolError } from '../../errors.js';
+import { ALWAYS_LOAD_META, STRICTEST_TOOL_RESULT_CHARS } from '../../hosts/profiles.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
 import {
   collapseWhitespace,
   directoryText,
-  HOST_RESULT_CHARS,
   READ_SKILL_SUMMARY,
   resolveFile,
   resolveSkill,
@@ -43,6 +43,12 @@ const SKILL_LIST_SCHEMA = {
   required: ['skills'],
 } as const;
 
+/**
+ * Every tool asks to be shown to the model in full from the first request: Claude Code otherwise shows an MCP tool as
+ * a bare name behind its tool search, and the model never learns which skills `read_skill` offers (docs/hosts.md).
+ */
+const ALWAYS_LOAD = { [ALWAYS_LOAD_META]: true } as const;
+
 const TOOLS: Tool[] = [
   {
     name: 'list_skills',
@@ -56,6 +62,7 @@ const TOOLS: Tool[] = [
     },
     outputSchema: SKILL_LIST_SCHEMA,
     annotations: { title: 'List skills', ...READ_ONLY },
+    _meta: ALWAYS_LOAD,
   },
   {
     name: 'search_skills',
@@ -78,6 +85,7 @@ const TOOLS: Tool[] = [
     },
     outputSchema: SKILL_LIST_SCHEMA,
     annotations: { title: 'Search skills', ...READ_ONLY },
+    _meta: ALWAYS_LOAD,
   },
   {
     name: 'read_skill',
@@ -91,6 +99,7 @@ const TOOLS: Tool[] = [
       },
     },
     annotations: { title: 'Read a skill', ...READ_ONLY },
+    _meta: ALWAYS_LOAD,
   },
   {
     name: 'read_skill_file',
@@ -117,6 +126,7 @@ const TOOLS: Tool[] = [
       },
     },
     annotations: { title: 'Read a skill file', ...READ_ONLY },
+    _meta: ALWAYS_LOAD,
   },
 ];
 
@@ -216,7 +226,7 @@ function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: nu
   try {
     // Within what the strictest host passes whole: a longer page would reach the model cut.
     page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri, {
-      max: HOST_RESULT_CHARS - 200,
+      max: STRICTEST_TOOL_RESULT_CHARS - 200,
       sizeOf: (skill) => JSON.stringify(listedSkill(skill)).length + 1,
     });
   } catch (error) {
