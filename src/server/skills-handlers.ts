@@ -76,6 +76,8 @@ export type SkillsMethod = (typeof SKILLS_METHODS)[number];
 
 /** Told what a connection's requests were answered, so that its compat offer follows what its host holds. */
 export interface SkillsRequestObserver {
+  /** A `skills/list` page or the discovery index is being answered; the call returned says it was. */
+  listing(): () => void;
   /** A `skills/list` page: the first one (no cursor) or a later one, how many entries, whether it was the last. */
   page(first: boolean, entries: number, complete: boolean): void;
   /** The draft discovery index, with the `SKILL.md` URIs of the entries a prototype host keeps. */
@@ -117,10 +119,15 @@ export async function answerSkillsMethod(
   };
   switch (method) {
     case SKILLS_LIST_METHOD: {
-      const snapshot = await store.ready();
-      const { skills, count, nextCursor } = listPage(snapshot, view, cursor, Math.min(pageSize, SKILLS_PAGE_MAX));
-      observer?.page(cursor === undefined, count, nextCursor === undefined);
-      return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields() };
+      const answered = observer?.listing();
+      try {
+        const snapshot = await store.ready();
+        const { skills, count, nextCursor } = listPage(snapshot, view, cursor, Math.min(pageSize, SKILLS_PAGE_MAX));
+        observer?.page(cursor === undefined, count, nextCursor === undefined);
+        return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields() };
+      } finally {
+        answered?.();
+      }
     }
     case SKILLS_GET_METHOD: {
       const skill = findSkill(await store.ready(), uri);
@@ -169,9 +176,14 @@ export async function answerSkillsMethod(
     }
     default: {
       if (uri === INDEX_URI) {
-        const index = discoveryIndex(viewOf(await store.ready(), view));
-        observer?.index(index.kept);
-        return { contents: [{ uri, mimeType: 'application/json', text: index.text }] };
+        const answered = observer?.listing();
+        try {
+          const index = discoveryIndex(viewOf(await store.ready(), view));
+          observer?.index(index.kept);
+          return { contents: [{ uri, mimeType: 'application/json', text: index.text }] };
+        } finally {
+          answered?.();
+        }
       }
       if (segments() === undefined)
         throw new SkillsServeError('INVALID_URI', `${echo(uri)} is not a skill:// URI this server can serve`);

@@ -75,6 +75,9 @@ export class ConnectionOffer {
   #checkScheduled = false;
   #pagingTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** `skills/list` requests and discovery-index reads being answered, and who waits for them to end. */
+  #listings = 0;
+  #listingsEnded: (() => void)[] = [];
 
   constructor(hooks: OfferHooks) {
     this.#hooks = hooks;
@@ -128,6 +131,36 @@ export class ConnectionOffer {
     this.refresh();
   }
 
+  /**
+   * A request that tells what the host lists (`skills/list`, a read of the discovery index) is being answered.
+   *
+   * @returns the call that says it was answered (after {@link notePage} or {@link noteIndex}); idempotent.
+   */
+  beginListing(): () => void {
+    this.#listings++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.#listings === 0) for (const resume of this.#listingsEnded.splice(0)) resume();
+    };
+  }
+
+  /**
+   * Resolves once the requests read together with the caller's (a host's burst: Claude Code writes `prompts/list`,
+   * `skills/list`, `resources/list` and `tools/list` at once) have reached their handlers, and the listings among them
+   * have been answered: a `tools/list` or `prompts/list` answer then already leaves out what the host lists itself,
+   * where a notification sent after it would come before the host listens (docs/ARCHITECTURE.md, "Connections").
+   *
+   * Every message of one read of stdin reaches its handler in the promise jobs that follow that read (the serving
+   * entry hands messages on from a queue of promise jobs, and no handler starts reading the disk before it has been
+   * called): a check-phase callback runs after them all.
+   */
+  async settled(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.#listings > 0 && !this.#closed) await new Promise<void>((resolve) => this.#listingsEnded.push(resolve));
+  }
+
   /** A `tools/list` or `prompts/list` request of the connection is being answered. */
   begin(list: OfferedList): void {
     this.#inFlight[list]++;
@@ -171,5 +204,6 @@ export class ConnectionOffer {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#pagingTimer);
+    for (const resume of this.#listingsEnded.splice(0)) resume();
   }
 }

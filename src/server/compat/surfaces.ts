@@ -130,6 +130,7 @@ export class CompatSurfaces {
     low.setRequestHandler('tools/list', async () => {
       offer?.begin('tools');
       try {
+        await offer?.settled();
         const description = this.#readSkillDescription(viewOf(await this.#context.store.ready(), view), connection);
         offer?.answered('tools', description);
         return { tools: compatTools(description) };
@@ -150,6 +151,7 @@ export class CompatSurfaces {
     low.setRequestHandler('prompts/list', async (request) => {
       offer?.begin('prompts');
       try {
+        await offer?.settled();
         const offered = this.#offeredPrompts(viewOf(await this.#context.store.ready(), view), connection);
         offer?.answered('prompts', promptsText(offered));
         const page = await asProtocolErrors(
@@ -175,6 +177,7 @@ export class CompatSurfaces {
     return offer === undefined
       ? undefined
       : {
+          listing: () => offer.beginListing(),
           page: (first, entries, complete) => offer.notePage(first, entries, complete),
           index: (kept) => offer.noteIndex(kept),
         };
