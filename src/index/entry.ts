@@ -80,7 +80,14 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
     fileCount: rows.length,
     totalBytes,
     headings: input.frontmatter.headings,
+    modelInvocable: !isFlag(input.frontmatter.frontmatter['disable-model-invocation'], true),
+    userInvocable: !isFlag(input.frontmatter.frontmatter['user-invocable'], false),
   };
+}
+
+/** Whether a frontmatter value is the boolean `value`, written as a YAML boolean or as the string hosts also take. */
+function isFlag(field: unknown, value: boolean): boolean {
+  return field === value || field === String(value);
 }
 
 /**

@@ -95,6 +95,13 @@ export interface SkillRecord {
   readonly totalBytes: number;
   /** The `# …` headings of `SKILL.md`'s body, one per line, for search. */
   readonly headings: string;
+  /**
+   * Whether a model may load the skill on its own: false for frontmatter `disable-model-invocation: true` (as hosts
+   * read it: the skill is the user's to invoke, and no model-facing list names it).
+   */
+  readonly modelInvocable: boolean;
+  /** Whether a user may invoke it by name: false for frontmatter `user-invocable: false` (no slash command). */
+  readonly userInvocable: boolean;
 }
 
 /** A child in a directory resource listing (`resources/directory/read`). */

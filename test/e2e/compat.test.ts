@@ -332,6 +332,39 @@ describe.each(BOTH_ERAS)('era $label, a host that lists every skill through the 
   });
 });
 
+describe.each(BOTH_ERAS)('era $label, the frontmatter says who invokes a skill', (era) => {
+  it('disable-model-invocation: a prompt, no catalog line; user-invocable: false: a catalog line, no prompt', async () => {
+    const root = await temps.tree({
+      'deploy/SKILL.md': skillMd('deploy', 'Deploys to production.', 'disable-model-invocation: true'),
+      'style/SKILL.md': skillMd('style', 'House style for prose.', 'user-invocable: false'),
+      'quoted/SKILL.md': skillMd('quoted', 'Written with strings.', 'disable-model-invocation: "true"'),
+      'plain/SKILL.md': skillMd('plain', 'An ordinary skill.'),
+    });
+    connection = await connect([root], era);
+    expect((await connection.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual([
+      'deploy',
+      'plain',
+      'quoted',
+    ]);
+    expect(await readSkillDescription()).toBe(
+      [
+        SUMMARY,
+        '',
+        'Skills (name: description):',
+        '- plain: An ordinary skill.',
+        '- style: House style for prose.',
+      ].join('\n'),
+    );
+    // The entries stay verbatim: a host with the extension reads the fields itself.
+    const listed = (await rawRequest(connection, 'skills/list', {})) as { skills: { frontmatter: object }[] };
+    expect(listed.skills.map((entry) => entry.frontmatter)).toContainEqual({
+      name: 'deploy',
+      description: 'Deploys to production.',
+      'disable-model-invocation': true,
+    });
+  });
+});
+
 describe.each(BOTH_ERAS)('era $label, a host that lists part of the catalog through the extension', (era) => {
   it('is offered prompts and the catalog of the skills it did not list, and the server says where it stopped', async () => {
     const root = await temps.tree(

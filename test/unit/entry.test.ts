@@ -173,6 +173,8 @@ describe('buildRecord: valid skills', () => {
       fileCount: record.fileCount,
       totalBytes: record.totalBytes,
       headings: record.headings,
+      modelInvocable: record.modelInvocable,
+      userInvocable: record.userInvocable,
     }).toStrictEqual({
       uri: 'skill://acme/my-skill/SKILL.md',
       rootUri: 'skill://acme/my-skill',
@@ -186,6 +188,8 @@ describe('buildRecord: valid skills', () => {
       fileCount: 7,
       totalBytes: expected.resources.reduce((sum, resource) => sum + resource.size, 0),
       headings: 'Body',
+      modelInvocable: true,
+      userInvocable: true,
     });
     expect(record.node).toBe(node);
   });

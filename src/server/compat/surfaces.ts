@@ -237,8 +237,9 @@ export class CompatSurfaces {
     if (connection.offer === undefined && connection.era === 'modern' && this.#context.mode === 'auto')
       return READ_SKILL_WITHOUT_CATALOG;
     const unlisted = this.#unlisted(snapshot, connection);
+    // A skill whose author disabled model invocation is the user's to run (its prompt): no model-facing line.
     return readSkillDescription(
-      unlisted,
+      unlisted.filter((skill) => skill.modelInvocable),
       snapshot.ordered.length - unlisted.length,
       this.#context.catalogMax,
       this.#sharedNames.get(snapshot, undefined, () => sharedAmong(snapshot.ordered)),
@@ -247,7 +248,8 @@ export class CompatSurfaces {
 
   #offeredPrompts(snapshot: Snapshot, connection: Connection): readonly PromptSlot[] {
     const { slots } = this.#promptsOf(snapshot);
-    const unlisted = this.#unlisted(snapshot, connection);
+    // A skill that is not user-invocable gets no prompt (a prompt is a command for the user).
+    const unlisted = this.#unlisted(snapshot, connection).filter((skill) => skill.userInvocable);
     if (unlisted.length === slots.length) return slots;
     const offered = new Set(unlisted);
     return slots.filter((slot) => offered.has(slot.skill));
