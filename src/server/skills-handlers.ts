@@ -37,6 +37,14 @@ export interface CacheHint {
   readonly cacheScope: 'public' | 'private';
 }
 
+/**
+ * `resultType: "complete"` on every `skills/list` and `skills/get` result, in both eras. SEP-2640 requires it on
+ * 2026-07-28 results (where the SDK would add it anyway); 2025-era hosts may require it too: Microsoft Agent
+ * Framework's `McpListedSkillsLoader` throws on a `skills/list` result without it (docs/agent-framework.md). It
+ * comes last, after the cache hint, where the SDK's 2026-07-28 encoder puts it: those results are unchanged.
+ */
+const COMPLETE = { resultType: 'complete' } as const;
+
 /** What the handlers serve from. */
 export interface SkillsHandlerContext {
   readonly store: SnapshotStore;
@@ -88,7 +96,8 @@ export interface SkillsRequestObserver {
  * Answers one of {@link SKILLS_METHODS} (params already validated by the method's schema, or by
  * {@link parseSkillsParams}).
  *
- * @param era the connection's era: 2026-07-28 results carry the cache hint.
+ * @param era the connection's era: 2026-07-28 results carry the cache hint (`skills/list` and `skills/get` carry
+ *   `resultType: "complete"` in both eras).
  * @param observer told what was answered (a connection's compat offer; none over stateless HTTP).
  * @returns the result (entries and blobs as pre-serialized parts).
  * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that
@@ -124,7 +133,7 @@ export async function answerSkillsMethod(
         const snapshot = await store.ready();
         const { skills, count, nextCursor } = listPage(snapshot, view, cursor, Math.min(pageSize, SKILLS_PAGE_MAX));
         observer?.page(cursor === undefined, count, nextCursor === undefined);
-        return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields() };
+        return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(), ...COMPLETE };
       } finally {
         answered?.();
       }
@@ -134,7 +143,7 @@ export async function answerSkillsMethod(
       if (skill === undefined || (view !== undefined && !isVisible(view, skill.segments))) {
         throw new SkillsServeError('SKILL_NOT_FOUND', `No skill is served at ${echo(uri)}`);
       }
-      return { skill: new RawJson(skill.json), ...cacheFields() };
+      return { skill: new RawJson(skill.json), ...cacheFields(), ...COMPLETE };
     }
     case RESOURCES_DIRECTORY_READ_METHOD: {
       const snapshot = await store.ready();
