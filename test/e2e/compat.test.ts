@@ -90,7 +90,7 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
     const { tools } = await connection.client.listTools();
     expect(tools.map((tool) => [tool.name, Object.keys(tool.inputSchema.properties ?? {})])).toEqual([
       ['list_skills', ['cursor']],
-      ['search_skills', ['query', 'limit']],
+      ['search_skills', ['query', 'limit', 'cursor']],
       ['read_skill', ['name', 'uri']],
       ['read_skill_file', ['uri', 'skill', 'path', 'offset', 'length']],
     ]);

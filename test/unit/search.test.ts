@@ -8,8 +8,10 @@ import path from 'node:path';
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { SkillsServeError } from '../../src/errors.js';
 import { buildSnapshot } from '../../src/index/build.js';
 import { headingsOf, splitSkillMd } from '../../src/index/frontmatter.js';
+import { encodeCursor } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { searchTerm, SkillSearch } from '../../src/server/compat/search.js';
 import { searchArgs } from '../../src/server/compat/tools.js';
@@ -113,6 +115,15 @@ describe('searchArgs', () => {
     [{ query: 'pdf', limit: 2.5 }, 'argument "limit" must be an integer from 1 to 50'],
     [{ query: 'pdf', limit: '3' }, 'argument "limit" must be an integer from 1 to 50'],
     [['pdf'], 'arguments must be an object'],
+    [
+      { query: 'pdf', cursor: 'abc' },
+      { query: 'pdf', limit: 10, cursor: 'abc' },
+    ],
+    [
+      { query: 'pdf', cursor: null },
+      { query: 'pdf', limit: 10 },
+    ],
+    [{ query: 'pdf', cursor: 3 }, 'argument "cursor" must be a string'],
   ])('%j → %j', (args, expected) => {
     expect(searchArgs(args)).toEqual(expected);
   });
@@ -189,5 +200,130 @@ describe('SkillSearch follows the catalog', () => {
     // Searching the first snapshot again brings the index back to it.
     expect(names(first, 'invoice')).toEqual(['alpha']);
     expect(names(first, 'overtime')).toEqual([]);
+  });
+});
+
+describe('SkillSearch pages', () => {
+  const temps = tempTrees();
+  afterEach(() => temps.removeAll());
+
+  /** 130 skills that match "case" (their names in URI order) and 5 that do not. */
+  async function caseTree(): Promise<{ root: string; names: string[] }> {
+    const spec: Record<string, string> = {};
+    const names: string[] = [];
+    for (let index = 0; index < 130; index++) {
+      const name = `case-${String(index).padStart(3, '0')}`;
+      names.push(name);
+      spec[`${name}/SKILL.md`] = skillMd(name, `Handles case ${index}${index % 3 === 0 ? ' and its case notes' : ''}.`);
+    }
+    for (let index = 0; index < 5; index++)
+      spec[`other-${index}/SKILL.md`] = skillMd(`other-${index}`, 'Plans sprints.');
+    return { root: await temps.tree(spec), names };
+  }
+
+  /** Every page of `query` from the first on, `limit` at a time: each page's names and the cursor it gave. */
+  function allPages(search: SkillSearch, snapshot: Snapshot, query: string, limit: number) {
+    const pages: { names: string[]; nextCursor?: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = search.page(snapshot, query, limit, cursor);
+      pages.push({
+        names: page.skills.map((skill) => skill.name),
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }),
+      });
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return pages;
+  }
+
+  it('pages through every hit exactly once, in rank order, whatever the page size', async () => {
+    const { root, names } = await caseTree();
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    const search = new SkillSearch();
+    const ranked = search.page(snapshot, 'case', 200).skills.map((skill) => skill.name);
+    expect([...ranked].sort()).toEqual(names);
+    // Names that say "case" twice rank first.
+    expect(ranked.slice(0, 44).every((name) => Number(name.slice(5)) % 3 === 0)).toBe(true);
+    for (const limit of [1, 7, 50]) {
+      const pages = allPages(search, snapshot, 'case', limit);
+      expect(pages).toHaveLength(Math.ceil(130 / limit));
+      expect(pages.flatMap((page) => page.names)).toEqual(ranked);
+      expect(pages.slice(0, -1).every((page) => page.names.length === limit)).toBe(true);
+      expect(pages.at(-1)?.nextCursor).toBeUndefined();
+    }
+    expect(search.search(snapshot, 'case', 50)).toEqual(search.page(snapshot, 'case', 50).skills);
+    // A query with few hits has one page and no cursor.
+    expect(search.page(snapshot, 'sprints', 50)).toEqual({
+      skills: [0, 1, 2, 3, 4].map((index) => snapshot.skills.get(`skill://other-${index}/SKILL.md`)),
+    });
+  });
+
+  it('a cursor is stable for a snapshot and query: the same page every time, on any index of the same skills', async () => {
+    const { root } = await caseTree();
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    const search = new SkillSearch();
+    const first = search.page(snapshot, 'case', 50);
+    const cursor = first.nextCursor as string;
+    expect(cursor).toMatch(/^[\w-]+$/u);
+    const second = search.page(snapshot, 'case', 50, cursor);
+    expect(search.page(snapshot, 'case', 50, cursor)).toEqual(second);
+    expect(search.page(snapshot, 'case', 50).nextCursor).toBe(cursor);
+    // Another process serving the same skills (a replica) continues it.
+    expect(new SkillSearch().page(snapshot, 'case', 50, cursor)).toEqual(second);
+    // A different page size goes on from the same place.
+    expect(search.page(snapshot, 'case', 10, cursor).skills).toEqual(second.skills.slice(0, 10));
+    // A snapshot rebuilt from the same files has the same hits: the cursor still holds.
+    expect(search.page(await buildSnapshot([{ dir: root, prefix: [] }]), 'case', 50, cursor).skills).toEqual(
+      second.skills,
+    );
+  });
+
+  it('refuses a bad cursor, one of another query and one whose hits changed', async () => {
+    const { root } = await caseTree();
+    const snapshot = await buildSnapshot([{ dir: root, prefix: [] }]);
+    const search = new SkillSearch();
+    const cursor = search.page(snapshot, 'case', 50).nextCursor as string;
+    const refusal = (query: string, given: string, at = snapshot): string => {
+      try {
+        search.page(at, query, 50, given);
+      } catch (error) {
+        expect(error).toBeInstanceOf(SkillsServeError);
+        expect((error as SkillsServeError).code).toBe('INVALID_CURSOR');
+        return (error as Error).message;
+      }
+      throw new Error('the cursor was accepted');
+    };
+    const notOurs = 'Invalid cursor: it was not issued by this server';
+    const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+    const forged = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+    for (const bad of [
+      '',
+      'bogus',
+      `${cursor}=`,
+      cursor.slice(0, -2),
+      'x'.repeat(200),
+      // A list_skills or skills/list cursor is not a search cursor.
+      encodeCursor('skill://case-050/SKILL.md'),
+      // The offset of a page that was never issued: 0, past the last hit, not a number.
+      forged(decoded.replace(/^search:50:/u, 'search:0:')),
+      forged(decoded.replace(/^search:50:/u, 'search:130:')),
+      forged(decoded.replace(/^search:50:/u, 'search:050:')),
+      forged(decoded.replace(/^search:50:/u, 'search:-1:')),
+    ])
+      expect(refusal('case', bad), bad).toBe(notOurs);
+    // Another offset of the same hits is a place to go on from, as a smaller page size would give.
+    expect(search.page(snapshot, 'case', 5, forged(decoded.replace(/^search:50:/u, 'search:125:'))).skills).toEqual(
+      search.page(snapshot, 'case', 200).skills.slice(125),
+    );
+    expect(refusal('sprints', cursor)).toBe('Invalid cursor: it was issued for another query');
+    // Another spelling of the query with the very same hits goes on: the pages still line up.
+    expect(search.page(snapshot, 'Case', 50, cursor).skills).toEqual(search.page(snapshot, 'case', 50, cursor).skills);
+
+    await fsp.writeFile(path.join(root, 'case-129', 'SKILL.md'), skillMd('case-129', 'Plans sprints.'));
+    const changed = await buildSnapshot([{ dir: root, prefix: [] }]);
+    expect(refusal('case', cursor, changed)).toBe(
+      'Stale cursor: the skills matching this query changed since it was issued',
+    );
+    expect(refusal('sprints', cursor, changed)).toBe('Invalid cursor: it was issued for another query');
   });
 });

@@ -7,16 +7,67 @@
  * replacing and discarding only the skills whose record changed since the last one (records are immutable: an
  * unchanged skill keeps its record from snapshot to snapshot). Headings come from the record (`headingsOf`, read
  * when the skill was indexed), so a search never reads a file.
+ *
+ * Results come in pages of `limit`; a page with more hits after it carries an opaque cursor for the next one
+ * ({@link SkillSearch.page}). The cursor holds the offset of the next hit and a fingerprint of the query and of the
+ * whole ranked list of hits: the next page is the one that follows only while the hits are still those, in that
+ * order (a search is answered from the current snapshot, and a change of the catalog may re-rank every hit). So a
+ * cursor holds for a given snapshot and query, and on any server (a replica behind stateless HTTP) whose hits for that
+ * query are the same; otherwise the call is refused as stale, never answered with hits skipped or repeated.
  */
+import { createHash } from 'node:crypto';
+
 import MiniSearch from 'minisearch';
 
+import { SkillsServeError } from '../../errors.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
 import { baseOf } from '../visibility.js';
 
-/** Results a search returns when the call gives no `limit`. */
+/** Results a search page holds when the call gives no `limit`. */
 export const DEFAULT_SEARCH_LIMIT = 10;
-/** Most results one search returns. */
+/** Most results one search page holds (more come through its `nextCursor`). */
 export const MAX_SEARCH_LIMIT = 50;
+
+/** One page of a search: its hits, best first, and the cursor of the next page when there are more. */
+export interface SearchPage {
+  readonly skills: readonly SkillRecord[];
+  readonly nextCursor?: string;
+}
+
+/** What a search cursor's text starts with, before base64url (so that no other cursor of ours is taken for one). */
+const SEARCH_CURSOR_PREFIX = 'search:';
+/** Longest search cursor accepted: base64url of the prefix, an offset and two fingerprints. */
+const MAX_SEARCH_CURSOR_LENGTH = 128;
+/** A cursor's text: the offset of the next hit, then the query's and the hits' fingerprints. */
+const SEARCH_CURSOR_TEXT = /^search:(0|[1-9]\d{0,8}):([\w-]{16}):([\w-]{16})$/u;
+
+/** A short fingerprint of `text` (the first 96 bits of its SHA-256, base64url): what a cursor compares. */
+function fingerprint(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 16);
+}
+
+/** What a search cursor says. */
+interface SearchCursor {
+  readonly offset: number;
+  readonly query: string;
+  readonly hits: string;
+}
+
+function encodeSearchCursor(cursor: SearchCursor): string {
+  return Buffer.from(`${SEARCH_CURSOR_PREFIX}${cursor.offset}:${cursor.query}:${cursor.hits}`, 'utf8').toString(
+    'base64url',
+  );
+}
+
+/** @throws SkillsServeError `INVALID_CURSOR` for anything {@link encodeSearchCursor} did not make. */
+function decodeSearchCursor(cursor: string): SearchCursor {
+  const invalid = () => new SkillsServeError('INVALID_CURSOR', 'Invalid cursor: it was not issued by this server');
+  if (cursor.length === 0 || cursor.length > MAX_SEARCH_CURSOR_LENGTH || !/^[\w-]+$/u.test(cursor)) throw invalid();
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = SEARCH_CURSOR_TEXT.exec(text);
+  if (match === null || Buffer.from(text, 'utf8').toString('base64url') !== cursor) throw invalid();
+  return { offset: Number(match[1]), query: match[2] as string, hits: match[3] as string };
+}
 
 /** Longest query accepted (characters): a task described in a few words fits many times over. */
 export const MAX_QUERY_CHARS = 1000;
@@ -69,16 +120,58 @@ export class SkillSearch {
   #synced: Snapshot | undefined;
 
   /**
-   * The skills of `snapshot` that best match `query`, best first; equal scores in URI order.
+   * The first `limit` skills of `snapshot` that best match `query` (the first {@link SkillSearch.page}).
+   *
+   * @returns the matching skills (possibly none).
+   */
+  search(snapshot: Snapshot, query: string, limit: number): SkillRecord[] {
+    return [...this.page(snapshot, query, limit).skills];
+  }
+
+  /**
+   * One page of the skills of `snapshot` that match `query`, best first; equal scores in URI order.
    *
    * @param snapshot the snapshot the call is answered from (the index is brought up to it first; for a view, to the
    *   whole snapshot it was cut from, and only the skills the view sees are returned).
    * @param query words to look for (at most {@link MAX_QUERY_CHARS} characters); a term of 3 or more characters also
    *   matches words it starts, one of 5 to 40 also matches words within a fifth of its length in edits.
-   * @param limit most results (1…{@link MAX_SEARCH_LIMIT}).
-   * @returns the matching skills (possibly none).
+   * @param limit most results in the page (1…{@link MAX_SEARCH_LIMIT}).
+   * @param cursor the `nextCursor` of the previous page, or `undefined` for the first page. A cursor of another query
+   *   continues it only when that query has exactly the same hits.
+   * @returns the page (possibly empty), with `nextCursor` when more hits follow it.
+   * @throws SkillsServeError `INVALID_CURSOR` for a cursor this server did not issue, one issued for another query,
+   *   and one whose hits are no longer those it was issued for (the catalog changed in a way that changed them).
    */
-  search(snapshot: Snapshot, query: string, limit: number): SkillRecord[] {
+  page(snapshot: Snapshot, query: string, limit: number, cursor?: string): SearchPage {
+    const hits = this.#hits(snapshot, query);
+    let hitsKey: string | undefined;
+    const hitsFingerprint = (): string => (hitsKey ??= fingerprint(hits.map((hit) => hit.uri).join('\n')));
+    let start = 0;
+    if (cursor !== undefined) {
+      const at = decodeSearchCursor(cursor);
+      if (at.hits !== hitsFingerprint()) {
+        throw new SkillsServeError(
+          'INVALID_CURSOR',
+          at.query === fingerprint(query)
+            ? 'Stale cursor: the skills matching this query changed since it was issued'
+            : 'Invalid cursor: it was issued for another query',
+        );
+      }
+      if (at.offset === 0 || at.offset >= hits.length)
+        throw new SkillsServeError('INVALID_CURSOR', 'Invalid cursor: it was not issued by this server');
+      start = at.offset;
+    }
+    const end = Math.min(hits.length, start + limit);
+    const skills = hits.slice(start, end);
+    if (end === hits.length) return { skills };
+    return {
+      skills,
+      nextCursor: encodeSearchCursor({ offset: end, query: fingerprint(query), hits: hitsFingerprint() }),
+    };
+  }
+
+  /** Every skill of `snapshot` that matches `query`, best first; equal scores in URI order. */
+  #hits(snapshot: Snapshot, query: string): SkillRecord[] {
     this.#sync(baseOf(snapshot));
     const results = this.#index.search(query, {
       boost: { ...SEARCH_BOOST },
@@ -91,7 +184,6 @@ export class SkillSearch {
     for (const result of results) {
       const skill = snapshot.skills.get(result.id as string);
       if (skill !== undefined) found.push(skill);
-      if (found.length === limit) break;
     }
     return found;
   }

@@ -10,17 +10,11 @@ import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontext
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 
 import { SkillsServeError, toToolError } from '../../errors.js';
+import { collapseWhitespace, READ_SKILL_SUMMARY } from '../../hosts/catalog.js';
 import { ALWAYS_LOAD_META, STRICTEST_TOOL_RESULT_CHARS } from '../../hosts/profiles.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
-import {
-  collapseWhitespace,
-  directoryText,
-  READ_SKILL_SUMMARY,
-  resolveFile,
-  resolveSkill,
-  skillFilesText,
-} from './catalog.js';
+import { directoryText, resolveFile, resolveSkill, skillFilesText } from './catalog.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, SkillSearch } from './search.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -69,7 +63,8 @@ const TOOLS: Tool[] = [
     title: 'Search skills',
     description:
       'Finds the Agent Skills that match a few words from the task, searching their names, descriptions and SKILL.md ' +
-      'headings; best matches first. Read the one that fits with read_skill before doing the task.',
+      'headings; best matches first, in pages (pass nextCursor as cursor, with the same query, for more). Read the ' +
+      'one that fits with read_skill before doing the task.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -78,8 +73,9 @@ const TOOLS: Tool[] = [
           type: 'integer',
           minimum: 1,
           maximum: MAX_SEARCH_LIMIT,
-          description: `most results (default ${DEFAULT_SEARCH_LIMIT})`,
+          description: `most results per page (default ${DEFAULT_SEARCH_LIMIT})`,
         },
+        cursor: STRING('nextCursor of the previous page of the same query, to get the next one'),
       },
       required: ['query'],
     },
@@ -250,19 +246,27 @@ function skillListResult(structured: { skills: unknown[]; nextCursor?: string })
 async function searchSkills(args: unknown, deps: ToolDeps): Promise<CallToolResult> {
   const parsed = searchArgs(args);
   if (typeof parsed === 'string') return textResult(parsed, true);
-  const found = deps.search.search(await deps.snapshot(), parsed.query, parsed.limit);
-  return skillListResult({ skills: found.map(listedSkill) });
+  let page;
+  try {
+    page = deps.search.page(await deps.snapshot(), parsed.query, parsed.limit, parsed.cursor);
+  } catch (error) {
+    if (error instanceof SkillsServeError)
+      return textResult(`${error.message}; call search_skills without a cursor to start over.`, true);
+    throw error;
+  }
+  const skills = page.skills.map(listedSkill);
+  return skillListResult(page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor });
 }
 
 /**
  * The arguments of `search_skills`.
  *
- * @returns `query` and `limit` (default {@link DEFAULT_SEARCH_LIMIT}), or a message for the model when `query` is
- *   missing, not a string, longer than {@link MAX_QUERY_CHARS} or holds no searchable word, or `limit` is not an
- *   integer from 1 to {@link MAX_SEARCH_LIMIT}.
+ * @returns `query`, `limit` (default {@link DEFAULT_SEARCH_LIMIT}) and `cursor` when given, or a message for the
+ *   model when `query` is missing, not a string, longer than {@link MAX_QUERY_CHARS} or holds no searchable word,
+ *   `limit` is not an integer from 1 to {@link MAX_SEARCH_LIMIT}, or `cursor` is not a string.
  */
-export function searchArgs(args: unknown): { query: string; limit: number } | string {
-  const strings = stringArgs(args, ['query']);
+export function searchArgs(args: unknown): { query: string; limit: number; cursor?: string } | string {
+  const strings = stringArgs(args, ['query', 'cursor']);
   if (typeof strings === 'string') return strings;
   const query = strings['query'];
   if (query === undefined) return 'argument "query" is required: a few words describing the task';
@@ -274,7 +278,8 @@ export function searchArgs(args: unknown): { query: string; limit: number } | st
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     return `argument "limit" must be an integer from 1 to ${MAX_SEARCH_LIMIT}`;
   }
-  return { query, limit };
+  const cursor = strings['cursor'];
+  return cursor === undefined ? { query, limit } : { query, limit, cursor };
 }
 
 /** Reads `uri` through the verified path and turns the outcome into tool content. */
