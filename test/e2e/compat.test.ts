@@ -355,6 +355,14 @@ describe.each(BOTH_ERAS)('era $label, the frontmatter says who invokes a skill',
         '- style: House style for prose.',
       ].join('\n'),
     );
+    // Nor does a model find it by listing or searching; read_skill still reads it (the user may ask for it).
+    const listedByTool = (await call('list_skills', {})).structuredContent as { skills: { name: string }[] };
+    expect(listedByTool.skills.map((skill) => skill.name)).toEqual(['plain', 'style']);
+    const searched = (await call('search_skills', { query: 'deploys production' })).structuredContent as {
+      skills: unknown[];
+    };
+    expect(searched.skills).toEqual([]);
+    expect((await call('read_skill', { name: 'deploy' })).isError).toBeUndefined();
     // The entries stay verbatim: a host with the extension reads the fields itself.
     const listed = (await rawRequest(connection, 'skills/list', {})) as { skills: { frontmatter: object }[] };
     expect(listed.skills.map((entry) => entry.frontmatter)).toContainEqual({

@@ -170,7 +170,7 @@ export class SkillSearch {
     };
   }
 
-  /** Every skill of `snapshot` that matches `query`, best first; equal scores in URI order. */
+  /** Every skill of `snapshot` a model may load that matches `query`, best first; equal scores in URI order. */
   #hits(snapshot: Snapshot, query: string): SkillRecord[] {
     this.#sync(baseOf(snapshot));
     const results = this.#index.search(query, {
@@ -183,7 +183,8 @@ export class SkillSearch {
     const found: SkillRecord[] = [];
     for (const result of results) {
       const skill = snapshot.skills.get(result.id as string);
-      if (skill !== undefined) found.push(skill);
+      // A skill whose author disabled model invocation is never offered to a model.
+      if (skill?.modelInvocable === true) found.push(skill);
     }
     return found;
   }

@@ -221,7 +221,8 @@ function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: nu
   let page;
   try {
     // Within what the strictest host passes whole: a longer page would reach the model cut.
-    page = pageOf(snapshot.ordered, cursor, pageSize, (skill) => skill.uri, {
+    const offered = snapshot.ordered.filter((skill) => skill.modelInvocable);
+    page = pageOf(offered, cursor, pageSize, (skill) => skill.uri, {
       max: STRICTEST_TOOL_RESULT_CHARS - 200,
       sizeOf: (skill) => JSON.stringify(listedSkill(skill)).length + 1,
     });
