@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { BIN, SAMPLE_SKILLS } from '../helpers/server.js';
+import type { ServedSkill } from './discoverability.js';
 import { CORPUS, generatedCatalog } from './harness.js';
 
 /** One tree a host is pointed at. */
@@ -25,6 +26,11 @@ export interface HostCase {
   readonly flags: readonly string[];
   /** Whether the scripted model loop runs on this tree (it loads a skill of `sample-skills/`). */
   readonly loop: boolean;
+  /**
+   * A skill past what `read_skill`'s catalog holds, which the scripted model finds with `search_skills` (`query`) and
+   * reads with `read_skill`; its SKILL.md path relative to the tree.
+   */
+  readonly beyond?: { readonly name: string; readonly file: string; readonly query: string };
 }
 
 /** What the server serves for a tree. */
@@ -33,6 +39,8 @@ export interface Published {
   readonly skills: number;
   /** Distinct served files (nested skills share theirs). */
   readonly files: number;
+  /** The served skills, in the manifest's order (that of `skills/list`). */
+  readonly entries: readonly ServedSkill[];
 }
 
 const made: string[] = [];
@@ -75,8 +83,9 @@ export const HOST_CASES: readonly HostCase[] = [
       return dir;
     },
     prompt: { name: 'terraform-helper-000', file: 'terraform-helper-000/SKILL.md' },
+    beyond: { name: 'terraform-helper-250', file: 'terraform-helper-250/SKILL.md', query: 'terraform task 250' },
     live: false,
-    // The default (watching) mode: initialize waits for the first build, so the instructions list the catalog.
+    // The default (watching) mode: tools/list waits for the first build, so read_skill's description holds the catalog.
     flags: [],
     loop: false,
   },
@@ -85,9 +94,16 @@ export const HOST_CASES: readonly HostCase[] = [
 /** What `skills-serve manifest` publishes for `dir`. */
 export function published(dir: string): Published {
   const run = spawnSync(process.execPath, [BIN, 'manifest', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const manifest = JSON.parse(run.stdout) as { skills: { resources: { uri: string }[] }[] };
+  const manifest = JSON.parse(run.stdout) as {
+    skills: { uri: string; frontmatter: { name: string; description: string }; resources: { uri: string }[] }[];
+  };
   const files = new Set(manifest.skills.flatMap((skill) => skill.resources.map((resource) => resource.uri)));
-  return { skills: manifest.skills.length, files: files.size };
+  const entries = manifest.skills.map((skill) => ({
+    name: skill.frontmatter.name,
+    description: skill.frontmatter.description,
+    uri: skill.uri,
+  }));
+  return { skills: manifest.skills.length, files: files.size, entries };
 }
 
 /** The SKILL.md text of the case's prompt skill. */

@@ -4,17 +4,40 @@
  * the server instructions, within budget, pointer intact), a prompt run as a slash command (its SKILL.md reaches the
  * model verbatim), a live edit followed, and stderr as Claude Code records it.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { waitFor } from '../helpers/live.js';
 import { HOST_CASES, INSTRUCTIONS, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
+import {
+  collapse,
+  expectDiscoverable,
+  firstModelRequest,
+  timeline,
+  timelineLine,
+  wireCatalog,
+} from './discoverability.js';
 import { HostUser, STEP_MS, type TmuxSession } from './harness.js';
-import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
+import {
+  catalogLines,
+  checkServed,
+  loadedTexts,
+  LOOP_PROMPT,
+  loopOutcome,
+  readUris,
+  SCRIPT_MARKER,
+  scriptLoop,
+  servedTexts,
+} from './loop.js';
+import { scriptedTurns } from './model-api.js';
 
 const BUDGET = 4096;
+const HOST = 'Claude Code 2.1.332';
+/** What the user asks in a measured `claude -p` run. */
+const PROBE = 'Which skills can you use here? (DISCOVERABILITY-PROBE)';
 const INSTRUCTIONS_HEADER =
   '# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use their tools and resources:\n\n## skills\n';
 
@@ -86,7 +109,7 @@ for (const hostCase of HOST_CASES) {
       await session.waitForPane((pane) => !pane.includes('MCP servers'), 'the /mcp view closed');
     });
 
-    it('the first turn gives the model the server instructions whole (they name no skill)', async () => {
+    it('the first turn gives the model the server instructions whole (they name no skill), and each skill the catalog holds once', async () => {
       const sent = user.modelRequests().length;
       await session.submit('hello');
       await session.waitForPane(
@@ -111,6 +134,13 @@ for (const hostCase of HOST_CASES) {
       expect(block).not.toContain('[truncated]');
       expect(block).not.toContain('[cut short]');
       await session.waitForPane((pane) => pane.includes('FAKE-MODEL-REPLY'), 'the reply');
+      expectDiscoverable(user, {
+        host: `${HOST} (interactive)`,
+        tree: hostCase.label,
+        prompt: 'hello',
+        from: sent,
+        skills: expected.entries,
+      });
     });
 
     it(`/skills:${hostCase.prompt.name} sends the model its SKILL.md verbatim, with its URI`, async () => {
@@ -156,13 +186,11 @@ for (const hostCase of HOST_CASES) {
     });
 
     it.skipIf(!hostCase.loop)(
-      'scripted model, claude -p: ToolSearch loads mcp__skills__read_skill; the SKILL.md, then a file, reach the model verbatim',
+      'scripted model, claude -p: mcp__skills__read_skill, offered in full, then read_skill_file; both reach the model verbatim',
       () => {
         // The extension client is off (a remote flag, unreachable offline): the model loads a skill through our tool,
-        // which Claude Code defers behind ToolSearch.
-        scriptLoop(user, { readSkill: 'mcp__skills__read_skill', readSkillFile: 'mcp__skills__read_skill_file' }, [
-          { name: 'ToolSearch', arguments: { query: 'select:mcp__skills__read_skill,mcp__skills__read_skill_file' } },
-        ]);
+        // which Claude Code offers in full from the first request (anthropic/alwaysLoad), not behind ToolSearch.
+        scriptLoop(user, { readSkill: 'mcp__skills__read_skill', readSkillFile: 'mcp__skills__read_skill_file' });
         const run = user.offline([
           '-p',
           LOOP_PROMPT,
@@ -173,29 +201,34 @@ for (const hostCase of HOST_CASES) {
         const outcome = loopOutcome(user);
         checkServed(outcome, tree);
         const texts = loadedTexts(tree);
-        expect(outcome.turns).toHaveLength(4);
+        expect(outcome.turns).toHaveLength(3);
         const [first] = outcome.turns;
-        expect(first?.tools).toContain('ToolSearch');
-        expect(first?.tools).not.toContain('mcp__skills__read_skill');
-        expect(JSON.stringify(first?.body)).toContain('\\nmcp__skills__read_skill\\nmcp__skills__read_skill_file\\n');
-        // Before ToolSearch the model is shown no skill (the instructions name none, and our tools are names only);
-        // once it loaded read_skill, its description shows each served skill once.
-        expect(JSON.stringify(first?.body)).not.toContain('pdf-summaries');
-        const loaded = (outcome.turns[1]?.body['tools'] as { name: string; description?: string }[]).find(
-          (tool) => tool.name === 'mcp__skills__read_skill',
-        );
-        expect(catalogLines(loaded?.description)).toHaveLength(published(tree).skills);
-        expect(readUris(user)).not.toContain('skill://index.json');
-        expect(outcome.answered(1)?.name).toBe('ToolSearch');
-        expect(outcome.answered(1)?.other).toEqual([
-          { type: 'tool_reference', tool_name: 'mcp__skills__read_skill' },
-          { type: 'tool_reference', tool_name: 'mcp__skills__read_skill_file' },
+        const offered = (first?.body['tools'] ?? []) as {
+          name: string;
+          description?: string;
+          defer_loading?: boolean;
+        }[];
+        const ours = offered.filter((tool) => tool.name.startsWith('mcp__skills__'));
+        expect(ours.map((tool) => [tool.name, tool.defer_loading])).toEqual([
+          ['mcp__skills__list_skills', undefined],
+          ['mcp__skills__read_skill', undefined],
+          ['mcp__skills__read_skill_file', undefined],
+          ['mcp__skills__search_skills', undefined],
         ]);
-        expect(outcome.answered(2)?.name).toBe('mcp__skills__read_skill');
-        expect(outcome.answered(2)?.result).toEqual(outcome.served.skill);
-        expect(outcome.answered(2)?.result?.[1]).toBe(texts.skill);
-        expect(outcome.answered(3)?.name).toBe('mcp__skills__read_skill_file');
-        expect(outcome.answered(3)?.result).toEqual([texts.file]);
+        // read_skill's description as the server sent it (within Claude Code's 4,096 characters): each served skill
+        // once.
+        const listed = user.results('tools/list').at(-1) as { tools: { name: string; description: string }[] };
+        const served = listed.tools.find((tool) => tool.name === 'read_skill')?.description;
+        expect(served?.length).toBeLessThanOrEqual(BUDGET);
+        const readSkill = ours.find((tool) => tool.name === 'mcp__skills__read_skill');
+        expect(readSkill?.description).toBe(served);
+        expect(catalogLines(readSkill?.description)).toHaveLength(published(tree).skills);
+        expect(readUris(user)).not.toContain('skill://index.json');
+        expect(outcome.answered(1)?.name).toBe('mcp__skills__read_skill');
+        expect(outcome.answered(1)?.result).toEqual(outcome.served.skill);
+        expect(outcome.answered(1)?.result?.[1]).toBe(texts.skill);
+        expect(outcome.answered(2)?.name).toBe('mcp__skills__read_skill_file');
+        expect(outcome.answered(2)?.result).toEqual([texts.file]);
       },
     );
 
@@ -232,5 +265,83 @@ for (const hostCase of HOST_CASES) {
         Array.from({ length: user.serverStarts() }, () => perStart).flat(),
       );
     });
+  });
+
+  // claude -p waits about 2 s for MCP servers before its first request: the catalog must be in it from a cold start
+  // (an empty cache directory) and from a warm one (the same cache, again).
+  describe.skipIf(hostCase.skip !== undefined)(`${HOST}, claude -p, on ${hostCase.label}`, () => {
+    let cache: string;
+    let tree: string;
+    let expected: Published;
+    let user: HostUser;
+    beforeAll(() => {
+      tree = hostCase.prepare();
+      expected = published(tree);
+      cache = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'skills-serve-cache-')));
+      user = new HostUser('claude', [tree, ...hostCase.flags, '--cache-dir', cache]);
+    });
+    afterAll(async () => {
+      await user?.close();
+      if (cache !== undefined) rmSync(cache, { recursive: true, force: true });
+    });
+
+    for (const start of ['cold', 'warm'] as const) {
+      it(`${start} cache: the first request describes every skill the catalog holds, once`, () => {
+        const sent = user.modelRequests().length;
+        // Cold: the cache directory is empty; warm: the cold run filled it.
+        expect(readdirSync(cache).length > 0).toBe(start === 'warm');
+        const run = user.offline(['-p', PROBE]);
+        expect(run.stdout).toBe('FAKE-MODEL-REPLY\n');
+        const label = `${HOST} (claude -p, ${start} cache)`;
+        process.stdout.write(
+          `${timelineLine(`${label} on ${hostCase.label}`, timeline(user, firstModelRequest(user, PROBE, sent)?.at))}\n`,
+        );
+        expectDiscoverable(user, {
+          host: label,
+          tree: hostCase.label,
+          prompt: PROBE,
+          from: sent,
+          skills: expected.entries,
+        });
+      });
+    }
+
+    const beyond = hostCase.beyond;
+    it.skipIf(beyond === undefined)(
+      `a skill past the catalog: search_skills finds ${beyond?.name}, read_skill sends the model its SKILL.md verbatim`,
+      () => {
+        if (beyond === undefined) return;
+        const index = expected.entries.findIndex((entry) => entry.name === beyond.name);
+        // The catalog the server sent in the last run does not name it.
+        expect(index).toBeGreaterThan(-1);
+        expect(wireCatalog(user, expected.entries).shown).not.toContain(index);
+        user.script(SCRIPT_MARKER, [
+          { name: 'mcp__skills__search_skills', arguments: { query: beyond.query } },
+          { name: 'mcp__skills__read_skill', arguments: { name: beyond.name } },
+        ]);
+        const run = user.offline([
+          '-p',
+          `Use the skill for ${beyond.query} (${SCRIPT_MARKER}).`,
+          '--allowedTools',
+          'mcp__skills__search_skills,mcp__skills__read_skill',
+        ]);
+        expect(run.stdout).toBe('FAKE-MODEL-REPLY\n');
+        const turns = scriptedTurns(user.modelRequests(), SCRIPT_MARKER);
+        expect(turns).toHaveLength(3);
+        const found = servedTexts(user, 'search_skills');
+        const [best] = (JSON.parse(found[0] ?? '{}') as { skills?: { name: string; uri: string }[] }).skills ?? [];
+        expect(best).toEqual({
+          name: beyond.name,
+          description: collapse(expected.entries[index]?.description ?? ''),
+          uri: `skill://${beyond.file}`,
+        });
+        expect(turns[1]?.turns.at(-1)?.name).toBe('mcp__skills__search_skills');
+        expect(turns[1]?.turns.at(-1)?.result).toEqual(found);
+        const read = servedTexts(user, 'read_skill');
+        expect(read[1]).toBe(readFileSync(path.join(tree, beyond.file), 'utf8'));
+        expect(turns[2]?.turns.at(-1)?.name).toBe('mcp__skills__read_skill');
+        expect(turns[2]?.turns.at(-1)?.result).toEqual(read);
+      },
+    );
   });
 }

@@ -1,6 +1,7 @@
 // node fake-model.mjs LOG PORTFILE [SCRIPT]: a stand-in for the model APIs hosts call (Anthropic Messages, the Gemini
 // API, OpenAI Responses and Chat Completions) on 127.0.0.1, so that hosts run offline complete a turn and tests can
-// read exactly what they would have sent to the model. Every request is appended to LOG as {"method", "url", "body"};
+// read exactly what they would have sent to the model. Every request is appended to LOG as {"method", "url", "body",
+// "at"} ("at": the wall clock in ms when the request's body had arrived);
 // the chosen port is written to PORTFILE once listening.
 //
 // Without a script, every answer is the text FAKE-MODEL-REPLY. SCRIPT (a JSON file, read at every request, so a test
@@ -246,7 +247,7 @@ const server = http.createServer((request, response) => {
     body += chunk;
   });
   request.on('end', () => {
-    appendFileSync(log, `${JSON.stringify({ method: request.method, url: request.url, body })}\n`);
+    appendFileSync(log, `${JSON.stringify({ method: request.method, url: request.url, body, at: Date.now() })}\n`);
     const url = request.url ?? '';
     const post = request.method === 'POST';
     if (post && url.startsWith('/v1/messages/count_tokens')) {

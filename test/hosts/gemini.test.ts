@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { HOST_CASES, INSTRUCTIONS, promptManifest, type Published, published, removeCaseTrees } from './cases.js';
+import { expectDiscoverable } from './discoverability.js';
 import { HostUser, type TmuxSession } from './harness.js';
 import { catalogLines, checkServed, loadedTexts, LOOP_PROMPT, loopOutcome, readUris, scriptLoop } from './loop.js';
 
@@ -59,7 +60,7 @@ for (const hostCase of HOST_CASES) {
       expect((user.results('initialize')[0] as { protocolVersion: string }).protocolVersion).toBe('2025-06-18');
     });
 
-    it('gemini -p: the model gets the server instructions whole (they name no skill)', () => {
+    it('gemini -p: the model gets the server instructions whole (they name no skill), and each skill the catalog holds once', () => {
       const sent = user.modelRequests().length;
       const run = user.offline(['-p', 'hello']);
       expect(run.stdout).toContain('FAKE-MODEL-REPLY');
@@ -69,6 +70,13 @@ for (const hostCase of HOST_CASES) {
       const [first] = turns(user, sent);
       const block = `The following are instructions provided by the tool server 'skills':\n---[start of server instructions]---\n${instructions}\n---[end of server instructions]---`;
       expect(first?.[0]).toContain(block);
+      expectDiscoverable(user, {
+        host: 'Gemini CLI 0.61.0 (gemini -p)',
+        tree: hostCase.label,
+        prompt: 'hello',
+        from: sent,
+        skills: expected.entries,
+      });
     });
 
     it(`gemini -p /${hostCase.prompt.name}: the first message, the one it keeps, holds the SKILL.md verbatim`, () => {

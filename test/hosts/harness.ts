@@ -45,6 +45,8 @@ export function binaryOf(name: HostName): string {
 
 /** One JSON-RPC line the relay saw, parsed. */
 export interface WireLine {
+  /** Which server start the line belongs to (1 for the first; JSON-RPC ids start again with each). */
+  readonly start: number;
   readonly t: number;
   readonly dir: 'host->server' | 'server->host';
   readonly message: Record<string, unknown>;
@@ -54,6 +56,19 @@ export interface WireLine {
 export interface ModelRequest {
   readonly url: string;
   readonly body: string;
+  /** The wall clock (ms) when the stand-in model had read the request. */
+  readonly at?: number;
+}
+
+/** A request the host sent and the server's answer to it (in the same server start), if any yet. */
+export interface Exchange {
+  readonly start: number;
+  readonly method: string;
+  readonly request: Record<string, unknown>;
+  /** When the request was relayed (ms since that start of the relay). */
+  readonly sentAt: number;
+  /** The answer (`result` or `error`) and when it was relayed, or `undefined` while unanswered. */
+  readonly answer: { readonly message: Record<string, unknown>; readonly at: number } | undefined;
 }
 
 /** The outcome of an offline command. */
@@ -268,12 +283,19 @@ export class HostUser {
   wire(): WireLine[] {
     if (!existsSync(this.wireLog)) return [];
     const lines: WireLine[] = [];
+    let start = 0;
     for (const raw of readFileSync(this.wireLog, 'utf8').split('\n')) {
       if (raw === '') continue;
       const record = JSON.parse(raw) as { t: number; dir: string; line: string };
+      if (record.dir === 'start') start++;
       if (record.dir !== 'host->server' && record.dir !== 'server->host') continue;
       try {
-        lines.push({ t: record.t, dir: record.dir, message: JSON.parse(record.line) as Record<string, unknown> });
+        lines.push({
+          start,
+          t: record.t,
+          dir: record.dir,
+          message: JSON.parse(record.line) as Record<string, unknown>,
+        });
       } catch {
         // Not JSON: the tests look at JSON-RPC only (the server never writes anything else to stdout).
       }
@@ -307,15 +329,38 @@ export class HostUser {
       .map((line) => line.message);
   }
 
+  /** Every request the host sent (notifications left out), each paired with the answer of the same server start. */
+  exchanges(): Exchange[] {
+    const exchanges: { -readonly [K in keyof Exchange]: Exchange[K] }[] = [];
+    const pending = new Map<string, (typeof exchanges)[number]>();
+    for (const line of this.wire()) {
+      const { message } = line;
+      const key = `${line.start} ${JSON.stringify(message['id'])}`;
+      if (line.dir === 'host->server' && typeof message['method'] === 'string' && 'id' in message) {
+        const exchange = {
+          start: line.start,
+          method: message['method'],
+          request: message,
+          sentAt: line.t,
+          answer: undefined,
+        };
+        exchanges.push(exchange);
+        pending.set(key, exchange);
+      } else if (line.dir === 'server->host' && !('method' in message) && pending.has(key)) {
+        (pending.get(key) as (typeof exchanges)[number]).answer = { message, at: line.t };
+        pending.delete(key);
+      }
+    }
+    return exchanges;
+  }
+
   /** The results the server sent for the host's `method` requests (newest last). */
   results(method: string): Record<string, unknown>[] {
-    const ids = new Set(this.requests(method).map((request) => JSON.stringify(request['id'])));
-    return this.wire()
-      .filter(
-        (line) =>
-          line.dir === 'server->host' && 'result' in line.message && ids.has(JSON.stringify(line.message['id'])),
-      )
-      .map((line) => line.message['result'] as Record<string, unknown>);
+    return this.exchanges().flatMap((exchange) =>
+      exchange.method === method && exchange.answer !== undefined && 'result' in exchange.answer.message
+        ? [exchange.answer.message['result'] as Record<string, unknown>]
+        : [],
+    );
   }
 
   /** Notifications the server sent with `method`. */

@@ -31,23 +31,14 @@ export function loadedTexts(tree: string): { skill: string; file: string } {
 /** What the user asks in every host. */
 export const LOOP_PROMPT = `Write this week's status report (${SCRIPT_MARKER}).`;
 
-/** A scripted tool call. */
-export interface ScriptedCall {
-  readonly name: string;
-  readonly arguments: Record<string, unknown>;
-}
-
 /**
- * Scripts the model: `before` (a host's own steps, such as Claude Code's ToolSearch), then `readSkill` and
- * `readSkillFile` as the host names our two tools.
+ * Scripts the model: `readSkill`, then `readSkillFile`, as the host names our two tools.
  */
 export function scriptLoop(
   user: HostUser,
   names: { readonly readSkill: string; readonly readSkillFile: string },
-  before: readonly ScriptedCall[] = [],
 ): void {
   user.script(SCRIPT_MARKER, [
-    ...before,
     { name: names.readSkill, arguments: { name: LOADED.name } },
     { name: names.readSkillFile, arguments: { skill: LOADED.name, path: LOADED.file } },
   ]);
@@ -65,27 +56,27 @@ export interface LoopOutcome {
 
 /** Reads the outcome of a loop run from the wire and model logs. */
 export function loopOutcome(user: HostUser): LoopOutcome {
-  const calls = user.requests('tools/call');
-  const results = new Map(
-    user
-      .wire()
-      .filter((line) => line.dir === 'server->host' && 'result' in line.message)
-      .map((line) => [JSON.stringify(line.message['id']), line.message['result'] as { content?: unknown[] }]),
-  );
-  const texts = (tool: string): string[] => {
-    const call = calls.find((request) => (request['params'] as { name: string }).name === tool);
-    const result = call === undefined ? undefined : results.get(JSON.stringify(call['id']));
-    return (result?.content ?? []).flatMap((block) => {
-      const { type, text } = block as { type: string; text?: string };
-      return type === 'text' && text !== undefined ? [text] : [];
-    });
-  };
+  const texts = (tool: string): string[] => servedTexts(user, tool);
   const turns = scriptedTurns(user.modelRequests(), SCRIPT_MARKER);
   return {
     served: { skill: texts('read_skill'), file: texts('read_skill_file') },
     turns,
     answered: (index) => turns[index]?.turns.at(-1),
   };
+}
+
+/** The text blocks of the server's result to the host's first `tools/call` of `tool`, as sent on the wire. */
+export function servedTexts(user: HostUser, tool: string): string[] {
+  const call = user
+    .exchanges()
+    .find(
+      (exchange) => exchange.method === 'tools/call' && (exchange.request['params'] as { name: string }).name === tool,
+    );
+  const result = call?.answer?.message['result'] as { content?: unknown[] } | undefined;
+  return (result?.content ?? []).flatMap((block) => {
+    const { type, text } = block as { type: string; text?: string };
+    return type === 'text' && text !== undefined ? [text] : [];
+  });
 }
 
 /** The first text block of `read_skill`'s result: the skill's URI and its other files, before the SKILL.md. */

@@ -1,6 +1,7 @@
 // node tee-mcp.mjs LOG -- COMMAND ARGS...: runs an MCP server over stdio between a host and it, relaying every byte
 // both ways and appending each line to LOG as {"t": ms since start, "dir": "host->server" | "server->host" | "stderr",
-// "line": "..."} (plus "start", "eof", "signal" and "exit" records), so that tests can read what a host sent and got.
+// "line": "..."} (plus "start", "eof", "signal" and "exit" records; the start record also holds "epoch", the wall clock
+// at t = 0 in ms), so that tests can read what a host sent and got, and when.
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 
@@ -11,7 +12,10 @@ if (log === undefined || separator !== '--' || command === undefined) {
 }
 const started = Date.now();
 const record = (dir, line) => appendFileSync(log, `${JSON.stringify({ t: Date.now() - started, dir, line })}\n`);
-record('start', JSON.stringify({ command, args }));
+appendFileSync(
+  log,
+  `${JSON.stringify({ t: 0, dir: 'start', line: JSON.stringify({ command, args }), epoch: started })}\n`,
+);
 const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
 const relay = (from, dir, to) => {
   let partial = '';
