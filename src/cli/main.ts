@@ -44,6 +44,8 @@ import {
   parseGitMaxFiles,
   parseGitPollMs,
   parseHttpEndpoint,
+  parseInstructionsMax,
+  parseInstructionsWait,
   parsePageSize,
   parsePollMs,
   parseTtlMs,
@@ -74,6 +76,10 @@ interface ServeOptions extends CommonOptions {
   poll?: number | true;
   compat: CompatMode;
   catalogMax: number;
+  /** Deprecated: `--catalog-max` replaced it ({@link deprecatedOptions}). */
+  instructionsMax?: number;
+  /** Deprecated: does nothing ({@link deprecatedOptions}). */
+  instructionsWait?: number;
   resources: ResourceListMode;
   http?: HttpEndpoint;
   httpToken?: string;
@@ -93,6 +99,58 @@ interface ServeOptions extends CommonOptions {
 function envOption(flags: string, description: string): Option {
   const name = /^--([a-z][a-z-]*)/u.exec(flags)?.[1] ?? '';
   return new Option(flags, description).env(`SKILLS_SERVE_${name.toUpperCase().replaceAll('-', '_')}`);
+}
+
+/** One option of an earlier release still accepted, and the warning it is logged with. */
+interface Deprecation {
+  /** The flag or variable as the user gave it (`--instructions-max`, `SKILLS_SERVE_INSTRUCTIONS_MAX`). */
+  readonly option: string;
+  /** What replaced it, in the same form; none when nothing is needed any more. */
+  readonly replacement: string | undefined;
+  readonly message: string;
+}
+
+/**
+ * The options of earlier releases that `serve` still accepts, hidden from `--help`, each with one warning that names
+ * what replaced it (CONTRIBUTING.md, "Compatibility": an option is never removed in one step):
+ *
+ * - `--instructions-max` (`SKILLS_SERVE_INSTRUCTIONS_MAX`) bounded the catalog in the instructions; the catalog is in
+ *   `read_skill`'s description now, bounded by `--catalog-max`, which its value sets unless `--catalog-max` is given.
+ * - `--instructions-wait` (`SKILLS_SERVE_INSTRUCTIONS_WAIT`) made `initialize` wait for the index; instructions no
+ *   longer name skills nor wait, so it does nothing.
+ *
+ * @returns the `--catalog-max` to serve with, and one warning per deprecated option given.
+ */
+function deprecatedOptions(options: ServeOptions, command: Command): { catalogMax: number; warnings: Deprecation[] } {
+  const warnings: Deprecation[] = [];
+  /** The option as the user gave it: the flag, or its environment twin. */
+  const given = (key: string, flag: string): string =>
+    command.getOptionValueSource(key) === 'env'
+      ? `SKILLS_SERVE_${flag.slice(2).toUpperCase().replaceAll('-', '_')}`
+      : flag;
+  let { catalogMax } = options;
+  if (options.instructionsMax !== undefined) {
+    const option = given('instructionsMax', '--instructions-max');
+    const replacement = given('instructionsMax', '--catalog-max');
+    const catalogGiven = command.getOptionValueSource('catalogMax') !== 'default';
+    if (!catalogGiven) catalogMax = options.instructionsMax;
+    warnings.push({
+      option,
+      replacement,
+      message:
+        `${option} is deprecated: use ${replacement} (the catalog is in read_skill's description now, not in the ` +
+        `instructions); ${catalogGiven ? `ignored, since ${given('catalogMax', '--catalog-max')} is given` : `its value ${options.instructionsMax} is used as ${replacement}`}`,
+    });
+  }
+  if (options.instructionsWait !== undefined) {
+    const option = given('instructionsWait', '--instructions-wait');
+    warnings.push({
+      option,
+      replacement: undefined,
+      message: `${option} is deprecated and does nothing: instructions no longer wait for the index; remove it`,
+    });
+  }
+  return { catalogMax, warnings };
 }
 
 /** What a flag given an empty or blank value is told (an unset variable, as in `--flag "$VAR"`). */
@@ -323,6 +381,17 @@ function buildProgram(): Command {
         .argParser(argParser(parseCatalogMax))
         .default(DEFAULT_CATALOG_MAX),
     )
+    // Deprecated, hidden from --help, still accepted: deprecatedOptions.
+    .addOption(
+      envOption('--instructions-max <chars>', 'deprecated: use --catalog-max')
+        .argParser(argParser(parseInstructionsMax))
+        .hideHelp(),
+    )
+    .addOption(
+      envOption('--instructions-wait <ms>', 'deprecated: does nothing')
+        .argParser(argParser(parseInstructionsWait))
+        .hideHelp(),
+    )
     .addOption(
       envOption(
         '--resources <list>',
@@ -424,6 +493,7 @@ function buildProgram(): Command {
         }
       }
       const auth = authSettings(options, command.getOptionValueSource('authScopes') !== 'default');
+      const deprecated = deprecatedOptions(options, command);
       const sources = sourcesOrExit(args);
       const config: Config = Object.freeze({
         sources: Object.freeze(sources),
@@ -438,7 +508,7 @@ function buildProgram(): Command {
         digestCache: options.digestCache,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,
         compat: options.compat,
-        catalogMax: options.catalogMax,
+        catalogMax: deprecated.catalogMax,
         resources: options.resources,
         ...(options.http === undefined ? {} : { http: options.http }),
         ...(options.httpToken === undefined ? {} : { httpToken: options.httpToken }),
@@ -446,6 +516,11 @@ function buildProgram(): Command {
         ...(auth === undefined ? {} : { auth }),
       });
       const logger = createLogger(config.logLevel);
+      for (const { option, replacement, message } of deprecated.warnings)
+        logger.warn(
+          { event: 'option-deprecated', option, ...(replacement === undefined ? {} : { replacement }) },
+          message,
+        );
       process.on('uncaughtException', (error) => {
         logger.fatal({ err: error }, 'uncaught exception');
         process.exit(1);

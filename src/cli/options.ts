@@ -46,6 +46,23 @@ export const MAX_CATALOG_MAX = 1_000_000;
 export const parseCatalogMax = (text: string): number =>
   parseIntegerOption(text, '--catalog-max', MIN_CATALOG_MAX, MAX_CATALOG_MAX);
 
+/**
+ * Parses the deprecated `--instructions-max`, which `--catalog-max` replaced: the values it took in the release that
+ * had it (the same as `--catalog-max`'s). @throws RangeError otherwise.
+ */
+export const parseInstructionsMax = (text: string): number =>
+  parseIntegerOption(text, '--instructions-max', MIN_CATALOG_MAX, MAX_CATALOG_MAX);
+
+/** Largest `--instructions-wait` the release that had it accepted (ms). */
+export const MAX_INSTRUCTIONS_WAIT_MS = 30_000;
+
+/**
+ * Parses the deprecated `--instructions-wait` (it does nothing now: instructions no longer wait for the index): the
+ * values it took in the release that had it, 0…{@link MAX_INSTRUCTIONS_WAIT_MS} ms. @throws RangeError otherwise.
+ */
+export const parseInstructionsWait = (text: string): number =>
+  parseIntegerOption(text, '--instructions-wait', 0, MAX_INSTRUCTIONS_WAIT_MS);
+
 /** Parses `--poll`: 50…60000 ms. @throws RangeError otherwise. */
 export const parsePollMs = (text: string): number => parseIntegerOption(text, '--poll', 50, 60_000);
 

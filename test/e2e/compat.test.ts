@@ -592,12 +592,6 @@ describe('a first build slower than the host', () => {
     expect(prompts['prompts']).toHaveLength(3000);
     expect(prompts['nextCursor']).toBeUndefined();
   });
-
-  it('--instructions-wait is gone (exit 2): instructions no longer wait for the index', () => {
-    const run = cli(['--instructions-wait', '0', SAMPLE_SKILLS]);
-    expect(run.status).toBe(2);
-    expect(run.stderr).toContain("error: unknown option '--instructions-wait'");
-  });
 });
 
 describe.each(BOTH_ERAS)('era $label, live changes', (era) => {
