@@ -1,10 +1,18 @@
 /**
- * The invariant the compat surfaces serve, proven with a faithful model of a host with the Skills extension (Claude
- * Code's client: the burst, one page of at most 100 skills, notifications lost while their list is in flight;
- * `test/helpers/extension-host.ts`) on real directories over stdio, and with real clients over HTTP: the model is
- * shown each skill once (the host's own listing, or the catalog in `read_skill`'s description), the user sees each
- * skill once (the host's listing, or a prompt), and every served skill stays reachable (the host's listing, or
- * `read_skill`). Cases: a small catalog, 400 skills, a first build still running when the burst arrives, a live edit.
+ * The invariant the compat surfaces serve, proven with a model of a host with the Skills extension (Claude Code's
+ * client: the burst, `resources/list` followed to its last page and `skills/list` to 100 skills, `list_changed`
+ * handlers registered only after that whole first fetch, notifications lost before it or while their list is in
+ * flight; `test/helpers/extension-host.ts`) on real directories over stdio, and with real clients over HTTP.
+ *
+ * What such a host shows: its `/skills:` menu holds each served skill exactly once (the skills it lists through the
+ * extension, then one prompt for each served skill it does not list: none twice, none missing), its model is shown
+ * each skill once (the host's own listing, or the catalog in `read_skill`'s description, which names a prefix of the
+ * unlisted skills within `--catalog-max` and says how many more), and every served skill stays reachable (the host's
+ * listing, or `read_skill`). It shows this once its first fetch is answered, before it acts on any notification: a
+ * host that registers its handlers later still (Claude Code does) would lose a notification the model takes. Cases:
+ * 6 skills with `resources/list` in one page and in three (`--page-size 6`); 400 skills (`resources/list` in four
+ * pages), and with `--page-size 10` (`skills/list` in ten pages too: a known gap, `it.fails`); a first build still
+ * running when the burst arrives; a live edit.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -57,42 +65,113 @@ async function generated(count: number): Promise<string> {
   );
 }
 
+/** What a host shows of a catalog, counted. */
+interface Shown {
+  /** Skills the host lists through the extension. */
+  readonly listed: number;
+  /** Prompts it holds. */
+  readonly prompts: number;
+  /** Entries of its `/skills:` menu: listed skills and prompts. */
+  readonly menu: number;
+  /** Served skills the menu holds more than once. */
+  readonly twice: number;
+  /** Served skills the menu does not hold. */
+  readonly missing: number;
+  /** Skills `read_skill`'s catalog names. */
+  readonly catalog: number;
+  /** How many more unlisted skills its description says there are, beyond the catalog ("N more"). */
+  readonly more: number;
+}
+
+/** The default of `--catalog-max`. */
+const CATALOG_MAX = 4096;
+
 /**
- * Asserts the invariant on what `host` holds: model and user are shown each served skill once, and every served skill
- * the host does not list reads back through `read_skill`.
+ * Counts what `view` shows of the skills served from `root`, and asserts the invariant on it: the menu holds each
+ * served skill once (the prompts are exactly the served skills the host does not list), `read_skill`'s catalog names
+ * a prefix of those unlisted skills in order within `catalogMax` characters and says how many more, the model is shown
+ * no skill twice, and every unlisted skill reads back through `read_skill`. (No tree here has a skill with
+ * `user-invocable: false`, which gets no prompt, or `disable-model-invocation: true`, which gets no catalog line.)
  *
- * @returns how many skills the host lists itself, how many the catalog names, and how many prompts it holds.
+ * @returns the counts, for the caller to compare with what it expects (asserted after the counts are compared, so
+ *   that a failure shows the counts first).
  */
-async function expectInvariant(
+async function shownBy(
   view: HostView,
   root: string,
-  call: (name: string, args: Record<string, unknown>) => Promise<{ content: { text?: string }[] }>,
-  promptSkill: (name: string) => Promise<string>,
-): Promise<{ listed: number; catalog: number; prompts: number }> {
+  current: ExtensionHost,
+  catalogMax = CATALOG_MAX,
+): Promise<{ shown: Shown; check: () => Promise<void> }> {
   const served = published(root);
   const byName = new Map<string, string[]>();
   for (const skill of served) byName.set(skill.name, [...(byName.get(skill.name) ?? []), skill.uri]);
+  const listed = new Set(view.skills);
+  const unlisted = served.map((skill) => skill.uri).filter((uri) => !listed.has(uri));
+  const prompted = await Promise.all(view.prompts.map(hostPromptSkill(current)));
+  const menu = [...view.skills, ...prompted];
+  const times = new Map<string, number>();
+  for (const uri of menu) times.set(uri, (times.get(uri) ?? 0) + 1);
   const catalog = catalogOf(view.readSkill).map((item) =>
     item.startsWith('skill://') ? item : (byName.get(item) ?? [item])[0],
   );
-  const model = [...view.skills, ...catalog];
-  expect(new Set(model).size, 'the model is shown each skill once').toBe(model.length);
-  const prompted = await Promise.all(view.prompts.map(promptSkill));
-  const user = [...view.skills, ...prompted];
-  expect(new Set(user).size, 'the user is shown each skill once').toBe(user.length);
-  const listed = new Set(view.skills);
-  for (const skill of served) {
-    if (listed.has(skill.uri)) continue;
-    const read = await call('read_skill', { uri: skill.uri });
-    expect(read.content[1]?.text, `${skill.uri} reachable through read_skill`).toBe(readFileSync(skill.file, 'utf8'));
-  }
-  expect(prompted.sort()).toEqual(
-    served
-      .map((skill) => skill.uri)
-      .filter((uri) => !listed.has(uri))
-      .sort(),
-  );
-  return { listed: view.skills.length, catalog: catalog.length, prompts: view.prompts.length };
+  const more = Number(/ (\d+) more: find them with search_skills or list_skills\./u.exec(view.readSkill)?.[1] ?? 0);
+  const shown: Shown = {
+    listed: view.skills.length,
+    prompts: view.prompts.length,
+    menu: menu.length,
+    twice: served.filter((skill) => (times.get(skill.uri) ?? 0) > 1).length,
+    missing: served.filter((skill) => !times.has(skill.uri)).length,
+    catalog: catalog.length,
+    more,
+  };
+  const check = async (): Promise<void> => {
+    expect(new Set(view.skills).size, 'the host lists each skill once').toBe(view.skills.length);
+    expect([...prompted].sort(), 'the prompts are exactly the served skills the host does not list').toEqual(
+      [...unlisted].sort(),
+    );
+    expect(new Set(view.prompts).size, 'prompt names are unique').toBe(view.prompts.length);
+    expect(catalog, "read_skill's catalog names a prefix of the unlisted skills, in order").toEqual(
+      unlisted.slice(0, catalog.length),
+    );
+    expect(catalog.length + more, "read_skill's description accounts for every unlisted skill").toBe(unlisted.length);
+    expect(view.readSkill.length).toBeLessThanOrEqual(catalogMax);
+    const model = [...view.skills, ...catalog];
+    expect(new Set(model).size, 'the model is shown each skill once').toBe(model.length);
+    const call = hostCall(current);
+    for (const uri of unlisted) {
+      const skill = served.find((entry) => entry.uri === uri);
+      const read = await call('read_skill', { uri });
+      expect(read.content[1]?.text, `${uri} reachable through read_skill`).toBe(
+        readFileSync(skill?.file ?? '', 'utf8'),
+      );
+    }
+  };
+  return { shown, check };
+}
+
+/**
+ * Asserts what `current` shows, settled at `view`: the counts `expected` both once its first fetch was answered (before
+ * it acted on any notification: what a host that registers its handlers later still shows) and once settled, with no
+ * notification lost; then the invariant, and that the first fetch already held all of `view`.
+ */
+async function expectShown(
+  current: ExtensionHost,
+  view: HostView,
+  root: string,
+  expected: Shown,
+  catalogMax = CATALOG_MAX,
+): Promise<Shown> {
+  const first = current.firstFetch;
+  expect(first, 'the first fetch was answered').toBeDefined();
+  const settled = await shownBy(view, root, current, catalogMax);
+  const fetched = await shownBy(first ?? view, root, current, catalogMax);
+  expect(
+    { firstFetch: fetched.shown, settled: settled.shown, lost: current.lost.map((n) => `${n.during}: ${n.method}`) },
+    'what the host shows (menu = listed + prompts)',
+  ).toEqual({ firstFetch: expected, settled: expected, lost: [] });
+  await settled.check();
+  expect(first, 'what the host held once its first fetch was answered').toEqual(view);
+  return settled.shown;
 }
 
 /** Calls a tool through the model host's wire. */
@@ -112,33 +191,68 @@ function hostPromptSkill(current: ExtensionHost) {
   };
 }
 
-describe('a host with the Skills extension over stdio (the burst, one page, notifications after answers)', () => {
-  it('on sample-skills: lists all 6 itself, and is offered no prompt and no catalog', async () => {
-    host = new ExtensionHost([SAMPLE_SKILLS]);
-    const view = await host.connect();
-    expect(view.tools).toEqual(['list_skills', 'search_skills', 'read_skill', 'read_skill_file']);
-    expect(await expectInvariant(view, SAMPLE_SKILLS, hostCall(host), hostPromptSkill(host))).toEqual({
-      listed: 6,
-      catalog: 0,
-      prompts: 0,
-    });
-  });
+describe('a host with the Skills extension over stdio (handlers registered after its whole first fetch)', () => {
+  it.each([
+    { flags: [], resourcesPages: 1 },
+    { flags: ['--page-size', '6'], resourcesPages: 3 },
+  ])(
+    'on sample-skills ($flags): lists all 6 itself; 6 menu entries, no prompt, no catalog',
+    async ({ flags, resourcesPages }) => {
+      host = new ExtensionHost([SAMPLE_SKILLS, ...flags]);
+      const view = await host.connect();
+      expect(view.tools).toEqual(['list_skills', 'search_skills', 'read_skill', 'read_skill_file']);
+      expect(host.requests.resources, 'resources/list pages of the first fetch').toBe(resourcesPages);
+      await expectShown(host, view, SAMPLE_SKILLS, {
+        listed: 6,
+        prompts: 0,
+        menu: 6,
+        twice: 0,
+        missing: 0,
+        catalog: 0,
+        more: 0,
+      });
+      expect(view.readSkill).toContain("Every skill of this server is in your host's own skill list");
+    },
+  );
 
-  it('on 400 skills: keeps the first 100; the other 300 are its prompts, named in the catalog as far as it fits', async () => {
+  /** The host on 400 skills served with `flags`, its first fetch reading that many pages of each list. */
+  async function on400(flags: readonly string[], skillsPages: number, resourcesPages: number): Promise<void> {
     const root = await generated(400);
-    host = new ExtensionHost([root]);
+    host = new ExtensionHost([root, ...flags]);
     const view = await host.connect();
-    const counts = await expectInvariant(view, root, hostCall(host), hostPromptSkill(host));
-    expect(counts.listed).toBe(100);
-    expect(counts.prompts).toBe(300);
+    expect(host.requests.skills, 'skills/list pages of the first fetch').toBe(skillsPages);
+    expect(host.requests.resources, 'resources/list pages of the first fetch').toBe(resourcesPages);
+    const shown = await expectShown(host, view, root, {
+      listed: 100,
+      prompts: 300,
+      menu: 400,
+      twice: 0,
+      missing: 0,
+      catalog: expect.any(Number) as number,
+      more: expect.any(Number) as number,
+    });
+    expect(shown.catalog).toBeGreaterThan(0);
+    expect(shown.more).toBeGreaterThan(0);
     expect(view.skills[0]).toBe('skill://helper-000/SKILL.md');
     expect(catalogOf(view.readSkill)[0]).toBe('helper-100');
+    expect(view.readSkill).toContain("The other 100 skills are in your host's own skill list");
     // Every skill beyond the listing is found by a search too.
     const found = await hostCall(host)('search_skills', { query: 'task 342' });
     expect((JSON.parse(found.content[0]?.text ?? '{}') as { skills: { name: string }[] }).skills[0]?.name).toBe(
       'helper-342',
     );
-  });
+  }
+
+  it('on 400 skills: keeps the first 100; the other 300 are its prompts, a prefix of them in the catalog', () =>
+    on400([], 1, 4));
+
+  // KNOWN GAP (fails today, at 0d429f7): with --page-size under 100, skills/list pages hold fewer than the 100
+  // skills the host keeps, so the burst's tools/list and prompts/list are answered after its first page only (10
+  // listed: 390 prompts, 490 menu entries), and every list_changed sent as the host pages on comes during its
+  // first fetch and is lost. Turn this back into `it` when the server covers it.
+  it.fails('on 400 skills with --page-size 10 (10 skills/list pages, 40 resources/list pages): the same', () =>
+    on400(['--page-size', '10'], 10, 40),
+  );
 
   it('with the burst arriving while the first build runs: the invariant holds once the build is served', async () => {
     // A git root whose remote has not answered yet: the first build waits for it, and the burst meanwhile.
@@ -165,11 +279,16 @@ describe('a host with the Skills extension over stdio (the burst, one page, noti
     expect(host.wire.stderr()).not.toContain('"event":"index-built"');
     release();
     const view = await host.settle();
+    expect(host.requests.resources, 'resources/list pages of the first fetch').toBe(2);
     // The work repository holds the committed tree (its .git is not served: names starting with "." are ignored).
-    expect(await expectInvariant(view, remote.work, hostCall(host), hostPromptSkill(host))).toEqual({
+    await expectShown(host, view, remote.work, {
       listed: 100,
-      catalog: expect.any(Number),
       prompts: 50,
+      menu: 150,
+      twice: 0,
+      missing: 0,
+      catalog: expect.any(Number) as number,
+      more: expect.any(Number) as number,
     });
   });
 
@@ -180,15 +299,23 @@ describe('a host with the Skills extension over stdio (the burst, one page, noti
     });
     host = new ExtensionHost([root]);
     await host.connect();
+    expect(host.listening).toBe(true);
     await addToTree(root, { 'gamma/SKILL.md': skillMd('gamma', 'Third skill.') });
     await host.wire.waitFor((message) => message['method'] === 'notifications/resources/list_changed');
     const view = await host.settle();
     expect(view.skills).toEqual(['skill://alpha/SKILL.md', 'skill://beta/SKILL.md', 'skill://gamma/SKILL.md']);
-    expect(await expectInvariant(view, root, hostCall(host), hostPromptSkill(host))).toEqual({
+    const { shown, check } = await shownBy(view, root, host);
+    expect({ ...shown, lost: host.lost.map((n) => `${n.during}: ${n.method}`) }).toEqual({
       listed: 3,
-      catalog: 0,
       prompts: 0,
+      menu: 3,
+      twice: 0,
+      missing: 0,
+      catalog: 0,
+      more: 0,
+      lost: [],
     });
+    await check();
   });
 });
 
