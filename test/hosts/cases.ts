@@ -94,6 +94,7 @@ export const HOST_CASES: readonly HostCase[] = [
 /** What `skills-serve manifest` publishes for `dir`. */
 export function published(dir: string): Published {
   const run = spawnSync(process.execPath, [BIN, 'manifest', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`skills-serve manifest ${dir} exited with ${run.status}:\n${run.stderr}`);
   const manifest = JSON.parse(run.stdout) as {
     skills: { uri: string; frontmatter: { name: string; description: string }; resources: { uri: string }[] }[];
   };
