@@ -6,10 +6,10 @@
 import type { Resource } from '@modelcontextprotocol/server';
 
 import type { ResourceListMode } from '../config.js';
+import { collapseWhitespace } from '../hosts/catalog.js';
 import { mimeTypeFor } from '../index/mime.js';
 import { DirNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { buildSkillUri, compareUris, encodeSegment } from '../index/uri.js';
-import { collapseWhitespace } from './compat/catalog.js';
 import { PerSnapshot } from './per-snapshot.js';
 
 const lists = new PerSnapshot<readonly Resource[], ResourceListMode>();

@@ -8,18 +8,20 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { DEFAULT_CATALOG_MAX } from '../../src/config.js';
-import { buildSnapshot } from '../../src/index/build.js';
-import { findDirectory, listDirectory } from '../../src/index/snapshot.js';
-import type { SkillRecord, Snapshot } from '../../src/index/types.js';
 import {
   assignPromptNames,
   CATALOG_HEADING,
   catalogLine,
   collapseWhitespace,
-  directoryText,
-  INSTRUCTIONS,
   type NamedSkill,
   readSkillDescription,
+} from '../../src/hosts/catalog.js';
+import { buildSnapshot } from '../../src/index/build.js';
+import { findDirectory, listDirectory } from '../../src/index/snapshot.js';
+import type { SkillRecord, Snapshot } from '../../src/index/types.js';
+import {
+  directoryText,
+  INSTRUCTIONS,
   relativeFilePaths,
   resolveFile,
   resolveSkill,

@@ -1,21 +1,15 @@
 /**
  * The pure core of the surfaces for hosts without the Skills extension (`--compat`; wired by `surfaces.ts`): the
- * instructions, the catalog in `read_skill`'s description, one prompt name per skill, and which skill or file a tool
- * call names in one snapshot.
+ * instructions, and which skill or file a tool call names in one snapshot. The catalog in `read_skill`'s description
+ * and the prompt names are `hosts/catalog.ts`'s (`check --hosts` measures them too).
  * Nothing here reads the disk or knows the SDK's server classes.
  */
 
+import { READ_SKILL_SUMMARY } from '../../hosts/catalog.js';
 import { STRICTEST_TOOL_RESULT_CHARS } from '../../hosts/profiles.js';
 import { findDirectory, findFile, listDirectory, type ServedFile } from '../../index/snapshot.js';
 import { type DirectoryChild, DirNode, type SkillRecord, type Snapshot } from '../../index/types.js';
 import { buildSkillUri, canonicalSkillUri, compareUris, encodeSegment, SKILL_SCHEME } from '../../index/uri.js';
-
-/** What a catalog line shows of a skill (a {@link SkillRecord} is one). */
-export interface NamedSkill {
-  readonly name: string;
-  readonly description: string;
-  readonly uri: string;
-}
 
 /**
  * The server `instructions`, the same for every connection. They go out with `initialize` / `server/discover`, before
@@ -29,114 +23,11 @@ export const INSTRUCTIONS =
   'read_skill_file. Skills your host lists in its own skill list can be loaded from there instead. Your host may show ' +
   'these tools with a prefix (such as mcp__skills__read_skill or skills_read_skill).';
 
-/** What `read_skill` does, before its catalog. */
-export const READ_SKILL_SUMMARY =
-  "Returns a skill's SKILL.md (its instructions) and the list of its other files. Name the skill by name, or by uri " +
-  'when several skills share a name.';
-
 /**
  * `read_skill`'s description where the server cannot know what the host lists itself (a 2026-07-28 request over
  * stateless HTTP): no catalog, which could show the model skills twice.
  */
 export const READ_SKILL_WITHOUT_CATALOG = `${READ_SKILL_SUMMARY} Find a skill with search_skills or list_skills.`;
-
-/** The catalog heading in `read_skill`'s description, followed by one line per skill. */
-export const CATALOG_HEADING = 'Skills (name: description):';
-
-/**
- * One catalog line: `- refunds: Process refunds …` (whitespace collapsed), with the `SKILL.md` URI after the name when
- * another skill has the same name (`read_skill` needs the URI then).
- */
-export function catalogLine(skill: NamedSkill, shared: boolean): string {
-  return `- ${skill.name}${shared ? ` (${skill.uri})` : ''}: ${collapseWhitespace(skill.description)}`;
-}
-
-/**
- * The description of `read_skill` for one connection: {@link READ_SKILL_SUMMARY}, then a catalog of the skills this
- * connection's host has not listed itself, in `skills/list` order, as many whole lines as fit, then how to find the
- * rest. Tool descriptions, unlike instructions, can be changed for a connection (`notifications/tools/list_changed`),
- * so the catalog follows what the host lists.
- *
- * @param unlisted the skills to name (all served skills for a host without the extension).
- * @param listedElsewhere how many served skills the host lists itself (through the extension).
- * @param maxChars bound of the whole text in UTF-16 code units (`--catalog-max`, at least 1,024).
- * @param shared whether a name is shared by several served skills (their lines carry the URI `read_skill` needs);
- *   default: shared among `unlisted`.
- * @returns the description; never longer than `maxChars`.
- */
-export function readSkillDescription(
-  unlisted: readonly NamedSkill[],
-  listedElsewhere: number,
-  maxChars: number,
-  shared: (name: string) => boolean = sharedAmong(unlisted),
-): string {
-  const elsewhere =
-    listedElsewhere === 0
-      ? ''
-      : ` The other ${listedElsewhere} skill${listedElsewhere === 1 ? ' is' : 's are'} in your host's own skill list (this tool reads them too).`;
-  if (unlisted.length === 0)
-    return listedElsewhere === 0
-      ? `${READ_SKILL_SUMMARY} No skills are served right now.`
-      : `${READ_SKILL_SUMMARY} Every skill of this server is in your host's own skill list; this tool reads them too.`;
-  const lines = unlisted.map((skill) => catalogLine(skill, shared(skill.name)));
-  const tail = (shown: number): string =>
-    shown === unlisted.length
-      ? elsewhere
-      : ` ${unlisted.length - shown} more: find them with search_skills or list_skills.${elsewhere}`;
-  const text = (shown: number): string =>
-    `${READ_SKILL_SUMMARY}${tail(shown)}\n\n${[CATALOG_HEADING, ...lines.slice(0, shown)].join('\n')}`;
-  const whole = text(lines.length);
-  if (whole.length <= maxChars) return whole;
-  // Showing no line gives the longest tail (its count is the largest): what is left is room for whole lines.
-  let room = maxChars - text(0).length;
-  let shown = 0;
-  while (shown < lines.length && room >= 1 + (lines[shown] as string).length) {
-    room -= 1 + (lines[shown] as string).length;
-    shown++;
-  }
-  return shown === 0 ? `${READ_SKILL_SUMMARY}${tail(0)}` : text(shown);
-}
-
-/** Whether a name is shared by several of `skills`. */
-export function sharedAmong(skills: readonly NamedSkill[]): (name: string) => boolean {
-  const counts = new Map<string, number>();
-  for (const skill of skills) counts.set(skill.name, (counts.get(skill.name) ?? 0) + 1);
-  return (name) => (counts.get(name) ?? 0) > 1;
-}
-
-/** Every run of whitespace (newlines of block scalars included) as one space, trimmed. */
-export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/gu, ' ').trim();
-}
-
-/** One prompt per served skill. */
-export interface PromptSlot {
-  readonly name: string;
-  readonly skill: SkillRecord;
-}
-
-/**
- * Prompt names for `skills` (in their order, which is kept). A skill whose frontmatter name no other served skill
- * shares gets that name. Skills sharing a name get their skill path with `/` turned into `-` (`acme/billing/refunds`
- * → `acme-billing-refunds`; characters outside `[A-Za-z0-9_.-]` become `-`). A name still taken, by a unique skill
- * name or an earlier derived name, gets `-2`, `-3`, … (first free one, in `skills` order). Deterministic for a given
- * catalog; unique names never change when another skill appears, shared ones may.
- *
- * @returns one slot per skill, names unique.
- */
-export function assignPromptNames(skills: readonly SkillRecord[]): PromptSlot[] {
-  const counts = new Map<string, number>();
-  for (const skill of skills) counts.set(skill.name, (counts.get(skill.name) ?? 0) + 1);
-  const taken = new Set(skills.filter((skill) => counts.get(skill.name) === 1).map((skill) => skill.name));
-  return skills.map((skill) => {
-    if (counts.get(skill.name) === 1) return { name: skill.name, skill };
-    const base = skill.segments.join('-').replace(/[^\w.-]+/gu, '-');
-    let name = base;
-    for (let suffix = 2; taken.has(name); suffix++) name = `${base}-${suffix}`;
-    taken.add(name);
-    return { name, skill };
-  });
-}
 
 /** Which skill a call names: found, several with that name, or a message saying why none. */
 export type SkillLookup =

@@ -26,6 +26,13 @@ import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 
 import type { CompatMode } from '../../config.js';
 import { asProtocolErrors } from '../../errors.js';
+import {
+  assignPromptNames,
+  collapseWhitespace,
+  type PromptSlot,
+  readSkillDescription,
+  sharedAmong,
+} from '../../hosts/catalog.js';
 import { PROMPTS_PAGE_SIZE } from '../../hosts/profiles.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SnapshotStore } from '../../index/store.js';
@@ -35,15 +42,7 @@ import type { Era } from '../../wire/protocol.js';
 import { PerSnapshot } from '../per-snapshot.js';
 import type { SkillsRequestObserver } from '../skills-handlers.js';
 import { viewOf, type Visibility } from '../visibility.js';
-import {
-  assignPromptNames,
-  collapseWhitespace,
-  INSTRUCTIONS,
-  type PromptSlot,
-  READ_SKILL_WITHOUT_CATALOG,
-  readSkillDescription,
-  sharedAmong,
-} from './catalog.js';
+import { INSTRUCTIONS, READ_SKILL_WITHOUT_CATALOG } from './catalog.js';
 import { ConnectionOffer, type OfferedList } from './offer.js';
 import { SkillSearch } from './search.js';
 import { callCompatTool, compatTools, type ToolDeps } from './tools.js';
@@ -71,8 +70,8 @@ interface Connection {
 
 /** The prompts of one snapshot (as one view sees it): every skill's slot, and the slots by prompt name. */
 interface Prompts {
-  readonly slots: readonly PromptSlot[];
-  readonly byName: ReadonlyMap<string, PromptSlot>;
+  readonly slots: readonly PromptSlot<SkillRecord>[];
+  readonly byName: ReadonlyMap<string, PromptSlot<SkillRecord>>;
 }
 
 /**
@@ -246,7 +245,7 @@ export class CompatSurfaces {
     );
   }
 
-  #offeredPrompts(snapshot: Snapshot, connection: Connection): readonly PromptSlot[] {
+  #offeredPrompts(snapshot: Snapshot, connection: Connection): readonly PromptSlot<SkillRecord>[] {
     const { slots } = this.#promptsOf(snapshot);
     // A skill that is not user-invocable gets no prompt (a prompt is a command for the user).
     const unlisted = this.#unlisted(snapshot, connection).filter((skill) => skill.userInvocable);
@@ -262,7 +261,7 @@ export class CompatSurfaces {
     });
   }
 
-  async #promptResult({ skill }: PromptSlot, ctx: RequestContext): Promise<GetPromptResult> {
+  async #promptResult({ skill }: PromptSlot<SkillRecord>, ctx: RequestContext): Promise<GetPromptResult> {
     const uri = skill.uri;
     const read = await this.#context.source.read(uri, ctx);
     if (read === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is no longer served`);
@@ -305,7 +304,7 @@ export class CompatSurfaces {
 }
 
 /** What a prompts answer says, to compare answers by: each prompt's name, skill and description. */
-function promptsText(slots: readonly PromptSlot[]): string {
+function promptsText(slots: readonly PromptSlot<SkillRecord>[]): string {
   return slots.map(({ name, skill }) => `${name}\0${skill.uri}\0${skill.description}`).join('\n');
 }
 

@@ -10,17 +10,11 @@ import { type CallToolResult, type ContentBlock, type Tool } from '@modelcontext
 import type { SkillReadResult } from '@modelcontextprotocol/server/ext/skills';
 
 import { SkillsServeError, toToolError } from '../../errors.js';
+import { collapseWhitespace, READ_SKILL_SUMMARY } from '../../hosts/catalog.js';
 import { ALWAYS_LOAD_META, STRICTEST_TOOL_RESULT_CHARS } from '../../hosts/profiles.js';
 import { pageOf } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
-import {
-  collapseWhitespace,
-  directoryText,
-  READ_SKILL_SUMMARY,
-  resolveFile,
-  resolveSkill,
-  skillFilesText,
-} from './catalog.js';
+import { directoryText, resolveFile, resolveSkill, skillFilesText } from './catalog.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, SkillSearch } from './search.js';
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
