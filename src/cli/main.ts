@@ -556,9 +556,48 @@ function buildProgram(): Command {
         'instead of indexing, hash again every file the digest cache would trust and exit 1 when an entry lied',
       ),
     )
+    .addOption(
+      envOption(
+        '--hosts',
+        'show what each host (Claude Code, Gemini CLI, Codex CLI, opencode, Agent Framework, the forks) shows its model and user of the catalog',
+      ),
+    )
+    .addOption(
+      envOption('--catalog-max <chars>', "with --hosts: most characters of read_skill's description, as serve takes it")
+        .argParser(argParser(parseCatalogMax))
+        .default(DEFAULT_CATALOG_MAX),
+    )
+    .addOption(
+      envOption('--page-size <n>', 'with --hosts: entries per skills/list page, as serve takes it')
+        .argParser(argParser(parsePageSize))
+        .default(DEFAULT_PAGE_SIZE),
+    )
     .action(
-      async (args: string[], options: CommonOptions & { json?: boolean; strict: boolean; verifyCache?: boolean }) => {
+      async (
+        args: string[],
+        options: CommonOptions & {
+          json?: boolean;
+          strict: boolean;
+          verifyCache?: boolean;
+          hosts?: boolean;
+          catalogMax: number;
+          pageSize: number;
+        },
+      ) => {
         const sources = sourcesOrExit(args);
+        if (options.hosts === true && options.verifyCache === true)
+          exitWith('--hosts and --verify-cache do not go together', exitCodeOf('CONFIG_INVALID'));
+        if (options.hosts === true) {
+          const { runCheckHosts } = await import('../commands/check-hosts.js');
+          process.exitCode = await runCheckHosts(sources, {
+            ...commandOptions(options),
+            json: options.json === true,
+            strict: options.strict,
+            catalogMax: options.catalogMax,
+            pageSize: options.pageSize,
+          });
+          return;
+        }
         if (options.verifyCache === true) {
           const { runVerifyCache } = await import('../commands/verify-cache.js');
           process.exitCode = await runVerifyCache(sources, {
@@ -606,6 +645,7 @@ const BOOLEAN_ENV = [
   'SKILLS_SERVE_STRICT',
   'SKILLS_SERVE_JSON',
   'SKILLS_SERVE_VERIFY_CACHE',
+  'SKILLS_SERVE_HOSTS',
 ] as const;
 
 /**

@@ -49,6 +49,15 @@ export interface HostProfile {
   readonly defersTools: boolean;
   /** Whether its model is shown the server's MCP prompts (otherwise they are slash commands for the user only). */
   readonly promptsToModel: boolean;
+  /** Whether it lists the server's MCP prompts at all (Codex CLI and opencode list only tools). */
+  readonly listsPrompts: boolean;
+  /**
+   * Whether its model is offered the server's MCP tools, and with them `read_skill`'s catalog (Agent Framework's skills
+   * source reads only `skills/list`).
+   */
+  readonly offersTools: boolean;
+  /** A working-group prototype rather than a released host: `check --hosts --strict` shows it but never fails on it. */
+  readonly prototype: boolean;
   /** Whether it follows `nextCursor` of `prompts/list`. */
   readonly pagesPrompts: boolean;
   /** Characters of a tool result its model gets whole; `undefined`: not measured, or no cut. */
@@ -71,6 +80,9 @@ export const CLAUDE_CODE: HostProfile = {
   toolDescriptionChars: 4096,
   defersTools: true,
   promptsToModel: false,
+  listsPrompts: true,
+  offersTools: true,
+  prototype: false,
   pagesPrompts: true,
   // It writes a larger result to a file and shows the model where it is.
   toolResultChars: 100_000,
@@ -92,6 +104,9 @@ export const GEMINI_CLI: HostProfile = {
   clientNames: ['gemini-cli-mcp-client'],
   defersTools: false,
   promptsToModel: false,
+  listsPrompts: true,
+  offersTools: true,
+  prototype: false,
   pagesPrompts: false,
 };
 
@@ -101,6 +116,9 @@ export const CODEX: HostProfile = {
   clientNames: ['codex-mcp-client'],
   defersTools: false,
   promptsToModel: false,
+  listsPrompts: false,
+  offersTools: true,
+  prototype: false,
   pagesPrompts: true,
   // Head and tail of a longer result; content items after the one it cuts are dropped.
   toolResultChars: 12_000,
@@ -112,6 +130,9 @@ export const OPENCODE: HostProfile = {
   clientNames: ['opencode'],
   defersTools: false,
   promptsToModel: false,
+  listsPrompts: false,
+  offersTools: true,
+  prototype: false,
   pagesPrompts: true,
   toolResultChars: 50_000,
 };
@@ -123,6 +144,9 @@ export const AGENT_FRAMEWORK: HostProfile = {
   clientNames: [],
   defersTools: false,
   promptsToModel: false,
+  listsPrompts: false,
+  offersTools: false,
+  prototype: false,
   pagesPrompts: true,
   extension: { maxPages: 1, failsOnInvalidEntry: true, shipped: true },
 };
@@ -134,6 +158,9 @@ export const GOOSE_FORK: HostProfile = {
   clientNames: [],
   defersTools: false,
   promptsToModel: false,
+  listsPrompts: true,
+  offersTools: true,
+  prototype: true,
   pagesPrompts: true,
   extension: { maxPages: 64, shipped: true },
   startupWaitMs: 5000,
@@ -146,6 +173,9 @@ export const GEMINI_FORK: HostProfile = {
   clientNames: [],
   defersTools: false,
   promptsToModel: false,
+  listsPrompts: true,
+  offersTools: true,
+  prototype: true,
   pagesPrompts: false,
   extension: { descriptionChars: 500, shipped: true },
 };

@@ -468,7 +468,7 @@ describe('check: unusable roots and usage errors', () => {
   it.each([
     [['check'], "error: missing required argument 'roots'"],
     [['check', '--bogus', 'sample-skills'], "error: unknown option '--bogus'"],
-    [['check', '--page-size', '10', 'sample-skills'], "error: unknown option '--page-size'"],
+    [['check', '--ttl', '10', 'sample-skills'], "error: unknown option '--ttl'"],
     [['manifest', '--page-size', '10', 'sample-skills'], "error: unknown option '--page-size'"],
     [
       ['serve', '--page-size', '0', 'sample-skills'],
