@@ -8,7 +8,7 @@
  * arrives after its answer (Claude Code drops one written before). A notification is sent only when what the host
  * was last answered differs from what it would be answered now, and once per such state.
  */
-import { EXTENSION_MAX_MANIFEST_BYTES, EXTENSION_MAX_URI_BYTES } from '../../hosts/profiles.js';
+import { EXTENSION_MAX_MANIFEST_BYTES, EXTENSION_MAX_SKILLS, EXTENSION_MAX_URI_BYTES } from '../../hosts/profiles.js';
 import { DirNode, type SkillRecord } from '../../index/types.js';
 import { encodeSegment } from '../../index/uri.js';
 
@@ -77,6 +77,7 @@ export class ConnectionOffer {
   #closed = false;
   /** `skills/list` requests and discovery-index reads being answered, and who waits for them to end. */
   #listings = 0;
+  #paging = false;
   #listingsEnded: (() => void)[] = [];
 
   constructor(hooks: OfferHooks) {
@@ -114,8 +115,14 @@ export class ConnectionOffer {
     clearTimeout(this.#pagingTimer);
     this.#listed = (first ? 0 : this.#listed) + entries;
     this.#complete = complete;
+    // A host pages on until it holds what it keeps (`--page-size` under that makes pages smaller).
+    this.#paging = !complete && !this.#closed && this.#listed < EXTENSION_MAX_SKILLS;
     if (!complete && !this.#closed) {
-      this.#pagingTimer = setTimeout(() => this.#hooks.stoppedPaging(this.#listed), PAGING_PAUSE_MS);
+      this.#pagingTimer = setTimeout(() => {
+        this.#paging = false;
+        this.#resumeIfSettled();
+        this.#hooks.stoppedPaging(this.#listed);
+      }, PAGING_PAUSE_MS);
       this.#pagingTimer.unref();
     }
     this.refresh();
@@ -142,15 +149,27 @@ export class ConnectionOffer {
     return () => {
       if (ended) return;
       ended = true;
-      if (--this.#listings === 0) for (const resume of this.#listingsEnded.splice(0)) resume();
+      this.#listings--;
+      this.#resumeIfSettled();
     };
+  }
+
+  /** Whether a listing is being answered, or paged on by a host that keeps more than it holds yet. */
+  get #listing(): boolean {
+    return (this.#listings > 0 || this.#paging) && !this.#closed;
+  }
+
+  #resumeIfSettled(): void {
+    if (!this.#listing) for (const resume of this.#listingsEnded.splice(0)) resume();
   }
 
   /**
    * Resolves once the requests read together with the caller's (a host's burst: Claude Code writes `prompts/list`,
    * `skills/list`, `resources/list` and `tools/list` at once) have reached their handlers, and the listings among them
-   * have been answered: a `tools/list` or `prompts/list` answer then already leaves out what the host lists itself,
-   * where a notification sent after it would come before the host listens (docs/ARCHITECTURE.md, "Connections").
+   * have been answered (with the further pages the host asks for until it holds what it keeps, or pauses for
+   * {@link PAGING_PAUSE_MS}): a `tools/list` or `prompts/list` answer then already leaves out what the host lists
+   * itself, where a notification sent after it would come before the host listens (docs/ARCHITECTURE.md,
+   * "Connections").
    *
    * Every message of one read of stdin reaches its handler in the promise jobs that follow that read (the serving
    * entry hands messages on from a queue of promise jobs, and no handler starts reading the disk before it has been
@@ -158,7 +177,7 @@ export class ConnectionOffer {
    */
   async settled(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (this.#listings > 0 && !this.#closed) await new Promise<void>((resolve) => this.#listingsEnded.push(resolve));
+    if (this.#listing) await new Promise<void>((resolve) => this.#listingsEnded.push(resolve));
   }
 
   /** A `tools/list` or `prompts/list` request of the connection is being answered. */
@@ -204,6 +223,6 @@ export class ConnectionOffer {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#pagingTimer);
-    for (const resume of this.#listingsEnded.splice(0)) resume();
+    this.#resumeIfSettled();
   }
 }
