@@ -78,10 +78,14 @@ export async function runCheckHosts(sources: readonly SourceSpec[], options: Che
 
 /**
  * The sizes of the `skills/list` pages `serve` answers: `--page-size` entries, at most the 100 entries and 512 KiB of
- * entry JSON a host keeps of a server (`server/skills-handlers.ts`, `SKILLS_PAGE_MAX` and `SKILLS_PAGE_MAX_BYTES`).
+ * entry JSON a host keeps of a server, no page crossing the 100th entry (`SKILLS_PAGE_MAX` in `server/`).
  */
 function listPages(snapshot: Snapshot, options: { readonly pageSize: number }): number[] {
-  const budget = { max: EXTENSION_MAX_ENTRY_BYTES, sizeOf: (skill: SkillRecord) => Buffer.byteLength(skill.json) };
+  const budget = {
+    max: EXTENSION_MAX_ENTRY_BYTES,
+    sizeOf: (skill: SkillRecord) => Buffer.byteLength(skill.json),
+    boundary: EXTENSION_MAX_SKILLS,
+  };
   const pages: number[] = [];
   let cursor: string | undefined;
   do {

@@ -133,6 +133,8 @@ export interface PageBudget<T> {
   /** Most summed size (in the unit of `sizeOf`); a page always holds at least one item. */
   readonly max: number;
   readonly sizeOf: (item: T) => number;
+  /** An item index no page crosses: a page that starts before it ends at it at the latest. */
+  readonly boundary?: number;
 }
 
 /**
@@ -164,6 +166,7 @@ export function pageOf<T>(
     start = low;
   }
   let end = Math.min(items.length, start + pageSize);
+  if (budget?.boundary !== undefined && start < budget.boundary) end = Math.min(end, budget.boundary);
   if (budget !== undefined) {
     let used = 0;
     for (let at = start; at < end; at++) {

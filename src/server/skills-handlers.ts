@@ -17,6 +17,7 @@ import {
 
 import type { ResourceListMode } from '../config.js';
 import { asProtocolErrors, SkillsServeError } from '../errors.js';
+import { EXTENSION_MAX_ENTRY_BYTES, EXTENSION_MAX_SKILLS } from '../hosts/profiles.js';
 import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
 import type { Snapshot } from '../index/types.js';
@@ -213,12 +214,13 @@ export async function answerSkillsMethod(
 /**
  * Most entries of one `skills/list` page, whatever larger `--page-size` is given: Claude Code keeps at most 100 skills
  * a server and reads no further page then, so a page it reads is a page it keeps (what a connection holds is then
- * known: `compat/offer.ts`).
+ * known: `compat/offer.ts`). For the same reason no page crosses the 100th entry, whatever smaller `--page-size` is
+ * given (pages of 30 are 30, 30, 30, 10, 30, …).
  */
-export const SKILLS_PAGE_MAX = 100;
+export const SKILLS_PAGE_MAX = EXTENSION_MAX_SKILLS;
 
 /** Most bytes of entry JSON in one `skills/list` page: what Claude Code keeps of a server's entries (512 KiB). */
-export const SKILLS_PAGE_MAX_BYTES = 512 * 1024;
+export const SKILLS_PAGE_MAX_BYTES = EXTENSION_MAX_ENTRY_BYTES;
 
 /** Most characters of `skills/list` page text kept per snapshot (about 1 MB): the first pages of a few views. */
 export const PAGE_CACHE_MAX_CHARS = 1024 * 1024;
@@ -268,6 +270,7 @@ function listPage(
   const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri, {
     max: SKILLS_PAGE_MAX_BYTES,
     sizeOf: (skill) => Buffer.byteLength(skill.json, 'utf8'),
+    boundary: SKILLS_PAGE_MAX,
   });
   const text = `[${page.items.map((skill) => skill.json).join(',')}]`;
   const count = page.items.length;

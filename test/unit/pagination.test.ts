@@ -121,6 +121,19 @@ describe('pageOf', () => {
     expect(pageOf([], undefined, 3, key)).toEqual({ items: [] });
   });
 
+  it('ends a page at the boundary when it starts before it, and pages on as usual after it', () => {
+    const items = letters('abcdefghij');
+    const budget = { max: 1000, sizeOf: () => 1, boundary: 4 };
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = pageOf(items, cursor, 3, key, budget);
+      pages.push(page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(pages).toEqual(['abc', 'd', 'efg', 'hij'].map(letters));
+  });
+
   it('pages objects by their key, in code-unit order', () => {
     const items = ['skill://A', 'skill://a', 'skill://a/%C3%A9', 'skill://a/B', 'skill://a/~'].map((uri) => ({ uri }));
     const first = pageOf(items, undefined, 2, (item) => item.uri);
