@@ -124,7 +124,7 @@ describe('pageOf', () => {
   it('ends a page at the boundary when it starts before it, and pages on as usual after it', () => {
     const items = letters('abcdefghij');
     const budget = { max: 1000, sizeOf: () => 1, boundary: 4 };
-    const pages: string[][] = [];
+    const pages: (readonly string[])[] = [];
     let cursor: string | undefined;
     do {
       const page = pageOf(items, cursor, 3, key, budget);
