@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
 import { connect, type Connection, rawRequest, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
-import { skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
+import { catalogTree, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 interface JsonRow {
   uri: string;
@@ -148,24 +148,6 @@ describe('check --hosts on sample-skills', () => {
   });
 });
 
-/** The catalog `npm run test:hosts` runs the hosts on (`test/hosts/harness.ts`, `generatedCatalog(400)`). */
-function generatedCatalog(count: number): Record<string, TreeEntry> {
-  const topics = ['terraform', 'kubernetes', 'react', 'postgres', 'graphql', 'docker', 'python', 'rust', 'security'];
-  topics.push('testing');
-  const spec: Record<string, TreeEntry> = {};
-  for (let index = 0; index < count; index++) {
-    const topic = topics[index % topics.length] as string;
-    const name = `${topic}-helper-${String(index).padStart(3, '0')}`;
-    const description =
-      index % 3 === 0
-        ? `>-\n  Reviews, writes and fixes ${topic} code, task ${index}.\n  Use when the user mentions ${topic}.`
-        : `Reviews, writes and fixes ${topic} code, task ${index}. Use when the user mentions ${topic}.`;
-    spec[`${name}/SKILL.md`] =
-      `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${topic} helper ${index}\n\n## Checklist\n`;
-  }
-  return spec;
-}
-
 const CATALOG_PAST =
   "  past read_skill's catalog budget (--catalog-max 4,096): 364 skills: docker-helper-365, docker-helper-375, docker-helper-385, docker-helper-395, graphql-helper-004 and 359 more; search_skills and list_skills reach them";
 
@@ -197,7 +179,7 @@ Gemini CLI (Skills-extension fork): 400 of 400 skills described in full (own ski
 describe('check --hosts on a generated 400-skill catalog', () => {
   let root: string;
   beforeAll(async () => {
-    root = await temps.tree(generatedCatalog(400));
+    root = await temps.tree(catalogTree(400));
   });
 
   it('prints what each host shows: 36 catalog lines, 100 + 33 with the extension client, page 1 for Agent Framework', () => {

@@ -122,6 +122,30 @@ export function skillMd(name: string, description: string, extra = ''): string {
   return `---\nname: ${name}\ndescription: ${description}\n${extraLines}---\n\n# ${name}\n\nTest skill.\n`;
 }
 
+/**
+ * A catalog of `count` generated skills, the size of github/awesome-copilot at 400: `SKILL.md` only, named
+ * `<topic>-helper-<NNN>`, with a folded multi-line description on every third. The tree `npm run test:hosts` and
+ * `check --hosts`' tests run on.
+ *
+ * @returns the tree as `path → SKILL.md text`.
+ */
+export function catalogTree(count: number): Record<string, string> {
+  const topics = ['terraform', 'kubernetes', 'react', 'postgres', 'graphql', 'docker', 'python', 'rust', 'security'];
+  topics.push('testing');
+  const tree: Record<string, string> = {};
+  for (let index = 0; index < count; index++) {
+    const topic = topics[index % topics.length] as string;
+    const name = `${topic}-helper-${String(index).padStart(3, '0')}`;
+    const description =
+      index % 3 === 0
+        ? `>-\n  Reviews, writes and fixes ${topic} code, task ${index}.\n  Use when the user mentions ${topic}.`
+        : `Reviews, writes and fixes ${topic} code, task ${index}. Use when the user mentions ${topic}.`;
+    tree[`${name}/SKILL.md`] =
+      `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${topic} helper ${index}\n\n## Checklist\n`;
+  }
+  return tree;
+}
+
 /** `sha256:` + lowercase hex of `bytes`, computed independently of `src/`. */
 export function sha256(bytes: Uint8Array | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;

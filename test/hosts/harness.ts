@@ -22,6 +22,7 @@ import path from 'node:path';
 
 import { waitFor } from '../helpers/live.js';
 import { BIN, REPO } from '../helpers/server.js';
+import { catalogTree } from '../helpers/tree.js';
 import { hostBinary, HOSTS } from './hosts.mjs';
 
 const HERE = path.join(REPO, 'test', 'hosts');
@@ -527,37 +528,15 @@ function shellQuote(word: string): string {
 }
 
 /**
- * A catalog of `count` generated skills (SKILL.md only, multi-line descriptions on every third), written into a new
- * temp directory, the size of github/awesome-copilot.
+ * The generated catalog of `count` skills ({@link catalogTree}), written into a new temp directory.
  *
  * @returns its absolute path.
  */
 export function generatedCatalog(count: number): string {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'skills-serve-catalog-')));
-  const topics = [
-    'terraform',
-    'kubernetes',
-    'react',
-    'postgres',
-    'graphql',
-    'docker',
-    'python',
-    'rust',
-    'security',
-    'testing',
-  ];
-  for (let index = 0; index < count; index++) {
-    const topic = topics[index % topics.length] as string;
-    const name = `${topic}-helper-${String(index).padStart(3, '0')}`;
-    const description =
-      index % 3 === 0
-        ? `>-\n  Reviews, writes and fixes ${topic} code, task ${index}.\n  Use when the user mentions ${topic}.`
-        : `Reviews, writes and fixes ${topic} code, task ${index}. Use when the user mentions ${topic}.`;
-    mkdirSync(path.join(root, name));
-    writeFileSync(
-      path.join(root, name, 'SKILL.md'),
-      `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${topic} helper ${index}\n\n## Checklist\n`,
-    );
+  for (const [rel, text] of Object.entries(catalogTree(count))) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
   }
   return root;
 }
