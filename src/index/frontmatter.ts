@@ -50,21 +50,41 @@ export async function readFrontmatter(
       ? undefined
       : readPlainFrontmatter(split.yaml);
   if (split !== undefined && plain !== undefined && followsRules(plain, segments.at(-1) ?? '')) {
-    return {
-      frontmatter: plain,
-      name: plain['name'] as string,
-      description: plain['description'] as string,
-      headings: headingsOf(split.body),
-    };
+    return notBlank(
+      {
+        frontmatter: plain,
+        name: plain['name'] as string,
+        description: plain['description'] as string,
+        headings: headingsOf(split.body),
+      },
+      text,
+    );
   }
   try {
     const { frontmatter } = await skillEntry(segments.join('/'), { 'SKILL.md': bytes });
     const body = split?.body ?? '';
-    return { frontmatter, name: frontmatter.name, description: frontmatter.description, headings: headingsOf(body) };
+    return notBlank(
+      { frontmatter, name: frontmatter.name, description: frontmatter.description, headings: headingsOf(body) },
+      text,
+    );
   } catch (error) {
     if (!SkillCatalogError.isInstance(error)) throw error;
     return { problems: error.problems.map((problem) => classifyProblem(problem.message, text)) };
   }
+}
+
+/** Message of the `description-blank` rule (`rules.ts`). */
+export const BLANK_DESCRIPTION = 'frontmatter description must not be blank';
+
+/**
+ * A description of whitespace only describes nothing: the SDK accepts it (it refuses only the empty string), but no
+ * host can show it, and Microsoft Agent Framework refuses the whole server for one such entry (docs/hosts.md).
+ */
+function notBlank(
+  read: ReadFrontmatter,
+  text: string | undefined,
+): ReadFrontmatter | { readonly problems: readonly RuleProblem[] } {
+  return read.description.trim() === '' ? { problems: [classifyProblem(BLANK_DESCRIPTION, text)] } : read;
 }
 
 /**

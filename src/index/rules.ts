@@ -76,6 +76,12 @@ const MATCHERS: readonly RuleMatcher[] = [
     hint: () => 'shorten the description to at most 1024 characters; move details into the SKILL.md body',
   },
   {
+    pattern: /^frontmatter description must not be blank/u,
+    rule: 'description-blank',
+    key: 'description',
+    hint: () => 'say what the skill does and when to use it: a description of only whitespace describes nothing',
+  },
+  {
     pattern: /^frontmatter compatibility must be a string of 1-500 characters/u,
     rule: 'compatibility-length',
     key: 'compatibility',

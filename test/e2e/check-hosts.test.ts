@@ -274,13 +274,15 @@ describe('check --hosts on a tree with one of each exception', () => {
   });
 
   it('an entry Agent Framework finds invalid: it refuses the server, and --strict fails', async () => {
-    const root = await temps.tree({ ...exceptions, 'blank/SKILL.md': skillMd('blank', '" "') });
+    // 520 characters, 1,040 UTF-16 code units: within the Agent Skills limit, over the one .NET counts in. (A blank
+    // description, the other such case, is refused by the index itself: description-blank.)
+    const root = await temps.tree({ ...exceptions, 'blank/SKILL.md': skillMd('blank', '🧑'.repeat(520)) });
     const run = cli(['check', '--hosts', root]);
     expect(run.status).toBe(0);
     expect(run.stdout.split('\n\n')[5]).toBe(
       [
         'Microsoft Agent Framework (.NET): 0 of 8 skills: it refuses the server (one entry it finds invalid fails its whole discovery); no prompts (the host lists none)',
-        '  refused entry: skill://blank/SKILL.md: Skill description is required.',
+        '  refused entry: skill://blank/SKILL.md: Skill description must be 1024 characters or fewer.',
         '  name "dup" shared by 2 skills: acme/x/dup (not shown); acme/y/dup (not shown)',
       ].join('\n'),
     );

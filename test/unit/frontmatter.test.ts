@@ -18,7 +18,7 @@ import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { readFrontmatter, readPlainFrontmatter, splitSkillMd } from '../../src/index/frontmatter.js';
+import { BLANK_DESCRIPTION, readFrontmatter, readPlainFrontmatter, splitSkillMd } from '../../src/index/frontmatter.js';
 import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 
 const SEED = 20_261_201;
@@ -31,10 +31,14 @@ const CORPUS = path.resolve(REPO, '..', 'shared', 'corpora', 'anthropics-skills'
 /** What the SDK says about one `SKILL.md`: its frontmatter, or its problem messages. */
 type Verdict = { readonly frontmatter: Record<string, unknown> } | { readonly problems: readonly string[] };
 
-/** The reference: the SDK's `skillEntry()` on the `SKILL.md` alone. */
+/**
+ * The reference: the SDK's `skillEntry()` on the `SKILL.md` alone, plus the one rule the server adds (a description of
+ * whitespace only is refused: `description-blank`).
+ */
 async function reference(segments: readonly string[], bytes: Uint8Array): Promise<Verdict> {
   try {
     const entry = await skillEntry(segments.join('/'), { 'SKILL.md': bytes });
+    if (entry.frontmatter.description.trim() === '') return { problems: [BLANK_DESCRIPTION] };
     return { frontmatter: entry.frontmatter };
   } catch (error) {
     if (!SkillCatalogError.isInstance(error)) throw error;
