@@ -73,6 +73,9 @@ export async function readFrontmatter(
   }
 }
 
+/** White space only, as JavaScript and .NET (which also counts U+0085 NEXT LINE) both read it. */
+const BLANK = /^[\s\u0085]*$/u;
+
 /** Message of the `description-blank` rule (`rules.ts`). */
 export const BLANK_DESCRIPTION = 'frontmatter description must not be blank';
 
@@ -84,7 +87,7 @@ function notBlank(
   read: ReadFrontmatter,
   text: string | undefined,
 ): ReadFrontmatter | { readonly problems: readonly RuleProblem[] } {
-  return read.description.trim() === '' ? { problems: [classifyProblem(BLANK_DESCRIPTION, text)] } : read;
+  return BLANK.test(read.description) ? { problems: [classifyProblem(BLANK_DESCRIPTION, text)] } : read;
 }
 
 /**

@@ -289,6 +289,7 @@ describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactl
     ['description-length', longDescription, 4],
     ['description-length', `\uFEFF${longDescription.replaceAll('\n', '\r\n')}`, 4],
     ['description-blank', md('---', 'name: my-skill', 'description: " "', '---'), 3],
+    ['description-blank', md('---', 'name: my-skill', 'description: " \\N "', '---'), 3],
     ['description-blank', md('---', 'name: my-skill', 'description: "\\u00a0\\t"', '---'), 3],
     ['description-blank', md('---', 'name: my-skill', 'license: MIT', 'description: "\\n  "', '---'), 4],
     ['frontmatter-syntax', md('---', 'name: my-skill', 'description: d', '  bad: indent', '---'), 4],

@@ -38,7 +38,7 @@ type Verdict = { readonly frontmatter: Record<string, unknown> } | { readonly pr
 async function reference(segments: readonly string[], bytes: Uint8Array): Promise<Verdict> {
   try {
     const entry = await skillEntry(segments.join('/'), { 'SKILL.md': bytes });
-    if (entry.frontmatter.description.trim() === '') return { problems: [BLANK_DESCRIPTION] };
+    if (/^[\s\u0085]*$/u.test(entry.frontmatter.description)) return { problems: [BLANK_DESCRIPTION] };
     return { frontmatter: entry.frontmatter };
   } catch (error) {
     if (!SkillCatalogError.isInstance(error)) throw error;
