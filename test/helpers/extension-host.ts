@@ -1,8 +1,8 @@
 /**
  * A model of a host with the Skills extension, as Claude Code's extension client (2.1.332, its flag on) behaves on the
- * wire (docs/hosts.md, "Claude Code"; issue 29): `server/discover` (the extension not declared), `subscriptions/listen`,
- * `server/discover` again, then in one write `prompts/list`, `skills/list` (the extension declared in its `_meta`
- * only), `resources/list` and `tools/list`.
+ * wire (docs/hosts.md, "Claude Code"; issue 29): `server/discover` (the extension not declared),
+ * `subscriptions/listen`, `server/discover` again, then in one write `prompts/list`, `skills/list` (the extension
+ * declared in its `_meta` only), `resources/list` and `tools/list`.
  *
  * - **Its first fetch** is those four answers, every further `resources/list` and `prompts/list` page (it follows
  *   their `nextCursor` to the end), and the further `skills/list` pages it reads: it keeps at most 100 skills of a
