@@ -32,6 +32,11 @@ describe.each([ERAS[1], ERAS[2]])('era $label', (era) => {
     }
     for (let index = 0; index < 20; index++)
       spec[`other-${index}/SKILL.md`] = skillMd(`other-${index}`, 'Plans sprints.');
+    // 30 skills whose 900-character descriptions would make a 50-hit page far longer than hosts pass whole.
+    for (let index = 0; index < 30; index++) {
+      const name = `long-${String(index).padStart(2, '0')}`;
+      spec[`${name}/SKILL.md`] = skillMd(name, `Drafts a treaty, part ${index}. ${'Clause text. '.repeat(68)}`);
+    }
     root = await temps.tree(spec);
     connection = await connect([root], era);
   });
@@ -53,6 +58,24 @@ describe.each([ERAS[1], ERAS[2]])('era $label', (era) => {
     expect(result.isError).toBe(true);
     return (result.content as { text: string }[])[0]?.text ?? '';
   }
+
+  it('keeps each page within what every host passes whole (10,000 characters), and still reaches every hit', async () => {
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await search({ query: 'treaty', limit: 50, ...(cursor === undefined ? {} : { cursor }) });
+      expect(JSON.stringify(page).length).toBeLessThanOrEqual(10_000);
+      sizes.push(page.skills.length);
+      seen.push(...page.skills.map((skill) => skill.name));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    // Each hit is 950 characters of JSON: ten a page fit in 9,800.
+    expect(sizes).toEqual([10, 10, 10]);
+    expect([...seen].sort()).toEqual(
+      Array.from({ length: 30 }, (_, index) => `long-${String(index).padStart(2, '0')}`),
+    );
+  });
 
   it('pages through every hit of a query matching more than 50 skills, each exactly once', async () => {
     const expected = Array.from(

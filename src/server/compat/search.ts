@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import MiniSearch from 'minisearch';
 
 import { SkillsServeError } from '../../errors.js';
+import type { PageBudget } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
 import { baseOf } from '../visibility.js';
 
@@ -141,8 +142,15 @@ export class SkillSearch {
    * @returns the page (possibly empty), with `nextCursor` when more hits follow it.
    * @throws SkillsServeError `INVALID_CURSOR` for a cursor this server did not issue, one issued for another query,
    *   and one whose hits are no longer those it was issued for (the catalog changed in a way that changed them).
+   * @param budget what the page's hits may add up to (at least one hit a page), as `list_skills` pages are bounded.
    */
-  page(snapshot: Snapshot, query: string, limit: number, cursor?: string): SearchPage {
+  page(
+    snapshot: Snapshot,
+    query: string,
+    limit: number,
+    cursor?: string,
+    budget?: PageBudget<SkillRecord>,
+  ): SearchPage {
     const hits = this.#hits(snapshot, query);
     let hitsKey: string | undefined;
     const hitsFingerprint = (): string => (hitsKey ??= fingerprint(hits.map((hit) => hit.uri).join('\n')));
@@ -161,7 +169,17 @@ export class SkillSearch {
         throw new SkillsServeError('INVALID_CURSOR', 'Invalid cursor: it was not issued by this server');
       start = at.offset;
     }
-    const end = Math.min(hits.length, start + limit);
+    let end = Math.min(hits.length, start + limit);
+    if (budget !== undefined) {
+      let used = 0;
+      for (let at = start; at < end; at++) {
+        used += budget.sizeOf(hits[at] as SkillRecord);
+        if (used > budget.max && at > start) {
+          end = at;
+          break;
+        }
+      }
+    }
     const skills = hits.slice(start, end);
     if (end === hits.length) return { skills };
     return {

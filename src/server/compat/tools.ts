@@ -220,12 +220,8 @@ function rangeArgs(args: unknown): { offset: number; length: number | undefined 
 function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: number): CallToolResult {
   let page;
   try {
-    // Within what the strictest host passes whole: a longer page would reach the model cut.
     const offered = snapshot.ordered.filter((skill) => skill.modelInvocable);
-    page = pageOf(offered, cursor, pageSize, (skill) => skill.uri, {
-      max: STRICTEST_TOOL_RESULT_CHARS - 200,
-      sizeOf: (skill) => JSON.stringify(listedSkill(skill)).length + 1,
-    });
+    page = pageOf(offered, cursor, pageSize, (skill) => skill.uri, RESULT_BUDGET);
   } catch (error) {
     if (error instanceof SkillsServeError)
       return textResult(`${error.message}; call list_skills without a cursor to start over.`, true);
@@ -234,6 +230,15 @@ function listSkills(snapshot: Snapshot, cursor: string | undefined, pageSize: nu
   const skills = page.items.map(listedSkill);
   return skillListResult(page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor });
 }
+
+/**
+ * What a `list_skills` or `search_skills` page may hold: within what the strictest host passes whole (a longer page
+ * would reach the model cut), at least one skill.
+ */
+const RESULT_BUDGET = {
+  max: STRICTEST_TOOL_RESULT_CHARS - 200,
+  sizeOf: (skill: SkillRecord) => JSON.stringify(listedSkill(skill)).length + 1,
+};
 
 /** A skill as `list_skills` and `search_skills` show it: description on one line. */
 function listedSkill(skill: SkillRecord): { name: string; description: string; uri: string } {
@@ -249,7 +254,7 @@ async function searchSkills(args: unknown, deps: ToolDeps): Promise<CallToolResu
   if (typeof parsed === 'string') return textResult(parsed, true);
   let page;
   try {
-    page = deps.search.page(await deps.snapshot(), parsed.query, parsed.limit, parsed.cursor);
+    page = deps.search.page(await deps.snapshot(), parsed.query, parsed.limit, parsed.cursor, RESULT_BUDGET);
   } catch (error) {
     if (error instanceof SkillsServeError)
       return textResult(`${error.message}; call search_skills without a cursor to start over.`, true);
