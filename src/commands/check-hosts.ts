@@ -23,10 +23,10 @@ import {
   strictFailures,
 } from '../hosts/views.js';
 import { pageOf } from '../index/snapshot.js';
-import { DirNode, type SkillRecord, type Snapshot } from '../index/types.js';
+import { type Diagnostic, DirNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { encodeSegment, parseSkillUri } from '../index/uri.js';
 import type { SourceSpec } from '../roots/root-arg.js';
-import { plural } from './check.js';
+import { diagnosticLines, plural } from './check.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
 /** The `--json` document of `check --hosts`. */
@@ -36,6 +36,8 @@ export interface HostsReport {
   readonly pageSize: number;
   /** Served skills, skills left out by the index, other diagnostics (as `check` counts them). */
   readonly summary: { readonly served: number; readonly leftOut: number; readonly warnings: number };
+  /** Every diagnostic of the index, as `check --json` gives them: the skills left out say why here. */
+  readonly diagnostics: readonly Diagnostic[];
   readonly hosts: readonly HostView[];
 }
 
@@ -43,6 +45,8 @@ export interface HostsReport {
 export interface CheckHostsOptions extends CommandOptions {
   readonly json: boolean;
   readonly strict?: boolean;
+  /** Paths under it are shown relative to it (default: the working directory). */
+  readonly cwd?: string;
   readonly catalogMax: number;
   readonly pageSize: number;
   /** Host profiles (default: every one). */
@@ -66,9 +70,12 @@ export async function runCheckHosts(sources: readonly SourceSpec[], options: Che
     catalogMax: options.catalogMax,
     pageSize: options.pageSize,
     summary: { served: skills.length, leftOut, warnings: snapshot.diagnostics.length - leftOut },
+    diagnostics: snapshot.diagnostics,
     hosts,
   };
-  options.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatHostsReport(report));
+  options.write(
+    options.json ? `${JSON.stringify(report, null, 2)}\n` : formatHostsReport(report, options.cwd ?? process.cwd()),
+  );
   if (leftOut > 0) return 1;
   const failing =
     options.strict === true &&
@@ -149,8 +156,10 @@ function longestUriBytes(skill: SkillRecord): number {
  * Renders the report as text: per host, a summary line (how many skills its model is shown in full, through which
  * channel, how many prompts its user gets), then one indented line per kind of exception; then `check`'s summary.
  */
-export function formatHostsReport(report: HostsReport): string {
+export function formatHostsReport(report: HostsReport, cwd: string): string {
   const blocks = report.hosts.map((view) => [summaryLine(view), ...exceptionLines(view)].join('\n'));
+  // What the index left out or warns about, as `check` says it: no host shows a skill left out, so say why.
+  if (report.diagnostics.length > 0) blocks.push(diagnosticLines(report.diagnostics, cwd).join('\n'));
   const { served, leftOut, warnings } = report.summary;
   const last = `${plural(served, 'skill')} served, ${leftOut} left out, ${plural(warnings, 'warning')}`;
   return `${[...blocks, last].join('\n\n')}\n`;

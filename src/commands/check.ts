@@ -50,15 +50,7 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
     lines.push(`ok      ${skill.uri.padEnd(width)}  ${plural(skill.files, 'file')}, ${plural(skill.bytes, 'byte')}`);
   }
   if (report.skills.length > 0 && report.diagnostics.length > 0) lines.push('');
-  for (const diagnostic of report.diagnostics) {
-    const shown = displayPath(diagnostic.file, cwd);
-    const where =
-      diagnostic.line === undefined
-        ? shown
-        : `${shown}:${diagnostic.line}${diagnostic.column === undefined ? '' : `:${diagnostic.column}`}`;
-    lines.push(`${diagnostic.severity.padEnd(7)} ${where}: ${diagnostic.message} [${diagnostic.rule}]`);
-    lines.push(`        fix: ${diagnostic.hint}`);
-  }
+  lines.push(...diagnosticLines(report.diagnostics, cwd));
   const { served, leftOut, warnings } = report.summary;
   lines.push('', `${plural(served, 'skill')} served, ${leftOut} left out, ${plural(warnings, 'warning')}`);
   return `${lines.join('\n')}\n`;
@@ -82,6 +74,25 @@ export async function runCheck(
   );
   const failing = options.strict === true ? report.diagnostics.length : report.summary.leftOut;
   return failing > 0 ? 1 : 0;
+}
+
+/**
+ * Each diagnostic as two lines: `severity file:line:column: message [rule]`, then `fix: hint`.
+ *
+ * @param cwd paths under it are shown relative to it.
+ */
+export function diagnosticLines(diagnostics: readonly Diagnostic[], cwd: string): string[] {
+  return diagnostics.flatMap((diagnostic) => {
+    const shown = displayPath(diagnostic.file, cwd);
+    const where =
+      diagnostic.line === undefined
+        ? shown
+        : `${shown}:${diagnostic.line}${diagnostic.column === undefined ? '' : `:${diagnostic.column}`}`;
+    return [
+      `${diagnostic.severity.padEnd(7)} ${where}: ${diagnostic.message} [${diagnostic.rule}]`,
+      `        fix: ${diagnostic.hint}`,
+    ];
+  });
 }
 
 /** `file` relative to `cwd` when it lies under it, else as given. */

@@ -254,6 +254,30 @@ describe('check --hosts on a generated 400-skill catalog', () => {
   });
 });
 
+describe('check --hosts says why, as check does', () => {
+  it('names the skill left out and each warning, with its fix, after the hosts; --json lists them too', async () => {
+    const root = await temps.tree({
+      'fine/SKILL.md': skillMd('fine', 'Does fine things.'),
+      'blank/SKILL.md': skillMd('blank', '"   "'),
+      'keys/SKILL.md': skillMd('keys', 'Holds an env file.'),
+      'keys/prod.env': 'X=1\n',
+    });
+    const run = cli(['check', '--hosts', root]);
+    expect(run.status).toBe(1);
+    const check = cli(['check', root]);
+    // The same two lines a diagnostic gets from check, in the same order.
+    const diagnostics = check.stdout.split('\n\n')[1] ?? '';
+    expect(diagnostics.split('\n')).toHaveLength(4);
+    expect(diagnostics).toContain('blank/SKILL.md:3:1: frontmatter description must not be blank [description-blank]');
+    const blocks = run.stdout.trimEnd().split('\n\n');
+    expect(blocks.slice(-2)).toEqual([diagnostics, '2 skills served, 1 left out, 1 warning']);
+    const rules = (args: string[]): string[] =>
+      (JSON.parse(cli(args).stdout) as { diagnostics: { rule: string }[] }).diagnostics.map((d) => d.rule).sort();
+    expect(rules(['check', '--hosts', '--json', root])).toEqual(rules(['check', '--json', root]));
+    expect(rules(['check', '--json', root])).toEqual(['description-blank', 'secret-file']);
+  });
+});
+
 describe('check --hosts on a tree with one of each exception', () => {
   const body = `${'A line of instructions that goes on for a while. '.repeat(260)}\n`;
   const exceptions: Record<string, TreeEntry> = {
