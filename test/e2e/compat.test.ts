@@ -211,6 +211,13 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
         text: `skill://report-writer/references/style-guide.md, characters ${guide.length - 3} to ${guide.length} of ${guide.length}:\n${guide.slice(-3)}`,
       },
     ]);
+    expect(
+      await call('read_skill_file', { uri: 'skill://report-writer/references/style-guide.md', offset: 999_999 }),
+    ).toEqual(
+      errorText(
+        `offset 999999 is past the end of skill://report-writer/references/style-guide.md, which has ${guide.length} characters`,
+      ),
+    );
     expect(await call('read_skill_file', { uri: 'skill://report-writer/SKILL.md', offset: -1 })).toEqual(
       errorText('argument "offset" must be an integer of 0 or more (characters)'),
     );

@@ -193,6 +193,11 @@ export async function callCompatTool(name: string, args: unknown, deps: ToolDeps
   if (range === undefined || result.isError === true || result.content[0]?.type !== 'text' || result.content.length > 1)
     return result;
   const text = result.content[0].text;
+  if (range.offset > text.length)
+    return textResult(
+      `offset ${range.offset} is past the end of ${found.file.uri}, which has ${text.length} characters`,
+      true,
+    );
   const end = range.length === undefined ? text.length : Math.min(text.length, range.offset + range.length);
   const part = text.slice(range.offset, end);
   return textResult(
