@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
+import { SAMPLE_PROMPT_NAMES } from '../helpers/sample.js';
 import { connect, type Connection, rawRequest, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
 import { catalogTree, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
@@ -130,14 +131,7 @@ describe('check --hosts on sample-skills', () => {
     ]);
     const claude = hostOf(report, 'claude-code');
     expect(claude.catalog).toEqual({ lines: 6, chars: 2020, max: 4096 });
-    expect(claude.rows.map((row) => row.prompt)).toEqual([
-      'acme-billing-refunds',
-      'acme-support-refunds',
-      'data-pipeline',
-      'csv-cleaning',
-      'pdf-summaries',
-      'report-writer',
-    ]);
+    expect(claude.rows.map((row) => row.prompt)).toEqual(SAMPLE_PROMPT_NAMES);
     expect(claude.collisions).toEqual([
       { name: 'refunds', uris: ['skill://acme/billing/refunds/SKILL.md', 'skill://acme/support/refunds/SKILL.md'] },
     ]);

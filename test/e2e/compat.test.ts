@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/live.js';
 import { waitForEvent } from '../helpers/logs.js';
-import { SAMPLE_CATALOG_LINES, SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { SAMPLE_CATALOG_LINES, SAMPLE_PROMPT_NAMES, SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { connect, type Connection, type Era, ERAS, errorCodeOf, rawRequest, SAMPLE_SKILLS } from '../helpers/server.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 
@@ -263,14 +263,7 @@ describe.each(BOTH_ERAS)('era $label, host without the extension (default --comp
     const listed = await rawRequest(connection, 'prompts/list', {});
     expect(listed['nextCursor']).toBeUndefined();
     const prompts = listed['prompts'] as { name: string; description: string }[];
-    expect(prompts.map((prompt) => prompt.name)).toEqual([
-      'acme-billing-refunds',
-      'acme-support-refunds',
-      'data-pipeline',
-      'csv-cleaning',
-      'pdf-summaries',
-      'report-writer',
-    ]);
+    expect(prompts.map((prompt) => prompt.name)).toEqual(SAMPLE_PROMPT_NAMES);
     // Descriptions on one line: report-writer's frontmatter description spans four lines.
     expect(prompts.map((prompt) => prompt.description)).toEqual(SAMPLE_CATALOG_LINES.map((line) => oneLine(line)));
     expect(disk('report-writer/SKILL.md')).toContain(

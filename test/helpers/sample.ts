@@ -25,3 +25,13 @@ export const SAMPLE_CATALOG_LINES: readonly string[] = [
   '- pdf-summaries: Summarise PDF documents such as papers, contracts, manuals and slide decks into short, faithful summaries with page references. Use when the user shares a PDF (or text extracted from one) and asks for a summary, the key points, a TL;DR, or "what does this say about X".',
   '- report-writer: Write structured business and technical reports (status reports, post-incident reviews, research write-ups, quarterly reviews) in a consistent house style. Use when the user asks for a report, a write-up, or a formal summary of work, results, or an investigation, and wants it ready to share.',
 ];
+
+/** The prompt names of the sample skills, in `skills/list` order (the two `refunds` get their skill paths). */
+export const SAMPLE_PROMPT_NAMES: readonly string[] = [
+  'acme-billing-refunds',
+  'acme-support-refunds',
+  'data-pipeline',
+  'csv-cleaning',
+  'pdf-summaries',
+  'report-writer',
+];

@@ -35,7 +35,7 @@ import {
   stringArgs,
   type ToolDeps,
 } from '../../src/server/compat/tools.js';
-import { SAMPLE_CATALOG_LINES } from '../helpers/sample.js';
+import { SAMPLE_CATALOG_LINES, SAMPLE_PROMPT_NAMES } from '../helpers/sample.js';
 import { FIXTURES_DIR, SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 
 let sample: Snapshot;
@@ -183,14 +183,7 @@ describe('assignPromptNames', () => {
   });
 
   it('names the sample prompts', () => {
-    expect(assignPromptNames(sample.ordered).map((slot) => slot.name)).toEqual([
-      'acme-billing-refunds',
-      'acme-support-refunds',
-      'data-pipeline',
-      'csv-cleaning',
-      'pdf-summaries',
-      'report-writer',
-    ]);
+    expect(assignPromptNames(sample.ordered).map((slot) => slot.name)).toEqual(SAMPLE_PROMPT_NAMES);
   });
 });
 
