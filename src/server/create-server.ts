@@ -4,7 +4,8 @@
  * that uses the extension is offered no compat tools or prompts). All catalog state lives outside the factory
  * (docs/ARCHITECTURE.md, "Serving").
  * Implements SEP-2640 "Capability": `extensions["io.modelcontextprotocol/skills"] = { directoryRead: true }` plus
- * the `resources` capability; with `--compat auto|on` also `instructions`, `tools` and `prompts` (see `compat.ts`).
+ * the `resources` capability; with `--compat auto|on` also `instructions`, `tools` and `prompts`
+ * (`compat/surfaces.ts`).
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { SkillsExtension, type SkillSource } from '@modelcontextprotocol/server/ext/skills';
@@ -51,8 +52,8 @@ export interface FactoryOptions {
  *
  * @param context the shared source, handlers, version, logger and compat surfaces.
  * @returns an async factory producing a fresh, unconnected `McpServer` with the extension (and the compat surfaces)
- *   attached, for the era the serving entry asks for. It resolves within `--instructions-wait` (waiting for the
- *   first index build only for the instructions catalog; at once in `--compat off`).
+ *   attached, for the era the serving entry asks for. It resolves at once: the instructions are fixed, and nothing
+ *   waits for the first index build but the requests that read it.
  */
 export function createServerFactory(
   context: ServingContext,

@@ -1,6 +1,6 @@
 /**
  * Running one git command to completion and turning its failure into a clear, redacted message (on top of
- * `git-exec.ts`, the only module that starts processes).
+ * `exec.ts`, the only module that starts processes).
  */
 import { GitSourceError } from './errors.js';
 import { type GitRunOptions, spawnGit } from './exec.js';

@@ -5,11 +5,11 @@
  *
  * What makes it safe to point at a hostile repository:
  * - Only the executable `git` runs, with an argument vector (no shell). Callers never pass a repository's content as
- *   an argument; refs and URLs are validated before they get here (`root-arg.ts`, `git-url.ts`).
+ *   an argument; refs and URLs are validated before they get here (`root-arg.ts`, `url.ts`).
  * - Every run carries {@link SAFETY_CONFIG} on its command line, which outranks every config file: hooks point at
  *   `/dev/null`, only the one transport the URL needs is allowed (never `ext::`), fetched objects are fsck'ed, no
  *   submodule recursion, no automatic gc or maintenance (which would fork in the background), no fsmonitor.
- *   Trees are materialized from `ls-tree` and `cat-file --batch` (git-materialize.ts), never `checkout`, so no
+ *   Trees are materialized from `ls-tree` and `cat-file --batch` (`materialize.ts`), never `checkout`, so no
  *   clean/smudge filter, `ident`/eol conversion or LFS smudge can run.
  * - The environment is the caller's minus every `GIT_*` variable that could redirect git (`GIT_DIR`, …) or print
  *   secrets (`GIT_TRACE*`, `GIT_CURL_VERBOSE`), plus `GIT_TERMINAL_PROMPT=0` and `GIT_ALLOW_PROTOCOL` naming the one

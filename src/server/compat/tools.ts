@@ -1,7 +1,7 @@
 /**
  * The read-only tools offered to hosts without the Skills extension (`--compat`): `list_skills`, `search_skills`,
  * `read_skill` and `read_skill_file`. Definitions and call handling only; which clients see them is decided in
- * `compat.ts`. Descriptions in results have their whitespace collapsed (the frontmatter stays verbatim in
+ * `surfaces.ts`. Descriptions in results have their whitespace collapsed (the frontmatter stays verbatim in
  * `skills/list`). Every failure a model can act on (unknown skill, ambiguous name, bad cursor, unreadable file) is a
  * tool result with `isError: true` (MCP "Tools" › "Error handling"); an unknown tool name is left to the caller
  * (-32602).
