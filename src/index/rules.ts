@@ -73,7 +73,10 @@ const MATCHERS: readonly RuleMatcher[] = [
     pattern: /^frontmatter description must be 1-1024 characters/u,
     rule: 'description-length',
     key: 'description',
-    hint: () => 'shorten the description to at most 1024 characters; move details into the SKILL.md body',
+    hint: (_match, lineText) =>
+      /^\s*["']?description["']?\s*:\s*(?:""|'')\s*$/u.test(lineText ?? '')
+        ? 'add a description: what the skill does and when to use it (1-1024 characters)'
+        : 'shorten the description to at most 1024 characters; move details into the SKILL.md body',
   },
   {
     pattern: /^frontmatter description must not be blank/u,

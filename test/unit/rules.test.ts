@@ -93,6 +93,20 @@ describe('classifyProblem on real SDK messages', () => {
     expect('line' in problem).toBe(line !== undefined);
   });
 
+  it('the description-length fix fits the case: add one when it is empty, shorten it when it is long', async () => {
+    const hintOf = async (skillMd: string): Promise<string> =>
+      classifyProblem((await sdkProblems(skillMd))[0] ?? '', skillMd).hint;
+    expect(await hintOf(md('---', 'name: my-skill', 'description: ""', '---'))).toBe(
+      'add a description: what the skill does and when to use it (1-1024 characters)',
+    );
+    expect(await hintOf(md('---', 'name: my-skill', "description: ''", '---'))).toBe(
+      'add a description: what the skill does and when to use it (1-1024 characters)',
+    );
+    expect(await hintOf(md('---', 'name: my-skill', `description: ${'x'.repeat(1025)}`, '---'))).toBe(
+      'shorten the description to at most 1024 characters; move details into the SKILL.md body',
+    );
+  });
+
   it('invalid UTF-8 → encoding, without a line', async () => {
     const messages = await sdkProblems(new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xe9, 0x0a]));
     expect(messages).toEqual(['SKILL.md is not valid UTF-8']);
