@@ -4,12 +4,12 @@
  * only for the regions whose contents changed. A region is rebuilt from disk; everything outside it is reused, and
  * inside it only files whose identity changed are read again.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import { isPathWithin } from '../paths.js';
 import { assembleSnapshot, type Placement, settleConflicts } from './assemble.js';
-import { duplicateRoot, nestedRoot, rootUnusable, unreadableDirectory } from './diagnostics.js';
+import { duplicateRoot, nestedRoot, rootEmpty, rootUnusable, unreadableDirectory } from './diagnostics.js';
 import { describeIoError } from './digest.js';
 import type { StoredDigests } from './digest-cache.js';
 import { findChild } from './namespace.js';
@@ -209,9 +209,25 @@ export class IndexBuilder {
       regions: state.regions,
     }));
     const placed = settleConflicts(roots, diagnostics);
+    diagnostics.push(...this.#emptyRoots());
     this.#last = assembleSnapshot(this.#last, this.#placed, placed, diagnostics);
     this.#placed = placed;
     return this.#last;
+  }
+
+  /**
+   * A `root-empty` warning for each usable root that holds no `SKILL.md` at all and has no diagnostic of its own (a
+   * skill left out or shadowed, a link or folder skipped, already says why), naming the folders under a name starting
+   * with `.` (never served) where skills are (`hiddenSkillFolders`). Computed afresh at each rebuild: a root that
+   * gains a skill loses its warning.
+   */
+  #emptyRoots(): Diagnostic[] {
+    const found: Diagnostic[] = [];
+    this.#states.forEach((state, rootIndex) => {
+      if (state.real === undefined || state.candidates.size > 0 || state.diagnostics.length > 0) return;
+      found.push(rootEmpty((this.#roots[rootIndex] as RootSpec).dir, hiddenSkillFolders(state.real)));
+    });
+    return found;
   }
 
   /**
@@ -407,4 +423,42 @@ function isRegularFile(file: string): boolean {
 function parentOf(rel: string): string {
   const slash = rel.lastIndexOf('/');
   return slash === -1 ? '' : rel.slice(0, slash);
+}
+
+/**
+ * Folders below `real` whose names start with `.` (never served) that hold skills, with how many: each `.<name>/skills`
+ * and `.<name>` whose child folders hold a `SKILL.md`. Reads at most two levels; an unreadable folder counts none.
+ *
+ * @returns root-relative paths (`.claude/skills`), sorted.
+ */
+export function hiddenSkillFolders(real: string): { rel: string; skills: number }[] {
+  const skillsIn = (dir: string): number => {
+    try {
+      return readdirSync(dir, { withFileTypes: true }).filter(
+        (entry) => entry.isDirectory() && isRegularFile(path.join(dir, entry.name, MANIFEST_NAME)),
+      ).length;
+    } catch {
+      return 0;
+    }
+  };
+  let dots: string[];
+  try {
+    dots = readdirSync(real, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name.startsWith('.') && entry.name !== '.git')
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return [];
+  }
+  const found: { rel: string; skills: number }[] = [];
+  for (const dot of dots) {
+    for (const rel of [path.join(dot, 'skills'), dot]) {
+      const skills = skillsIn(path.join(real, rel));
+      if (skills > 0) {
+        found.push({ rel, skills });
+        break;
+      }
+    }
+  }
+  return found;
 }

@@ -17,6 +17,7 @@ export const ERROR_RULES = [
   'name-format',
   'name-mismatch',
   'description-length',
+  'description-blank',
   'compatibility-length',
   'metadata-values',
   'entry-invalid',
@@ -39,6 +40,7 @@ export const WARNING_RULES = [
   'secret-file',
   'hidden-characters',
   'root-unusable',
+  'root-empty',
   'duplicate-root',
   'nested-root',
 ] as const;
@@ -191,6 +193,30 @@ export function hiddenCharacters(
     line,
     column,
   };
+}
+
+/**
+ * A root that yields no skill: said, never silent (a host pointed at the wrong folder shows an empty catalog).
+ *
+ * @param dir the root as given.
+ * @param hidden skill folders found where the server never serves (`.claude/skills`, …), root-relative, with how many
+ *   skills each holds: the hint names the argument that would serve each.
+ */
+export function rootEmpty(dir: string, hidden: readonly { rel: string; skills: number }[]): Diagnostic {
+  const where = hidden.map(({ rel, skills }) => `${rel} (${skills} skill${skills === 1 ? '' : 's'})`).join(', ');
+  return hidden.length === 0
+    ? warning(
+        'root-empty',
+        dir,
+        'no skills here: no folder below it holds a SKILL.md',
+        'give each skill a folder with a SKILL.md (<root>/<name>/SKILL.md), or point at the folder that holds them',
+      )
+    : warning(
+        'root-empty',
+        dir,
+        `no skills served here; skills are in ${where}, under a name starting with "." that is never served`,
+        `serve that folder itself: ${hidden.map(({ rel }) => path.join(dir, rel)).join(' ')}`,
+      );
 }
 
 /** A root that cannot be read now (its skills are withdrawn until it is back). */

@@ -359,12 +359,41 @@ describe('check: text output', () => {
     for (const output of outputs) expect(warned(output)).toEqual(expectedOrder);
   });
 
-  it('an empty root → exit 0, nothing served, nothing left out', async () => {
+  it('an empty root → exit 0 with a root-empty warning that says what to do; --strict exits 1', async () => {
     const root = await tempDir();
     const run = cli(['check', root]);
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
-    expect(run.stdout.trimStart()).toBe('0 skills served, 0 left out, 0 warnings\n');
+    expect(run.stdout).toBe(
+      [
+        `warning ${root}: no skills here: no folder below it holds a SKILL.md [root-empty]`,
+        '        fix: give each skill a folder with a SKILL.md (<root>/<name>/SKILL.md), or point at the folder that holds them',
+        '',
+        '0 skills served, 0 left out, 1 warning',
+        '',
+      ].join('\n'),
+    );
+    expect(cli(['check', '--strict', root]).status).toBe(1);
+  });
+
+  it('a project root whose skills sit in dot folders → the warning names each and the argument that serves it', async () => {
+    const root = await temps.tree({
+      '.claude/skills/alpha/SKILL.md': skillMd('alpha', 'Alpha.'),
+      '.claude/skills/beta/SKILL.md': skillMd('beta', 'Beta.'),
+      '.agents/gamma/SKILL.md': skillMd('gamma', 'Gamma.'),
+      '.git/hooks/x/SKILL.md': skillMd('x', 'Not a skill folder anyone serves.'),
+      'src/index.ts': 'export {};\n',
+    });
+    const run = cli(['check', root]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n').slice(0, 2)).toEqual([
+      `warning ${root}: no skills served here; skills are in .agents (1 skill), .claude/skills (2 skills), under a name starting with "." that is never served [root-empty]`,
+      `        fix: serve that folder itself: ${root}/.agents ${root}/.claude/skills`,
+    ]);
+    // The folder named itself is served (the user pointed at it): no warning.
+    const direct = cli(['check', path.join(root, '.claude', 'skills')]);
+    expect(direct.status).toBe(0);
+    expect(direct.stdout.trimEnd().split('\n').at(-1)).toBe('2 skills served, 0 left out, 0 warnings');
   });
 });
 

@@ -2,11 +2,12 @@
  * Several roots (first root wins a conflict; prefixes; links between roots; unusable roots) and the shape of the
  * snapshot itself: metadata only, never file contents, frozen, each entry serialized once.
  */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { buildSnapshot } from '../../src/index/build.js';
+import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { makeTree, removeTree, SAMPLE_SKILLS_DIR, skillMd, tempTrees } from '../helpers/tree.js';
@@ -118,7 +119,8 @@ describe('multiple roots', () => {
       { dir: first, prefix: [] },
       { dir: second, prefix: [] },
     ]);
-    expect(snapshot.diagnostics).toEqual([]);
+    // The second root serves no skill of its own: said once.
+    expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'root-empty', file: second }]);
     expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toContainEqual(
       await rowOnDisk('skill://s/common.md', path.join(second, 'shared/common.md')),
     );
@@ -137,6 +139,21 @@ describe('multiple roots', () => {
     expect(findFile(snapshot, 'skill://s/SKILL.md')?.top.rootIndex).toBe(1);
   });
 
+  it('a root that gains a skill loses its root-empty warning; one that loses its last skill gets it', async () => {
+    const root = await tree({ 'notes/readme.md': 'No skills yet.\n' });
+    const builder = new IndexBuilder([{ dir: root, prefix: [] }]);
+    expect(diagKeys(await builder.buildAll())).toEqual([{ severity: 'warning', rule: 'root-empty', file: root }]);
+    await mkdir(path.join(root, 'alpha'));
+    await writeFile(path.join(root, 'alpha', 'SKILL.md'), skillMd('alpha', 'Alpha.'));
+    const added = await builder.rebuild([{ rootIndex: 0, rel: 'alpha' }]);
+    expect(diagKeys(added)).toEqual([]);
+    expect(added.ordered.map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
+    await rm(path.join(root, 'alpha'), { recursive: true });
+    expect(diagKeys(await builder.rebuild([{ rootIndex: 0, rel: 'alpha' }]))).toEqual([
+      { severity: 'warning', rule: 'root-empty', file: root },
+    ]);
+  });
+
   it('builds an empty snapshot for no roots and for a root without skills', async () => {
     const empty = await tree({ 'notes/readme.md': 'No skills here.\n' });
     for (const roots of [[], [{ dir: empty, prefix: [] }]]) {
@@ -147,9 +164,18 @@ describe('multiple roots', () => {
         files: servedFileUris(snapshot).length,
         fileCount: snapshot.fileCount,
         dirs: directoryUris(snapshot).length,
-        diagnostics: snapshot.diagnostics,
+        diagnostics: diagKeys(snapshot),
         generation: snapshot.generation,
-      }).toEqual({ skills: 0, ordered: 0, files: 0, fileCount: 0, dirs: 0, diagnostics: [], generation: 1 });
+      }).toEqual({
+        skills: 0,
+        ordered: 0,
+        files: 0,
+        fileCount: 0,
+        dirs: 0,
+        // A root without skills is never silent.
+        diagnostics: roots.length === 0 ? [] : [{ severity: 'warning', rule: 'root-empty', file: empty }],
+        generation: 1,
+      });
     }
   });
 });

@@ -344,7 +344,7 @@ describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactl
       ].join('; '),
       hint: [
         'set "name: my-skill" or rename the directory to "other"',
-        'shorten the description to at most 1024 characters; move details into the SKILL.md body',
+        'add a description: what the skill does and when to use it (1-1024 characters)',
         'give every metadata key a string value (quote numbers; join lists into one string)',
       ].join('; '),
     });
