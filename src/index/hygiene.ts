@@ -30,7 +30,7 @@ export interface HiddenCharacters {
  * @returns the findings, or `undefined` when there are none.
  */
 export function findHiddenCharacters(text: string): HiddenCharacters | undefined {
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const body = withoutVisibleSequences(text.startsWith('\uFEFF') ? text.slice(1) : text);
   const offset = text.length - body.length;
   const matches = [...body.matchAll(ANY_HIDDEN)];
   const first = matches[0];
@@ -43,6 +43,28 @@ export function findHiddenCharacters(text: string): HiddenCharacters | undefined
     line: before.split('\n').length,
     column: [...before.slice(lineStart)].length + 1,
   };
+}
+
+/**
+ * Sequences whose invisible characters draw what a reader sees, so they hide nothing: a zero-width joiner between two
+ * emoji (🧑‍💻, 👩🏽‍🚀, ❤️‍🔥: the first may carry a variation selector or skin tone), the tag characters of a
+ * subdivision flag (🏴 + tags + cancel tag: 🏴󠁧󠁢󠁳󠁣󠁴󠁿), and a zero-width joiner or non-joiner between two letters
+ * of a script that shapes with them (Devanagari, Arabic, Malayalam, …; never Latin, where they only hide text).
+ */
+const VISIBLE_SEQUENCES: readonly RegExp[] = [
+  /(?<=\p{Extended_Pictographic}(?:\u{FE0F}|\p{Emoji_Modifier})?)\u200D(?=\p{Extended_Pictographic})/gu,
+  /(?<=\u{1F3F4})[\u{E0020}-\u{E007E}]+\u{E007F}/gu,
+  /(?<=(?!\p{Script=Latin})[\p{L}\p{M}])[\u200C\u200D](?=(?!\p{Script=Latin})[\p{L}\p{M}])/gu,
+];
+
+/** `text` with the characters of {@link VISIBLE_SEQUENCES} replaced one for one by visible ones (columns kept). */
+function withoutVisibleSequences(text: string): string {
+  let masked = text;
+  for (const pattern of VISIBLE_SEQUENCES)
+    masked = masked.replace(pattern, (sequence) =>
+      [...sequence].map((char) => (char.length === 2 ? '\u{1F3F4}' : '_')).join(''),
+    );
+  return masked;
 }
 
 const SECRET_NAMES: readonly RegExp[] = [

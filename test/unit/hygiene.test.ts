@@ -25,6 +25,37 @@ describe('findHiddenCharacters', () => {
         column: 2,
       },
     ],
+    [
+      'emoji joined by ZWJ: 🧑‍💻, 👩🏽‍🚀, ❤️‍🔥',
+      'Code \u{1F9D1}\u200D\u{1F4BB}, \u{1F469}\u{1F3FD}\u200D\u{1F680} \u2764\uFE0F\u200D\u{1F525}\n',
+      undefined,
+    ],
+    [
+      'a subdivision flag (Scotland)',
+      'Flag: \u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}.\n',
+      undefined,
+    ],
+    [
+      'ZWJ and ZWNJ inside Devanagari and Persian words',
+      '\u0915\u094D\u200D\u0937 \u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645\n',
+      undefined,
+    ],
+    ['a ZWJ between Latin letters', 'ign\u200Dore', { count: 1, kinds: ['zero-width characters'], line: 1, column: 4 }],
+    [
+      'a ZWJ after an emoji, before a letter',
+      '\u{1F600}\u200Dx',
+      { count: 1, kinds: ['zero-width characters'], line: 1, column: 2 },
+    ],
+    [
+      'tag characters not after a black flag',
+      'a\u{E0067}\u{E007F}',
+      { count: 2, kinds: ['Unicode tag characters'], line: 1, column: 2 },
+    ],
+    [
+      'a flag, then a hidden tag run on the next line',
+      '\u{1F3F4}\u{E0067}\u{E007F}\nok \u{E0049}',
+      { count: 1, kinds: ['Unicode tag characters'], line: 2, column: 4 },
+    ],
   ])('%s', (_label, text, expected) => {
     expect(findHiddenCharacters(text)).toEqual(expected);
   });
