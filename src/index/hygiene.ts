@@ -11,6 +11,7 @@ const HIDDEN: readonly { kind: string; pattern: RegExp }[] = [
   { kind: 'zero-width characters', pattern: /[\u200B-\u200D\u2060\uFEFF]/u },
 ];
 const ANY_HIDDEN = /[\u{E0000}-\u{E007F}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060\uFEFF]/gu;
+const HAS_HIDDEN = new RegExp(ANY_HIDDEN.source, 'u');
 
 /** Where hidden characters were found. */
 export interface HiddenCharacters {
@@ -30,7 +31,10 @@ export interface HiddenCharacters {
  * @returns the findings, or `undefined` when there are none.
  */
 export function findHiddenCharacters(text: string): HiddenCharacters | undefined {
-  const body = withoutVisibleSequences(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  const unmasked = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  // Most texts hold no such character: they are scanned once, never masked.
+  if (!HAS_HIDDEN.test(unmasked)) return undefined;
+  const body = withoutVisibleSequences(unmasked);
   const offset = text.length - body.length;
   const matches = [...body.matchAll(ANY_HIDDEN)];
   const first = matches[0];
@@ -45,16 +49,20 @@ export function findHiddenCharacters(text: string): HiddenCharacters | undefined
   };
 }
 
+/** A letter or mark of a script whose letters join, or not, by zero-width (non-)joiners. */
+const SHAPING = `[${['Arabic', 'Syriac', 'Nko', 'Devanagari', 'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Khmer', 'Myanmar', 'Tibetan', 'Mongolian'].map((script) => `\\p{Script=${script}}`).join('')}]`;
+
 /**
  * Sequences whose invisible characters draw what a reader sees, so they hide nothing: a zero-width joiner between two
  * emoji (🧑‍💻, 👩🏽‍🚀, ❤️‍🔥: the first may carry a variation selector or skin tone), the tag characters of a
- * subdivision flag (🏴 + tags + cancel tag: 🏴󠁧󠁢󠁳󠁣󠁴󠁿), and a zero-width joiner or non-joiner between two letters
- * of a script that shapes with them (Devanagari, Arabic, Malayalam, …; never Latin, where they only hide text).
+ * subdivision flag (🏴 + 2 to 6 tag letters or digits + cancel tag: 🏴󠁧󠁢󠁳󠁣󠁴󠁿; any other tag run can spell hidden
+ * text), and a zero-width joiner or non-joiner between two letters of a script that shapes with them (Devanagari,
+ * Arabic, Malayalam, …; never Latin, Cyrillic or Greek, where they only hide text).
  */
 const VISIBLE_SEQUENCES: readonly RegExp[] = [
   /(?<=\p{Extended_Pictographic}(?:\u{FE0F}|\p{Emoji_Modifier})?)\u200D(?=\p{Extended_Pictographic})/gu,
-  /(?<=\u{1F3F4})[\u{E0020}-\u{E007E}]+\u{E007F}/gu,
-  /(?<=(?!\p{Script=Latin})[\p{L}\p{M}])[\u200C\u200D](?=(?!\p{Script=Latin})[\p{L}\p{M}])/gu,
+  /(?<=\u{1F3F4})[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{2,6}\u{E007F}/gu,
+  new RegExp(`(?<=${SHAPING})[\\u200C\\u200D](?=${SHAPING})`, 'gu'),
 ];
 
 /** `text` with the characters of {@link VISIBLE_SEQUENCES} replaced one for one by visible ones (columns kept). */

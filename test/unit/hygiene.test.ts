@@ -40,6 +40,18 @@ describe('findHiddenCharacters', () => {
       '\u0915\u094D\u200D\u0937 \u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645\n',
       undefined,
     ],
+    [
+      'text spelled in tags after a black flag',
+      '\u{1F3F4}' +
+        [...'ignore all'].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('') +
+        '\u{E007F}',
+      { count: 11, kinds: ['Unicode tag characters'], line: 1, column: 2 },
+    ],
+    [
+      'joiners between Cyrillic letters',
+      'игн\u200Dор\u200Cир',
+      { count: 2, kinds: ['zero-width characters'], line: 1, column: 4 },
+    ],
     ['a ZWJ between Latin letters', 'ign\u200Dore', { count: 1, kinds: ['zero-width characters'], line: 1, column: 4 }],
     [
       'a ZWJ after an emoji, before a letter',
@@ -53,7 +65,7 @@ describe('findHiddenCharacters', () => {
     ],
     [
       'a flag, then a hidden tag run on the next line',
-      '\u{1F3F4}\u{E0067}\u{E007F}\nok \u{E0049}',
+      '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}\nok \u{E0049}',
       { count: 1, kinds: ['Unicode tag characters'], line: 2, column: 4 },
     ],
   ])('%s', (_label, text, expected) => {
