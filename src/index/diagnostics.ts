@@ -215,8 +215,13 @@ export function rootEmpty(dir: string, hidden: readonly { rel: string; skills: n
         'root-empty',
         dir,
         `no skills served here; skills are in ${where}, under a name starting with "." that is never served`,
-        `serve that folder itself: ${hidden.map(({ rel }) => path.join(dir, rel)).join(' ')}`,
+        `serve ${hidden.length === 1 ? 'that folder as a root' : 'those folders as roots'}: ${hidden.map(({ rel }) => shellWord(path.join(dir, rel))).join(' ')}`,
       );
+}
+
+/** `word` as a shell reads it back: single-quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/u.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** A root that cannot be read now (its skills are withdrawn until it is back). */

@@ -388,7 +388,7 @@ describe('check: text output', () => {
     expect(run.status).toBe(0);
     expect(run.stdout.split('\n').slice(0, 2)).toEqual([
       `warning ${root}: no skills served here; skills are in .agents (1 skill), .claude/skills (2 skills), under a name starting with "." that is never served [root-empty]`,
-      `        fix: serve that folder itself: ${root}/.agents ${root}/.claude/skills`,
+      `        fix: serve those folders as roots: ${root}/.agents ${root}/.claude/skills`,
     ]);
     // The folder named itself is served (the user pointed at it): no warning.
     const direct = cli(['check', path.join(root, '.claude', 'skills')]);
