@@ -22,9 +22,9 @@ import {
   type SkillRow,
   strictFailures,
 } from '../hosts/views.js';
-import { pageOf } from '../index/snapshot.js';
-import { type Diagnostic, DirNode, type SkillRecord, type Snapshot } from '../index/types.js';
-import { encodeSegment, parseSkillUri } from '../index/uri.js';
+import { longestResourceUriBytes, pageOf } from '../index/snapshot.js';
+import { type Diagnostic, type SkillRecord, type Snapshot } from '../index/types.js';
+import { parseSkillUri } from '../index/uri.js';
 import type { SourceSpec } from '../roots/root-arg.js';
 import { diagnosticLines, plural } from './check.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
@@ -124,7 +124,7 @@ export async function hostSkills(snapshot: Snapshot, profiles: readonly HostProf
       entryBytes: Buffer.byteLength(skill.json),
       manifestBytes: skill.manifestSize,
       ...(skill.manifestSize > smallestCut ? { manifestChars: await manifestChars(skill) } : {}),
-      longestUriBytes: longestUriBytes(skill),
+      longestUriBytes: longestResourceUriBytes(skill),
     })),
   );
 }
@@ -136,20 +136,6 @@ async function manifestChars(skill: SkillRecord): Promise<number> {
   } catch {
     return skill.manifestSize;
   }
-}
-
-/** UTF-8 bytes of the longest URI of a file or directory of `skill`. */
-function longestUriBytes(skill: SkillRecord): number {
-  let longest = 0;
-  const stack: { node: DirNode; uri: string }[] = [{ node: skill.node, uri: skill.rootUri }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    for (const child of item.node.children) {
-      const uri = `${item.uri}/${encodeSegment(child.name)}`;
-      longest = Math.max(longest, Buffer.byteLength(uri));
-      if (child instanceof DirNode) stack.push({ node: child, uri });
-    }
-  }
-  return longest;
 }
 
 /**

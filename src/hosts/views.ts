@@ -169,7 +169,7 @@ export interface HostView {
 }
 
 /** What the server takes every extension client to decline (`server/compat/offer.ts`, `declinedByHosts`). */
-const DECLINED_BY_HOSTS: ExtensionClient = {
+export const DECLINED_BY_HOSTS: ExtensionClient = {
   maxManifestBytes: EXTENSION_MAX_MANIFEST_BYTES,
   maxUriBytes: EXTENSION_MAX_URI_BYTES,
   shipped: true,

@@ -138,6 +138,23 @@ export interface PageBudget<T> {
 }
 
 /**
+ * Where a page of `items` that starts at `start` ends (exclusive): after `pageSize` items, at `budget.boundary` when
+ * it starts before it, and before the item that would take the page's summed size over `budget.max` (a page holds at
+ * least one item). Used by every paged answer, whatever its cursor.
+ */
+export function pageEnd<T>(items: readonly T[], start: number, pageSize: number, budget?: PageBudget<T>): number {
+  let end = Math.min(items.length, start + pageSize);
+  if (budget === undefined) return end;
+  if (budget.boundary !== undefined && start < budget.boundary) end = Math.min(end, budget.boundary);
+  let used = 0;
+  for (let at = start; at < end; at++) {
+    used += budget.sizeOf(items[at] as T);
+    if (used > budget.max && at > start) return at;
+  }
+  return end;
+}
+
+/**
  * The page of `items` (sorted by `keyOf` in code-unit order) that starts after the cursor's URI.
  *
  * @param items sorted ascending by `keyOf`.
@@ -165,21 +182,27 @@ export function pageOf<T>(
     }
     start = low;
   }
-  let end = Math.min(items.length, start + pageSize);
-  if (budget?.boundary !== undefined && start < budget.boundary) end = Math.min(end, budget.boundary);
-  if (budget !== undefined) {
-    let used = 0;
-    for (let at = start; at < end; at++) {
-      used += budget.sizeOf(items[at] as T);
-      if (used > budget.max && at > start) {
-        end = at;
-        break;
-      }
-    }
-  }
+  const end = pageEnd(items, start, pageSize, budget);
   const page = items.slice(start, end);
   const last = page.at(-1);
   return end < items.length && last !== undefined
     ? { items: page, nextCursor: encodeCursor(keyOf(last)) }
     : { items: page };
+}
+
+/**
+ * UTF-8 bytes of the longest URI of a file or directory of `skill` (nested skills' included): what an extension
+ * client that declines long URIs measures.
+ */
+export function longestResourceUriBytes(skill: SkillRecord): number {
+  let longest = 0;
+  const stack: { node: DirNode; uri: string }[] = [{ node: skill.node, uri: skill.rootUri }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    for (const child of item.node.children) {
+      const uri = `${item.uri}/${encodeSegment(child.name)}`;
+      longest = Math.max(longest, Buffer.byteLength(uri, 'utf8'));
+      if (child instanceof DirNode) stack.push({ node: child, uri });
+    }
+  }
+  return longest;
 }

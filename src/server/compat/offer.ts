@@ -8,9 +8,10 @@
  * arrives after its answer (Claude Code drops one written before). A notification is sent only when what the host
  * was last answered differs from what it would be answered now, and once per such state.
  */
-import { EXTENSION_MAX_MANIFEST_BYTES, EXTENSION_MAX_SKILLS, EXTENSION_MAX_URI_BYTES } from '../../hosts/profiles.js';
-import { DirNode, type SkillRecord } from '../../index/types.js';
-import { encodeSegment } from '../../index/uri.js';
+import { EXTENSION_MAX_SKILLS } from '../../hosts/profiles.js';
+import { DECLINED_BY_HOSTS, extensionDecline } from '../../hosts/views.js';
+import { longestResourceUriBytes } from '../../index/snapshot.js';
+import type { SkillRecord } from '../../index/types.js';
 
 /** The lists whose content depends on the offer. */
 export type OfferedList = 'tools' | 'prompts';
@@ -33,22 +34,15 @@ const declinedCache = new WeakMap<SkillRecord, boolean>();
 export function declinedByHosts(skill: SkillRecord): boolean {
   let declined = declinedCache.get(skill);
   if (declined === undefined) {
-    declined = skill.manifestSize > EXTENSION_MAX_MANIFEST_BYTES || skill.uri.includes('$') || longestUriBytes(skill);
+    const measured = {
+      uri: skill.uri,
+      manifestBytes: skill.manifestSize,
+      longestUriBytes: longestResourceUriBytes(skill),
+    };
+    declined = extensionDecline(measured, DECLINED_BY_HOSTS) !== undefined;
     declinedCache.set(skill, declined);
   }
   return declined;
-}
-
-function longestUriBytes(skill: SkillRecord): boolean {
-  const stack: { node: SkillRecord['node']; uri: string }[] = [{ node: skill.node, uri: skill.rootUri }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    for (const child of item.node.children) {
-      const uri = `${item.uri}/${encodeSegment(child.name)}`;
-      if (Buffer.byteLength(uri, 'utf8') > EXTENSION_MAX_URI_BYTES) return true;
-      if (child instanceof DirNode) stack.push({ node: child, uri });
-    }
-  }
-  return false;
 }
 
 /** How a connection's offer reaches its host. */

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import MiniSearch from 'minisearch';
 
 import { SkillsServeError } from '../../errors.js';
-import type { PageBudget } from '../../index/snapshot.js';
+import { type PageBudget, pageEnd } from '../../index/snapshot.js';
 import type { SkillRecord, Snapshot } from '../../index/types.js';
 import { baseOf } from '../visibility.js';
 
@@ -140,9 +140,9 @@ export class SkillSearch {
    * @param cursor the `nextCursor` of the previous page, or `undefined` for the first page. A cursor of another query
    *   continues it only when that query has exactly the same hits.
    * @returns the page (possibly empty), with `nextCursor` when more hits follow it.
+   * @param budget what the page's hits may add up to (at least one hit a page), as `list_skills` pages are bounded.
    * @throws SkillsServeError `INVALID_CURSOR` for a cursor this server did not issue, one issued for another query,
    *   and one whose hits are no longer those it was issued for (the catalog changed in a way that changed them).
-   * @param budget what the page's hits may add up to (at least one hit a page), as `list_skills` pages are bounded.
    */
   page(
     snapshot: Snapshot,
@@ -169,17 +169,7 @@ export class SkillSearch {
         throw new SkillsServeError('INVALID_CURSOR', 'Invalid cursor: it was not issued by this server');
       start = at.offset;
     }
-    let end = Math.min(hits.length, start + limit);
-    if (budget !== undefined) {
-      let used = 0;
-      for (let at = start; at < end; at++) {
-        used += budget.sizeOf(hits[at] as SkillRecord);
-        if (used > budget.max && at > start) {
-          end = at;
-          break;
-        }
-      }
-    }
+    const end = pageEnd(hits, start, limit, budget);
     const skills = hits.slice(start, end);
     if (end === hits.length) return { skills };
     return {
