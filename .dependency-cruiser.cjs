@@ -53,7 +53,7 @@ module.exports = {
       'roots-over-index',
       'roots/ turns root arguments into directories; config.ts types them, so roots/ must not import config.ts.',
       '^src/roots/',
-      '^src/(?!roots/|index/types\\.ts$|errors\\.ts$|paths\\.ts$)',
+      '^src/(?!roots/|index/types\\.ts$|errors\\.ts$|paths\\.ts$|loopback\\.ts$)',
     ),
     layer(
       'server-below-runtime',

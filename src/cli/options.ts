@@ -3,6 +3,7 @@
  * the flag and what it accepts (`main.ts` turns it into commander's invalid-argument error, exit 2). Pure.
  */
 import { DEFAULT_HTTP_HOST, type HttpEndpoint } from '../config.js';
+import { isLoopbackHost } from '../loopback.js';
 
 /**
  * Parses an integer option value.
@@ -121,11 +122,6 @@ export function parseHttpEndpoint(text: string): HttpEndpoint {
   return { host, port };
 }
 
-/** Whether a URL's host is this machine (where plain `http:` is allowed for issuers). */
-function isLoopbackUrlHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/u.test(hostname);
-}
-
 /**
  * Parses one `--auth-issuer`: an issuer identifier (RFC 8414 §2): an `https:` URL without query or fragment
  * (`http:` only on a loopback host, for tests and local providers).
@@ -142,7 +138,7 @@ export function parseAuthIssuer(text: string): string {
     url === undefined ||
     url.search !== '' ||
     url.hash !== '' ||
-    !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackUrlHost(url.hostname)))
+    !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
   )
     throw new RangeError(
       `--auth-issuer must be an https:// URL without query or fragment (http:// only on localhost) (got "${text}")`,

@@ -5,6 +5,7 @@
  * clear text across a network. Redirects are not followed while a token is sent, so it cannot be carried to another
  * host. Pure.
  */
+import { isLoopbackHost } from '../../loopback.js';
 import type { GitRemote } from './url.js';
 
 /** User name sent with the token: what GitHub expects for tokens; GitLab and Gitea accept any. */
@@ -20,9 +21,6 @@ export interface TokenAuth {
   readonly warning?: string;
 }
 
-/** Host names that never leave the machine. */
-const LOOPBACK = /^(?:127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/u;
-
 /**
  * The git configuration that sends `token` to `remote`.
  *
@@ -35,7 +33,7 @@ export function tokenAuth(remote: GitRemote, token: string | undefined): TokenAu
   if (token === undefined || token === '') return { secretConfig: [], secrets: [] };
   const secrets = [token, `${TOKEN_USERNAME}:${token}`];
   if (remote.scheme !== 'https' && remote.scheme !== 'http') return { secretConfig: [], secrets };
-  if (remote.scheme === 'http' && !LOOPBACK.test(remote.hostname)) {
+  if (remote.scheme === 'http' && !isLoopbackHost(remote.hostname)) {
     return {
       secretConfig: [],
       secrets,
