@@ -37,7 +37,8 @@ export const TARGETS = {
   rssNoWatchMb: 150,
   liveMs: 100,
   eventLoopMs: 50,
-  httpRatio: 0.5,
+  /** HTTP req/s at 32 keep-alive clients: 3× the peak of a 5,000-developer company (about 100 req/s). */
+  httpRps: 300,
   readRatio: 0.9,
 };
 
@@ -231,7 +232,7 @@ function targetLines(all, runs) {
   if (httpItem !== undefined) {
     const { http } = httpItem.f;
     lines.push(
-      `- HTTP throughput ≥ ${TARGETS.httpRatio}x of the bare-server floor at ${http.clients} keep-alive clients (${count(httpItem.row.skills)} skills; median of the ${http.rounds} rounds' ratios): ${verdict(http.ratio >= TARGETS.httpRatio)} — **${ratio(http.ratio)}** (per round ${list(http.roundRatios, ratio)}); all rounds: ${http.server.rps.toFixed(0)} req/s against ${http.floor.rps.toFixed(0)} req/s, ${ratio(http.pooled)}.`,
+      `- HTTP throughput ≥ ${TARGETS.httpRps} req/s (3× the peak of a 5,000-developer company) at ${http.clients} keep-alive clients (${count(httpItem.row.skills)} skills): ${verdict(http.server.rps >= TARGETS.httpRps)} — **${http.server.rps.toFixed(0)} req/s** over all rounds; against the bare-server floor ${http.floor.rps.toFixed(0)} req/s: ${ratio(http.pooled)} (median of the ${http.rounds} rounds' ratios ${ratio(http.ratio)}; per round ${list(http.roundRatios, ratio)}).`,
     );
   }
   const readOk = all.every(({ f }) => f.readRatio >= TARGETS.readRatio);
@@ -439,7 +440,7 @@ export function renderReport({
     ),
     line(
       `**HTTP**: ${runs.http.clients} keep-alive clients, \`skills/list\` p1 / \`skills/get\` / \`resources/read\` 2:3:5, ${runs.http.rounds} × ${runs.http.seconds} s each side: server`,
-      `/ bare node:http floor; target ≥ ${TARGETS.httpRatio}x`,
+      `/ bare node:http floor; target ≥ ${TARGETS.httpRps} req/s`,
       ({ f }) =>
         f.http === undefined
           ? '—'

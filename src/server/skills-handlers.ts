@@ -22,7 +22,6 @@ import { findDirectory, findFile, findSkill, listDirectory, pageOf } from '../in
 import type { SnapshotStore } from '../index/store.js';
 import type { Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
-import { isJsonObject } from '../wire/jsonrpc-gate.js';
 import { DIAGNOSTICS_LOGGER, DIRECTORY_PARAMS, echo, type Era, LIST_PARAMS, URI_PARAMS } from '../wire/protocol.js';
 import { Base64Blob, RawJson } from '../wire/raw-json.js';
 import type { PublicDiagnostic } from './diagnostics.js';
@@ -94,8 +93,7 @@ export interface SkillsRequestObserver {
 }
 
 /**
- * Answers one of {@link SKILLS_METHODS} (params already validated by the method's schema, or by
- * {@link parseSkillsParams}).
+ * Answers one of {@link SKILLS_METHODS} (params already validated by the method's schema).
  *
  * @param era the connection's era: 2026-07-28 results carry the cache hint (`skills/list` and `skills/get` carry
  *   `resultType: "complete"` in both eras).
@@ -281,27 +279,6 @@ function listPage(
   cached.pages.set(key, built);
   cached.chars += text.length;
   return built;
-}
-
-/**
- * The params of one of {@link SKILLS_METHODS} when they are exactly what its schema accepts (string fields, nothing
- * that needs another answer), for the HTTP fast path.
- *
- * @returns the params, or `undefined` when the request must go the ordinary way (for its error answer, or an envelope).
- */
-export function parseSkillsParams(
-  method: SkillsMethod,
-  params: unknown,
-): { uri?: string; cursor?: string } | undefined {
-  const schema =
-    method === SKILLS_LIST_METHOD || method === 'resources/list'
-      ? LIST_PARAMS
-      : method === RESOURCES_DIRECTORY_READ_METHOD
-        ? DIRECTORY_PARAMS
-        : URI_PARAMS;
-  if (params !== undefined && (!isJsonObject(params) || '_meta' in params)) return undefined;
-  const result = schema['~standard'].validate(params) as { value?: { uri?: string; cursor?: string } };
-  return result.value;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
+ * The static tokens of `--http`, two {@link Authorizer}s of the gate: `--http-token` (one token, sees everything) and
  * `--http-tokens FILE`: bearer tokens, each with the skill-path prefixes its holder may see (README, "Per-team
- * visibility"; docs/ARCHITECTURE.md, "Transports"). The file is JSON:
+ * visibility"; docs/ARCHITECTURE.md, "Authorization"). The file is JSON:
  *
  *   { "tokens": [ { "name": "billing", "token": "…", "prefixes": ["acme/billing", "shared"] },
  *                 { "name": "ops", "token": "…", "prefixes": ["*"] } ] }
@@ -13,11 +14,20 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
 
 import type { Visibility } from '../server/visibility.js';
+import { isBearerToken } from './auth/challenge.js';
+import type { Admitted, Authorizer } from './auth/gate.js';
 
 /** One token's entry, resolved. */
 interface TokenEntry {
   readonly digest: Buffer;
   readonly view: Visibility;
+  /** Whether the token is outside the bearer grammar (accepted as `Bearer <token>`, deprecated). */
+  readonly outsideGrammar: boolean;
+}
+
+/** The deprecation warning of a configured token the bearer grammar cannot read (said once, at start or reload). */
+export function outsideGrammarWarning(what: string): string {
+  return `${what} holds characters a bearer token may not (RFC 6750 §2.1 allows A-Z a-z 0-9 - . _ ~ + / and trailing =): it is still accepted as "Authorization: Bearer <token>", exactly, but is deprecated and will be refused in 0.3; use a token such as the output of "openssl rand -base64 32"`;
 }
 
 /** How often the file is checked for changes (ms). */
@@ -51,6 +61,7 @@ function parseTokensFile(text: string): TokenEntry[] {
     const segments = parsePrefixes(label, prefixes);
     return {
       digest: tokenDigest(token),
+      outsideGrammar: !isBearerToken(token),
       view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }),
     };
   });
@@ -85,44 +96,94 @@ export function tokenDigest(token: string): Buffer {
   return hash('sha256', token, 'buffer');
 }
 
+/** `--http-token`: one token that sees everything. */
+export class StaticToken implements Authorizer {
+  readonly failures = [] as const;
+  readonly scoped = false;
+  readonly outsideGrammar: boolean;
+  readonly #digest: Buffer;
+
+  /**
+   * @param token the configured token.
+   * @param warn told once, now, when the token is outside the bearer grammar (deprecated).
+   */
+  constructor(token: string, warn: (message: string) => void) {
+    this.#digest = tokenDigest(token);
+    this.outsideGrammar = !isBearerToken(token);
+    if (this.outsideGrammar) warn(outsideGrammarWarning('--http-token'));
+  }
+
+  /** Admits the configured token (compared in constant time, by digest); any other is not its own. */
+  admit(token: string): Admitted | undefined {
+    return timingSafeEqual(tokenDigest(token), this.#digest) ? EVERYTHING : undefined;
+  }
+
+  /** Never reused: comparing the token costs as little as comparing the header. */
+  reusableUntil(): number {
+    return 0;
+  }
+}
+
+const EVERYTHING: Admitted = Object.freeze({ ok: true, view: undefined, subject: undefined, expiresAt: Infinity });
+
 /** The tokens of a file, kept current. */
-export class HttpTokens {
+export class HttpTokens implements Authorizer {
+  readonly failures = [] as const;
+  readonly scoped = true;
   readonly #file: string;
   readonly #warn: (message: string) => void;
   readonly #reloaded: (views: ReadonlySet<Visibility>) => void;
+  readonly #deprecated: (message: string) => void;
   #entries: TokenEntry[];
 
   /**
    * Reads `file` and starts following it.
    *
-   * @param warn told when a changed file cannot be used (the previous tokens stay).
-   * @param reloaded told after a change was taken, with every view now in force: a token whose name and prefixes did
-   *   not change keeps its view object, so what is kept per view (handlers, page caches) survives the reload and
-   *   whatever was kept for a view not in the set belongs to a removed or changed token.
+   * @param told.unusable a changed file cannot be used (the previous tokens stay);
+   * @param told.reloaded a change was taken, with every view now in force: a token whose name and prefixes did not
+   *   change keeps its view object, so what is kept per view (handlers, page caches) survives the reload and
+   *   whatever was kept for a view not in the set belongs to a removed or changed token;
+   * @param told.deprecated a reading holds tokens outside the bearer grammar (the message names their entries).
    * @throws Error when the file cannot be read or parsed at start (the CLI exits 2 with the message).
    */
   constructor(
     file: string,
-    warn: (message: string) => void,
-    reloaded: (views: ReadonlySet<Visibility>) => void = () => undefined,
+    told: {
+      readonly unusable: (message: string) => void;
+      readonly reloaded?: (views: ReadonlySet<Visibility>) => void;
+      readonly deprecated: (message: string) => void;
+    },
   ) {
     this.#file = file;
-    this.#warn = warn;
-    this.#reloaded = reloaded;
+    this.#warn = told.unusable;
+    this.#reloaded = told.reloaded ?? (() => undefined);
+    this.#deprecated = told.deprecated;
     this.#entries = parseTokensFile(readFileSync(file, 'utf8'));
+    this.#warnOutsideGrammar();
     watchFile(file, { interval: TOKENS_CHECK_MS, persistent: false }, () => this.#reload());
   }
 
+  /** Whether a token of the file is outside the bearer grammar (deprecated). */
+  get outsideGrammar(): boolean {
+    return this.#entries.some((entry) => entry.outsideGrammar);
+  }
+
   /**
-   * The view of the client presenting `token` (compared in constant time with every known token).
+   * Admits a token of the file (compared in constant time with every one), with its entry's view; the entry's name is
+   * the subject.
    *
-   * @returns the view, or `undefined` for an unknown token.
+   * @returns the admission, or `undefined` for a token the file does not hold.
    */
-  viewOf(token: string): Visibility | undefined {
+  admit(token: string): Admitted | undefined {
     const digest = tokenDigest(token);
     let found: Visibility | undefined;
     for (const entry of this.#entries) if (timingSafeEqual(digest, entry.digest)) found = entry.view;
-    return found;
+    return found === undefined ? undefined : { ok: true, view: found, subject: found.name, expiresAt: Infinity };
+  }
+
+  /** Never reused: a reload may revoke any token at any moment. */
+  reusableUntil(): number {
+    return 0;
   }
 
   /** Stops following the file. */
@@ -136,11 +197,18 @@ export class HttpTokens {
       const parsed = parseTokensFile(readFileSync(this.#file, 'utf8'));
       const previous = new Map(this.#entries.map((entry) => [viewKey(entry), entry.view]));
       this.#entries = parsed.map((entry) => ({ ...entry, view: previous.get(viewKey(entry)) ?? entry.view }));
+      this.#warnOutsideGrammar();
     } catch (error) {
       this.#warn(`${this.#file} could not be used (${(error as Error).message}); the previous tokens stay in force`);
       return;
     }
     this.#reloaded(new Set(this.#entries.map((entry) => entry.view)));
+  }
+
+  /** Says the deprecation warning once per reading of the file that holds a token outside the grammar. */
+  #warnOutsideGrammar(): void {
+    const names = this.#entries.filter((entry) => entry.outsideGrammar).map((entry) => entry.view.name);
+    if (names.length > 0) this.#deprecated(outsideGrammarWarning(`${this.#file}: the token of ${names.join(', ')}`));
   }
 }
 

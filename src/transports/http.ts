@@ -1,12 +1,12 @@
 /**
  * Streamable HTTP serving (`--http [host:]port`): stateless, so any replica answers any request over the same tree
  * (cursors are keyset cursors on URIs, valid on every replica). Both protocol eras through the SDK's
- * `createMcpHandler`; 2026-07-28 clients that keep a `subscriptions/listen` stream open hear about changes. Stateless
- * 2025-era reads take the fast path (`http-fast.ts`). DNS-rebinding protection (Host and Origin checks) for loopback
- * binds; an optional bearer token (`--http-token`), or per-team tokens each seeing part of the namespace
- * (`--http-tokens FILE`: one handler, with its own listen streams, per view, so nobody hears of what they may not see).
+ * `createMcpHandler`; 2026-07-28 clients that keep a `subscriptions/listen` stream open hear about changes. One request
+ * pipeline (docs/ARCHITECTURE.md, "Authorization"): a table of routes, each public (health, OAuth metadata, metrics)
+ * or gated; a gated request passes the DNS-rebinding checks of a loopback bind and then the one {@link Gate}, whose
+ * admission names the view (`--http-tokens FILE`, `--auth-claims`: one MCP handler, with its own listen streams, per
+ * view, so nobody hears of what they may not see).
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
@@ -15,16 +15,16 @@ import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/ser
 import type { HttpEndpoint } from '../config.js';
 import { SkillsServeError } from '../errors.js';
 import type { Snapshot } from '../index/types.js';
+import { isLoopbackHost } from '../loopback.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
-import type { SkillsHandlerContext } from '../server/skills-handlers.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
-import { AUTH_FAILURES, type AuthFailure } from './auth/challenge.js';
+import type { AuthFailure } from './auth/challenge.js';
 import { ClaimViews } from './auth/claims.js';
-import { type Admitted, type Denied, OAuthGate, type OAuthSettings } from './auth/oauth.js';
-import { replayRequest, tryFastPath } from './http-fast.js';
-import { HttpTokens, tokenDigest } from './http-tokens.js';
+import { type Admitted, type Authorizer, Gate } from './auth/gate.js';
+import { OAuthAuthorizer, type OAuthSettings } from './auth/oauth.js';
+import { HttpTokens, StaticToken } from './http-tokens.js';
 import { HttpMetrics, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
 
 /** The path MCP is served on. */
@@ -37,11 +37,6 @@ export const READY_PATH = '/readyz';
 
 /** How often responses served to expired OAuth tokens (listen streams) are looked for and ended (ms). */
 export const EXPIRY_SWEEP_MS = 250;
-
-/** Whether a bind address only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/u.test(host);
-}
 
 /**
  * A request's `Authorization` value. Node keeps only the first of several such headers in `req.headers`; here they
@@ -59,24 +54,6 @@ function authorizationOf(req: IncomingMessage): string | undefined {
     if (name.length === 13 && name.toLowerCase() === 'authorization') values.push(raw[at + 1] as string);
   }
   return values.length > 1 ? values.join(', ') : first;
-}
-
-/** The bearer token of an `Authorization` header, or `undefined`. */
-function bearerOf(header: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/iu.exec(header ?? '')?.[1];
-}
-
-/**
- * Whether an `Authorization` header carries the bearer token (compared in constant time).
- *
- * @param header the request's `Authorization` value.
- * @param token the configured token.
- */
-export function hasBearerToken(header: string | undefined, token: string): boolean {
-  const given = bearerOf(header);
-  if (given === undefined) return false;
-  // Digests of equal length: the comparison's time says nothing about the token, not even its length.
-  return timingSafeEqual(tokenDigest(given), tokenDigest(token));
 }
 
 /** How HTTP clients authenticate: nobody, one token (sees everything), or a tokens file (each token its view). */
@@ -97,9 +74,23 @@ function isWildcardHost(host: string): boolean {
 interface ViewHandler {
   readonly handler: McpHttpHandler;
   readonly serve: ReturnType<typeof toNodeHandler>;
-  /** What the fast path answers this view's requests from (the same view and diagnostics as `handler`). */
-  readonly fast: SkillsHandlerContext;
 }
+
+/**
+ * One route of the pipeline. A public route answers anyone; a gated one is served only what the gate admitted, and
+ * each of its requests is counted and logged (`request`), refusals included.
+ */
+type Route =
+  | { readonly access: 'public'; readonly serve: (req: IncomingMessage, res: ServerResponse) => void }
+  | {
+      readonly access: 'gated';
+      readonly serve: (req: IncomingMessage, res: ServerResponse, admitted: Admitted, exchange: Exchange) => void;
+      /** The method label of a finished request (metrics and the access log). */
+      readonly label: (req: IncomingMessage, exchange: Exchange) => string;
+    };
+
+/** Largest request body read before the SDK's handler, to count the request under its method (bytes). */
+export const LABEL_BODY_MAX_BYTES = 64 * 1024;
 
 /** Serves the runtime over Streamable HTTP at `http://<host>:<port>/mcp`; `/healthz` and `/readyz` beside it. */
 export class HttpAdapter implements Adapter {
@@ -107,17 +98,16 @@ export class HttpAdapter implements Adapter {
   readonly #endpoint: HttpEndpoint;
   readonly #auth: HttpAuth;
   #server: Server | undefined;
-  #tokens: HttpTokens | undefined;
-  #oauth: OAuthGate | undefined;
+  #gate = new Gate([]);
+  #oauth: OAuthAuthorizer | undefined;
   #metrics: HttpMetrics | undefined;
-  /** Responses served to OAuth tokens, with when their token expires (ms epoch). */
+  /** Responses served to admissions that end (OAuth tokens), with when they end (ms epoch). */
   readonly #expiring = new Map<ServerResponse, number>();
   #sweep: NodeJS.Timeout | undefined;
   readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
-  /** MCP requests served, and how many of them the fast path answered (logged when the server stops). */
+  /** MCP requests served (logged when the server stops). */
   #requests = 0;
-  #fastAnswers = 0;
 
   constructor(endpoint: HttpEndpoint, auth: HttpAuth = {}) {
     this.#endpoint = endpoint;
@@ -125,58 +115,17 @@ export class HttpAdapter implements Adapter {
   }
 
   /**
-   * @throws SkillsServeError `CONFIG_INVALID` when the tokens file cannot be read or parsed; the listen error
-   *   (`EADDRINUSE`, `EACCES`) when the port cannot be bound.
+   * @throws SkillsServeError `CONFIG_INVALID` when the tokens file or the claims file cannot be read or parsed, or
+   *   `--auth-issuer` is used on a wildcard address without `--auth-audience`; the listen error (`EADDRINUSE`,
+   *   `EACCES`) when the port cannot be bound.
    */
   async start(runtime: Runtime): Promise<void> {
     const { logger } = runtime;
     this.#logger = logger;
     const { host, port } = this.#endpoint;
-    const { token, tokensFile } = this.#auth;
-    if (tokensFile !== undefined) {
-      try {
-        this.#tokens = new HttpTokens(
-          tokensFile,
-          (message) => logger.warn({ event: 'http-tokens-unusable' }, message),
-          (views) => {
-            // A removed or changed token's handler goes, and with it its open listen streams: a revoked token hears
-            // nothing more. Unchanged tokens keep theirs.
-            let closed = 0;
-            for (const [view, { handler }] of this.#handlers) {
-              if (view === undefined || views.has(view)) continue;
-              this.#handlers.delete(view);
-              void handler.close().catch(() => undefined);
-              closed++;
-            }
-            logger.info(
-              { event: 'http-tokens-reloaded', tokens: views.size, closedViews: closed },
-              `${tokensFile} reloaded: ${views.size} token(s) in force`,
-            );
-          },
-        );
-      } catch (error) {
-        throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
-      }
-    }
-    const { oauth } = this.#auth;
-    let claimViews: ClaimViews | undefined;
-    if (oauth !== undefined) {
-      if (oauth.audience === undefined && isWildcardHost(host))
-        throw new SkillsServeError(
-          'CONFIG_INVALID',
-          `--auth-issuer on a wildcard address (${host}) needs --auth-audience: the URL clients reach this server at`,
-        );
-      if (oauth.claimsFile !== undefined) {
-        try {
-          claimViews = new ClaimViews(oauth.claimsFile);
-        } catch (error) {
-          throw new SkillsServeError(
-            'CONFIG_INVALID',
-            `--auth-claims ${oauth.claimsFile}: ${(error as Error).message}`,
-          );
-        }
-      }
-    }
+    const authorizers = this.#staticAuthorizers(logger);
+    const claimViews = this.#claimViews(host);
+    this.#gate = new Gate(authorizers);
     const handlerFor = (view: Visibility | undefined): ViewHandler => {
       let entry = this.#handlers.get(view);
       if (entry === undefined) {
@@ -201,92 +150,38 @@ export class HttpAdapter implements Adapter {
         const serve = toNodeHandler(handler, {
           onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed'),
         });
-        const fast: SkillsHandlerContext = {
-          ...runtime.handlers,
-          ...(view === undefined ? {} : { visibility: view }),
-          diagnostics,
-        };
-        this.#handlers.set(view, (entry = { handler, serve, fast }));
+        this.#handlers.set(view, (entry = { handler, serve }));
       }
       return entry;
     };
     handlerFor(undefined);
-    const metrics = new HttpMetrics(
-      runtime,
-      () => this.#handlers.size,
-      oauth !== undefined
-        ? AUTH_FAILURES
-        : token !== undefined || tokensFile !== undefined
-          ? STATIC_TOKEN_FAILURES
-          : [],
-    );
-    this.#metrics = metrics;
     runtime.on('changed', (change) => {
       for (const [view, { handler }] of this.#handlers) announce(handler, change, view);
     });
     const loopback = isLoopbackHost(host);
     const hostGuard = loopback ? localhostHostValidation() : undefined;
     const originGuard = loopback ? localhostOriginValidation() : undefined;
-    if (!loopback && token === undefined && tokensFile === undefined && oauth === undefined) {
+    if (!loopback && this.#auth.token === undefined && this.#auth.tokensFile === undefined && !this.#auth.oauth) {
       logger.warn(
         { event: 'http-open', host },
         `serving on non-loopback address ${host} without --http-token, --http-tokens or --auth-issuer: anyone who can reach the port can read every skill`,
       );
     }
-    /** Each issuer's last state logged: a change is logged once, not at every probe. */
-    const announced = new Map<string, 'discovered' | 'unreachable'>();
-    const discoverIssuers = (): void => {
-      void this.#oauth?.discover().then((issuers) => {
-        for (const { issuer, problem } of issuers) {
-          const state = problem === undefined ? 'discovered' : 'unreachable';
-          if (announced.get(issuer) === state) continue;
-          announced.set(issuer, state);
-          if (problem === undefined) logger.info({ event: 'auth-issuer-discovered', issuer }, `${issuer} discovered`);
-          else
-            logger.warn(
-              { event: 'auth-issuer-unreachable', issuer },
-              `${problem}; tokens it issued fail until it answers`,
-            );
-        }
-      });
-    };
+    const routes = new Map<string, Route>([
+      [MCP_PATH, this.#mcpRoute(handlerFor)],
+      [METRICS_PATH, { access: 'public', serve: (_req, res) => this.#serveMetrics(res) }],
+    ]);
+    const health: Route = { access: 'public', serve: (req, res) => this.#serveHealth(req, res, runtime) };
+    for (const path of [HEALTH_PATH, LIVE_PATH, READY_PATH]) routes.set(path, health);
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path === METRICS_PATH) {
-        void metrics.registry.metrics().then((text) => {
-          res.writeHead(200, { 'content-type': metrics.registry.contentType });
-          res.end(text);
-        });
-        return;
-      }
-      if (path === HEALTH_PATH || path === LIVE_PATH || path === READY_PATH) {
-        const snapshot = runtime.store.current;
-        // Behind --auth-issuer, ready only once an issuer is discovered (before, every token is refused); asking
-        // meanwhile tries again, so a probe, not only a request, finds an issuer that comes up late.
-        const issuers = this.#oauth?.discovered ?? 'all';
-        if (issuers !== 'all') discoverIssuers();
-        const status = snapshot.generation === 0 ? 'indexing' : issuers === 'none' ? 'issuer_unreachable' : 'ready';
-        res.writeHead(path === READY_PATH && status !== 'ready' ? 503 : 200, { 'content-type': 'application/json' });
-        // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers.
-        const counts =
-          this.#tokens === undefined && this.#oauth === undefined ? { skills: snapshot.ordered.length } : {};
-        res.end(JSON.stringify({ status, ...counts, generation: snapshot.generation }));
-        return;
-      }
-      const gate = this.#oauth;
-      if (gate !== undefined && gate.metadataPaths.has(path ?? '')) {
-        // RFC 9728 §3.2: a JSON document; clients in browsers fetch it cross-origin.
-        res.writeHead(200, {
-          'content-type': 'application/json',
-          'cache-control': 'max-age=3600',
-          'access-control-allow-origin': '*',
-        });
-        res.end(gate.metadataBody);
-        return;
-      }
-      if (path !== MCP_PATH) {
+      const route = routes.get((req.url ?? '/').split('?')[0] as string);
+      if (route === undefined) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: `not found; MCP is served at ${MCP_PATH}` }));
+        return;
+      }
+      if (route.access === 'public') {
+        route.serve(req, res);
         return;
       }
       // Counted and logged from here on: a request the Host or Origin check refuses too.
@@ -294,63 +189,32 @@ export class HttpAdapter implements Adapter {
         started: performance.now(),
         subject: undefined,
         refused: undefined,
-        seen: {},
         body: undefined,
       };
-      res.once('close', () => this.#finished(req, res, exchange));
+      res.once('close', () => this.#finished(req, res, route.label(req, exchange), exchange));
       if (hostGuard !== undefined && !hostGuard(req, res)) return;
       if (originGuard !== undefined && !originGuard(req, res)) return;
-      const authorization = authorizationOf(req);
-      const authorized = this.#authorize(authorization);
-      if (authorized !== false) {
-        if (authorized !== true) exchange.subject = authorized.name;
-        this.#serveMcp(req, res, handlerFor(authorized === true ? undefined : authorized), exchange);
-        return;
-      }
-      if (gate === undefined) {
-        exchange.refused = authorization === undefined ? 'missing' : 'unknown_token';
-        metrics.authFailures.inc({ reason: exchange.refused });
-        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="skills-serve"' });
-        res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' },
-          }),
-        );
-        return;
-      }
-      const admit = (admitted: Admitted | Denied): void => {
-        if (!admitted.ok) {
-          exchange.refused = admitted.reason;
-          metrics.authFailures.inc({ reason: admitted.reason });
-          const refusal = gate.refusal(admitted.reason);
+      const pass = (verdict: Admitted | { ok: false; reason: AuthFailure }): void => {
+        if (!verdict.ok) {
+          exchange.refused = verdict.reason;
+          this.#metrics?.authFailures.inc({ reason: verdict.reason });
+          const refusal = this.#gate.refusal(verdict.reason);
           res.writeHead(refusal.status, refusal.headers);
           res.end(refusal.body);
           return;
         }
-        // A listen stream lasts no longer than the token it was opened with (checked every EXPIRY_SWEEP_MS: one
+        // A listen stream lasts no longer than the admission it was opened with (checked every EXPIRY_SWEEP_MS: one
         // timer for all, not one per request; the entry goes when the response closes, in #finished).
-        this.#expiring.set(res, admitted.expiresAt);
-        exchange.subject = admitted.subject;
-        this.#serveMcp(req, res, handlerFor(admitted.view), exchange);
+        if (verdict.expiresAt !== Infinity) this.#expiring.set(res, verdict.expiresAt);
+        exchange.subject = verdict.subject;
+        route.serve(req, res, verdict, exchange);
       };
-      // A token seen before is answered in this turn; only a new one waits for its signature or introspection.
-      const admitted = gate.authorize(authorization, req.socket);
-      if (admitted instanceof Promise) void admitted.then(admit);
-      else admit(admitted);
+      // An admission seen before is answered in this turn; only a new token waits for its signature or introspection.
+      const verdict = this.#gate.authorize(authorizationOf(req), req.socket);
+      if (verdict instanceof Promise) void verdict.then(pass);
+      else pass(verdict);
     });
     this.#server = server;
-    if (oauth !== undefined) {
-      this.#sweep = setInterval(() => {
-        const now = Date.now();
-        for (const [res, expiresAt] of this.#expiring) {
-          if (expiresAt > now) continue;
-          this.#expiring.delete(res);
-          endExpired(res);
-        }
-      }, EXPIRY_SWEEP_MS).unref();
-    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
         const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.message;
@@ -363,49 +227,179 @@ export class HttpAdapter implements Adapter {
     const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
     const url = `http://${shownHost}:${actualPort}${MCP_PATH}`;
     // Made before any request can be read (the listen callback's continuation runs before the next I/O turn); the
-    // audience defaults to the URL just bound, so `--http 127.0.0.1:0` works.
-    if (oauth !== undefined) this.#oauth = new OAuthGate(oauth, oauth.audience ?? url, claimViews);
+    // audience defaults to the URL just bound, so `--http 127.0.0.1:0` works. Static tokens are asked first: they win.
+    const { oauth } = this.#auth;
+    if (oauth !== undefined) {
+      const resource = new OAuthAuthorizer(oauth, oauth.audience ?? url, claimViews);
+      this.#oauth = resource;
+      this.#gate = new Gate([...authorizers, resource]);
+      const metadata: Route = { access: 'public', serve: (_req, res) => serveMetadata(res, resource) };
+      for (const path of resource.metadataPaths) routes.set(path, metadata);
+    }
+    this.#metrics = new HttpMetrics(runtime, () => this.#handlers.size, this.#gate.failures);
+    if (!this.#gate.open) this.#sweep = setInterval(() => this.#endExpired(), EXPIRY_SWEEP_MS).unref();
     logger.info({ event: 'serving', transport: 'http', url, port: actualPort }, `serving on ${url}; indexing`);
-    const gate = this.#oauth;
-    if (gate !== undefined) {
+    if (this.#oauth !== undefined) {
       logger.info(
-        { event: 'auth-resource', resource: gate.audience, metadata: gate.metadataUrl },
-        `OAuth resource ${gate.audience}; metadata at ${gate.metadataUrl}`,
+        { event: 'auth-resource', resource: this.#oauth.audience, metadata: this.#oauth.metadataUrl },
+        `OAuth resource ${this.#oauth.audience}; metadata at ${this.#oauth.metadataUrl}`,
       );
-      discoverIssuers();
+      this.#discoverIssuers();
     }
   }
 
-  /** Serves one authorized MCP request with a view's handler: the fast path, or the SDK's. */
-  #serveMcp(req: IncomingMessage, res: ServerResponse, { serve, fast }: ViewHandler, exchange: Exchange): void {
-    const logger = this.#logger;
-    this.#requests++;
-    if (req.headers['mcp-method'] === 'subscriptions/listen') {
-      this.#metrics?.listenStreams.inc();
-      res.once('close', () => this.#metrics?.listenStreams.dec());
+  /**
+   * `--http-token` and `--http-tokens FILE` as authorizers (in that order).
+   *
+   * @throws SkillsServeError `CONFIG_INVALID` when the tokens file cannot be read or parsed.
+   */
+  #staticAuthorizers(logger: Runtime['logger']): Authorizer[] {
+    const { token, tokensFile } = this.#auth;
+    const deprecated = (message: string): void => logger.warn({ event: 'deprecated' }, message);
+    const authorizers: Authorizer[] = token === undefined ? [] : [new StaticToken(token, deprecated)];
+    if (tokensFile === undefined) return authorizers;
+    try {
+      authorizers.push(
+        new HttpTokens(tokensFile, {
+          unusable: (message) => logger.warn({ event: 'http-tokens-unusable' }, message),
+          deprecated,
+          reloaded: (views) => {
+            // A removed or changed token's handler goes, and with it its open listen streams: a revoked token hears
+            // nothing more. Unchanged tokens keep theirs.
+            let closed = 0;
+            for (const [view, { handler }] of this.#handlers) {
+              if (view === undefined || views.has(view)) continue;
+              this.#handlers.delete(view);
+              void handler.close().catch(() => undefined);
+              closed++;
+            }
+            logger.info(
+              { event: 'http-tokens-reloaded', tokens: views.size, closedViews: closed },
+              `${tokensFile} reloaded: ${views.size} token(s) in force`,
+            );
+          },
+        }),
+      );
+    } catch (error) {
+      throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
     }
-    void tryFastPath(req, res, fast, exchange.seen).then(
-      (declined) => {
-        if (declined === undefined) {
-          this.#fastAnswers++;
-          return undefined;
+    return authorizers;
+  }
+
+  /**
+   * The `--auth-claims` file's views, checked before the port is bound.
+   *
+   * @throws SkillsServeError `CONFIG_INVALID` when the file cannot be read or parsed, or `--auth-issuer` is used on a
+   *   wildcard address without `--auth-audience`.
+   */
+  #claimViews(host: string): ClaimViews | undefined {
+    const { oauth } = this.#auth;
+    if (oauth === undefined) return undefined;
+    if (oauth.audience === undefined && isWildcardHost(host))
+      throw new SkillsServeError(
+        'CONFIG_INVALID',
+        `--auth-issuer on a wildcard address (${host}) needs --auth-audience: the URL clients reach this server at`,
+      );
+    if (oauth.claimsFile === undefined) return undefined;
+    try {
+      return new ClaimViews(oauth.claimsFile);
+    } catch (error) {
+      throw new SkillsServeError('CONFIG_INVALID', `--auth-claims ${oauth.claimsFile}: ${(error as Error).message}`);
+    }
+  }
+
+  /** The `/mcp` route: the admitted view's MCP handler. */
+  #mcpRoute(handlerFor: (view: Visibility | undefined) => ViewHandler): Route {
+    return {
+      access: 'gated',
+      label: (req, exchange) => methodLabel(req.headers['mcp-method'], exchange.body),
+      serve: (req, res, admitted, exchange) => {
+        const { serve } = handlerFor(admitted.view);
+        this.#requests++;
+        if (req.headers['mcp-method'] === 'subscriptions/listen') {
+          this.#metrics?.listenStreams.inc();
+          res.once('close', () => this.#metrics?.listenStreams.dec());
         }
-        exchange.body = declined.body;
-        return declined.body === undefined ? serve(req, res) : serve(replayRequest(req, declined.body), res);
+        const length = Number(req.headers['content-length']);
+        if (req.method !== 'POST' || !(length > 0 && length <= LABEL_BODY_MAX_BYTES)) {
+          void serve(req, res);
+          return;
+        }
+        // A small body is read first, so a 2025-era request (no `mcp-method` header) is counted under its method,
+        // and handed to the SDK as read.
+        void readBody(req).then(
+          (body) => {
+            exchange.body = body;
+            return serve(replayRequest(req, body), res);
+          },
+          () => res.destroy(),
+        );
       },
-      (error: unknown) => {
-        logger?.warn({ event: 'request-failed', err: error }, 'HTTP request failed');
-        // Headers already sent (a fast answer failed half way): the response cannot be finished, so it is cut.
-        if (!res.headersSent) res.writeHead(500).end();
-        else res.destroy(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+    };
   }
 
-  /** Counts a finished MCP request and writes its access log line (never the token). */
-  #finished(req: IncomingMessage, res: ServerResponse, exchange: Exchange): void {
+  /** `/metrics`: the registry in the Prometheus text format. */
+  #serveMetrics(res: ServerResponse): void {
+    const metrics = this.#metrics;
+    if (metrics === undefined) {
+      res.writeHead(503).end();
+      return;
+    }
+    void metrics.registry.metrics().then((text) => {
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+    });
+  }
+
+  /** `/healthz`, `/livez` (200 while the process runs) and `/readyz` (200 once the first index build is served). */
+  #serveHealth(req: IncomingMessage, res: ServerResponse, runtime: Runtime): void {
+    const snapshot = runtime.store.current;
+    // Behind --auth-issuer, ready only once an issuer is discovered (before, every token is refused); asking meanwhile
+    // tries again, so a probe, not only a request, finds an issuer that comes up late.
+    const issuers = this.#oauth?.discovered ?? 'all';
+    if (issuers !== 'all') this.#discoverIssuers();
+    const status = snapshot.generation === 0 ? 'indexing' : issuers === 'none' ? 'issuer_unreachable' : 'ready';
+    const path = (req.url ?? '/').split('?')[0];
+    res.writeHead(path === READY_PATH && status !== 'ready' ? 503 : 200, { 'content-type': 'application/json' });
+    // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers.
+    const counts = this.#gate.countsArePublic ? { skills: snapshot.ordered.length } : {};
+    res.end(JSON.stringify({ status, ...counts, generation: snapshot.generation }));
+  }
+
+  /** Each issuer's last state logged: a change is logged once, not at every probe. */
+  readonly #announced = new Map<string, 'discovered' | 'unreachable'>();
+
+  /** Discovers the issuers again (each waits out its retry delay) and logs what changed. */
+  #discoverIssuers(): void {
+    const logger = this.#logger;
+    void this.#oauth?.discover().then((issuers) => {
+      for (const { issuer, problem } of issuers) {
+        const state = problem === undefined ? 'discovered' : 'unreachable';
+        if (this.#announced.get(issuer) === state) continue;
+        this.#announced.set(issuer, state);
+        if (problem === undefined) logger?.info({ event: 'auth-issuer-discovered', issuer }, `${issuer} discovered`);
+        else
+          logger?.warn(
+            { event: 'auth-issuer-unreachable', issuer },
+            `${problem}; tokens it issued fail until it answers`,
+          );
+      }
+    });
+  }
+
+  /** Ends the responses whose admission has ended. */
+  #endExpired(): void {
+    const now = Date.now();
+    for (const [res, expiresAt] of this.#expiring) {
+      if (expiresAt > now) continue;
+      this.#expiring.delete(res);
+      endExpired(res);
+    }
+  }
+
+  /** Counts a finished gated request and writes its access log line (never the token). */
+  #finished(req: IncomingMessage, res: ServerResponse, method: string, exchange: Exchange): void {
     this.#expiring.delete(res);
-    const method = exchange.seen.method ?? methodLabel(req.headers['mcp-method'], exchange.body);
     const outcome = res.writableFinished ? outcomeLabel(res.statusCode) : 'aborted';
     const seconds = (performance.now() - exchange.started) / 1000;
     const labels = { method, outcome };
@@ -425,22 +419,11 @@ export class HttpAdapter implements Adapter {
     );
   }
 
-  /**
-   * Who a request is: `true` (sees everything), a view (`--http-tokens`), or `false` (unauthorized).
-   */
-  #authorize(header: string | undefined): Visibility | boolean {
-    const { token, oauth } = this.#auth;
-    if (this.#tokens === undefined && token === undefined) return oauth === undefined;
-    if (token !== undefined && hasBearerToken(header, token)) return true;
-    const given = bearerOf(header);
-    return (given === undefined ? undefined : this.#tokens?.viewOf(given)) ?? false;
-  }
-
   /** Stops accepting connections, finishes requests in flight, closes listen streams, within `timeoutMs`. */
   async stop(timeoutMs: number): Promise<void> {
     const server = this.#server;
     if (server === undefined) return;
-    this.#tokens?.close();
+    this.#gate.close();
     clearInterval(this.#sweep);
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -450,18 +433,52 @@ export class HttpAdapter implements Adapter {
       timer,
     ]);
     server.closeAllConnections();
-    this.#logger?.info(
-      { event: 'http-stopped', requests: this.#requests, fastAnswers: this.#fastAnswers },
-      `served ${this.#requests} MCP requests`,
-    );
+    this.#logger?.info({ event: 'http-stopped', requests: this.#requests }, `served ${this.#requests} MCP requests`);
   }
 }
 
-/** Why a request is refused with only `--http-token`/`--http-tokens`: no header, or a token none of them is. */
-const STATIC_TOKEN_FAILURES = ['missing', 'unknown_token'] as const;
+/** The Protected Resource Metadata document (RFC 9728 §3.2: JSON; clients in browsers fetch it cross-origin). */
+function serveMetadata(res: ServerResponse, resource: OAuthAuthorizer): void {
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'cache-control': 'max-age=3600',
+    'access-control-allow-origin': '*',
+  });
+  res.end(resource.metadataBody);
+}
+
+/** Reads a request's body (Node's parser holds it to `content-length`, which the caller bounded). */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
 
 /**
- * Ends a response whose token has expired. A listen stream (`subscriptions/listen`: server-sent events, written an
+ * The request as the SDK's Node adapter reads it, with its body already read: `method`, `url`, `headers` and the
+ * body as the only chunk.
+ */
+function replayRequest(
+  req: IncomingMessage,
+  body: Buffer,
+): {
+  method?: string;
+  url?: string;
+  headers: IncomingMessage['headers'];
+  [Symbol.asyncIterator](): AsyncGenerator<Buffer>;
+} {
+  return {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    async *[Symbol.asyncIterator]() {
+      yield body;
+    },
+  };
+}
+
+/**
+ * Ends a response whose admission has ended. A listen stream (`subscriptions/listen`: server-sent events, written an
  * event at a time) gets its terminating chunk, so the client sees it end and opens it again with a new token; any
  * other response would be cut mid-body, so it is destroyed.
  */
@@ -475,16 +492,14 @@ function endExpired(res: ServerResponse): void {
   res.end();
 }
 
-/** What is noted of one MCP request while it is served, for its metrics and access log line. */
+/** What is noted of one gated request while it is served, for its metrics and access log line. */
 interface Exchange {
   readonly started: number;
-  /** The token's subject (OAuth `sub` or `client_id`), or the `--http-tokens` entry's name. */
+  /** The admission's subject (OAuth `sub` or `client_id`), or the `--http-tokens` entry's name. */
   subject: string | undefined;
   /** Why the request was refused (`skills_serve_auth_failures_total`'s reason), when it was. */
-  refused: AuthFailure | (typeof STATIC_TOKEN_FAILURES)[number] | undefined;
-  /** The method, when the fast path parsed the request. */
-  readonly seen: { method?: string };
-  /** The body the fast path read and handed on. */
+  refused: AuthFailure | undefined;
+  /** The body read before the SDK's handler, when it was. */
   body: Buffer | undefined;
 }
 

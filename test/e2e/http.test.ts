@@ -209,6 +209,68 @@ describe('HTTP endpoint', () => {
     expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer realm="skills-serve"');
   });
 
+  it('words every refusal of a static token the one way, and counts each reason from the start', async () => {
+    const server = await start(['--no-watch', '--http-token', 's3cret-token', SAMPLE_SKILLS]);
+    const refusals: [string | undefined, string][] = [];
+    for (const authorization of [undefined, 'Basic czNjcmV0', 'Bearer wrong-token', `Bearer ${'a'.repeat(8193)}`]) {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+      });
+      expect(response.status).toBe(401);
+      refusals.push([response.headers.get('www-authenticate') ?? undefined, await response.text()]);
+    }
+    const body = (message: string): string =>
+      `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Unauthorized: ${message}"}}`;
+    const invalid = (description: string): string =>
+      `Bearer realm="skills-serve", error="invalid_token", error_description="${description}"`;
+    expect(refusals).toEqual([
+      ['Bearer realm="skills-serve"', body('send Authorization: Bearer <token>')],
+      [
+        invalid('the Authorization header is not one bearer token'),
+        body('the Authorization header is not one bearer token'),
+      ],
+      [invalid('the token is not one this server accepts'), body('the token is not one this server accepts')],
+      [
+        invalid('the bearer token is longer than 8192 characters'),
+        body('the bearer token is longer than 8192 characters'),
+      ],
+    ]);
+    const metrics = await (await fetch(new URL('/metrics', server.url))).text();
+    expect(
+      [...metrics.matchAll(/^skills_serve_auth_failures_total\{reason="([a-z_]+)"\} (\d+)$/gmu)].map((m) => m.slice(1)),
+    ).toEqual([
+      ['missing', '1'],
+      ['malformed', '1'],
+      ['too_long', '1'],
+      ['unknown_token', '1'],
+    ]);
+    // A refused request's body is not read: its method is unknown (a 2026-07-28 client names it in Mcp-Method).
+    await waitFor(() => eventsOf(server.stderr(), 'request').length === 4, 'four access log lines');
+    expect(eventsOf(server.stderr(), 'request').map((line) => [line['method'], line['refused']])).toEqual([
+      ['unknown', 'missing'],
+      ['unknown', 'malformed'],
+      ['unknown', 'unknown_token'],
+      ['unknown', 'too_long'],
+    ]);
+  });
+
+  it('takes a token outside the bearer grammar as exactly "Bearer <token>", with one deprecation warning', async () => {
+    const server = await start(['--no-watch', '--http-token', 'p@ss word!', SAMPLE_SKILLS]);
+    const client = await connectHttp(server.url, ERAS[1], { authorization: 'Bearer p@ss word!' });
+    expect((await new SkillsClient(client).list()).skills).toHaveLength(6);
+    await expect(connectHttp(server.url, ERAS[1], { authorization: 'bearer p@ss word!' })).rejects.toThrow();
+    expect(eventsOf(server.stderr(), 'deprecated').map((line) => line['msg'])).toEqual([
+      '--http-token holds characters a bearer token may not (RFC 6750 §2.1 allows A-Z a-z 0-9 - . _ ~ + / and trailing =): it is still accepted as "Authorization: Bearer <token>", exactly, but is deprecated and will be refused in 0.3; use a token such as the output of "openssl rand -base64 32"',
+    ]);
+  });
+
   it('warns when bound to a non-loopback address without a token, and exits 0 on SIGTERM', async () => {
     const server = await start(['--http', '0.0.0.0:0', '--no-watch', SAMPLE_SKILLS]);
     expect(eventsOf(server.stderr(), 'http-open')).toMatchObject([{ level: 40, host: '0.0.0.0' }]);

@@ -100,7 +100,8 @@ describe('HTTP', () => {
 
   /**
    * POSTs one request and returns its result, the last SSE message of the answer. `chunked` sends the body without
-   * `content-length`, which the fast path never takes: the SDK's stateless path answers.
+   * `content-length`, which the server hands to the SDK unread; with it, the body is read first (to count the request
+   * under its method) and handed on as read.
    */
   function post(version: string, chunked: boolean) {
     let id = 0;
@@ -150,9 +151,9 @@ describe('HTTP', () => {
   }
 
   it.each([
-    ['2025-11-25, fast path', '2025-11-25', false],
-    ['2025-11-25, SDK path', '2025-11-25', true],
-    ['2025-06-18, fast path', '2025-06-18', false],
+    ['2025-11-25, body read first', '2025-11-25', false],
+    ['2025-11-25, body streamed', '2025-11-25', true],
+    ['2025-06-18, body read first', '2025-06-18', false],
   ] as const)('%s: skills/list and skills/get results say resultType "complete"', async (_label, version, chunked) => {
     await expectComplete(post(version, chunked), KEYS.legacy);
   });

@@ -59,7 +59,7 @@ describe('challenge', () => {
     ['no_view', 403, `Bearer resource_metadata="${url}", error="insufficient_scope", scope="skills:read x"`],
   ] as const)('%s → %i %s', (failure, status, header) => {
     expect(statusOf(failure)).toBe(status);
-    expect(challenge(failure, url, ['skills:read', 'x'])).toBe(header);
+    expect(challenge(failure, { metadataUrl: url, scopes: ['skills:read', 'x'] })).toBe(header);
   });
 });
 

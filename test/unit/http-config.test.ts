@@ -1,8 +1,10 @@
-/** `--http` parsing, loopback detection and the bearer-token check. */
+/** `--http` parsing, loopback detection and the gate's reading of static tokens. */
 import { describe, expect, it } from 'vitest';
 
 import { parseHttpEndpoint } from '../../src/cli/options.js';
-import { hasBearerToken, isLoopbackHost } from '../../src/transports/http.js';
+import { isLoopbackHost } from '../../src/loopback.js';
+import { Gate } from '../../src/transports/auth/gate.js';
+import { StaticToken } from '../../src/transports/http-tokens.js';
 
 describe('parseHttpEndpoint', () => {
   it.each([
@@ -37,17 +39,55 @@ describe('isLoopbackHost', () => {
   });
 });
 
-describe('hasBearerToken', () => {
+describe('the gate with --http-token', () => {
+  const connection = {};
+  const warnings: string[] = [];
+  const gate = new Gate([new StaticToken('tok', (message) => warnings.push(message))]);
   it.each([
-    ['Bearer tok', true],
-    ['bearer tok', true],
-    ['Bearer  tok ', true],
-    ['Bearer tok2', false],
-    ['Bearer to', false],
-    ['Basic tok', false],
-    ['tok', false],
-    [undefined, false],
+    ['Bearer tok', 'admitted'],
+    ['bearer tok', 'admitted'],
+    ['Bearer   tok', 'admitted'],
+    ['Bearer tok2', 'unknown_token'],
+    ['Bearer to', 'unknown_token'],
+    ['Basic tok', 'malformed'],
+    ['tok', 'malformed'],
+    ['Bearer tok, Bearer tok', 'malformed'],
+    ['', 'missing'],
+    [undefined, 'missing'],
+    [`Bearer ${'a'.repeat(8 * 1024 + 1)}`, 'too_long'],
   ])('%j → %s', (header, expected) => {
-    expect(hasBearerToken(header, 'tok')).toBe(expected);
+    const verdict = gate.authorize(header, connection) as { ok: boolean; reason?: string };
+    expect(verdict.ok ? 'admitted' : verdict.reason).toBe(expected);
+  });
+
+  it('takes a token outside the bearer grammar only as exactly "Bearer <token>", with one deprecation warning', () => {
+    const told: string[] = [];
+    const legacy = new Gate([new StaticToken('p@ss word!', (message) => told.push(message))]);
+    const outcome = (header: string): string => {
+      const verdict = legacy.authorize(header, {}) as { ok: boolean; reason?: string };
+      return verdict.ok ? 'admitted' : (verdict.reason as string);
+    };
+    expect([outcome('Bearer p@ss word!'), outcome('bearer p@ss word!'), outcome('Bearer p@ss')]).toEqual([
+      'admitted',
+      'malformed',
+      'unknown_token',
+    ]);
+    expect(told).toEqual([
+      '--http-token holds characters a bearer token may not (RFC 6750 §2.1 allows A-Z a-z 0-9 - . _ ~ + / and trailing =): it is still accepted as "Authorization: Bearer <token>", exactly, but is deprecated and will be refused in 0.3; use a token such as the output of "openssl rand -base64 32"',
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('words a refusal one way: realm, error code, JSON-RPC body', () => {
+    expect(gate.failures).toEqual(['missing', 'malformed', 'too_long', 'unknown_token']);
+    expect(gate.refusal('unknown_token')).toEqual({
+      status: 401,
+      headers: {
+        'content-type': 'application/json',
+        'www-authenticate':
+          'Bearer realm="skills-serve", error="invalid_token", error_description="the token is not one this server accepts"',
+      },
+      body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Unauthorized: the token is not one this server accepts"}}',
+    });
   });
 });

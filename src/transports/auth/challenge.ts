@@ -29,6 +29,11 @@ export function parseBearer(
   return token.length > MAX_BEARER_CHARS ? 'too_long' : { token };
 }
 
+/** Whether a configured token can be sent as a bearer credential this grammar reads (RFC 6750 §2.1). */
+export function isBearerToken(token: string): boolean {
+  return token.length <= MAX_BEARER_CHARS && BEARER.test(`Bearer ${token}`);
+}
+
 /** The well-known path prefix of Protected Resource Metadata (RFC 9728 §3). */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -75,11 +80,15 @@ export function resourceMetadata(
   };
 }
 
-/** Every reason a request to `/mcp` is refused under `--auth-issuer` (the `reason` label of the auth failure count). */
+/**
+ * Every reason a request to a gated route is refused for (the `reason` label of the auth failure count):
+ * `unknown_token` only without `--auth-issuer` (a token none of the static tokens is), the rest of `--auth-issuer`.
+ */
 export const AUTH_FAILURES = [
   'missing',
   'malformed',
   'too_long',
+  'unknown_token',
   'unknown_issuer',
   'algorithm',
   'unknown_key',
@@ -109,13 +118,16 @@ const quoted = (value: string): string => `"${value.replace(/["\\]/gu, '\\$&')}"
  * @param failure why: `missing` gives no error code (RFC 6750 §3.1: a request without credentials),
  *   `insufficient_scope` and `no_view` give `error="insufficient_scope"` and the scopes (a 403),
  *   anything else `error="invalid_token"`.
- * @param metadataUrl {@link resourceMetadataUrl} of the resource (RFC 9728 §5.1).
- * @param scopes the required scopes.
+ * @param resource under `--auth-issuer`: {@link resourceMetadataUrl} of the resource (RFC 9728 §5.1) and the
+ *   required scopes; without it (static tokens) the challenge names the realm `skills-serve`.
  */
-export function challenge(failure: AuthFailure, metadataUrl: string, scopes: readonly string[]): string {
-  const parts = [`resource_metadata=${quoted(metadataUrl)}`];
+export function challenge(
+  failure: AuthFailure,
+  resource?: { readonly metadataUrl: string; readonly scopes: readonly string[] },
+): string {
+  const parts = [resource === undefined ? 'realm="skills-serve"' : `resource_metadata=${quoted(resource.metadataUrl)}`];
   if (failure === 'insufficient_scope' || failure === 'no_view')
-    parts.push('error="insufficient_scope"', `scope=${quoted(scopes.join(' '))}`);
+    parts.push('error="insufficient_scope"', `scope=${quoted((resource?.scopes ?? []).join(' '))}`);
   else if (failure !== 'missing') parts.push('error="invalid_token"', `error_description=${quoted(describe(failure))}`);
   return `Bearer ${parts.join(', ')}`;
 }
@@ -129,7 +141,9 @@ export function statusOf(failure: AuthFailure): 401 | 403 {
 export function describe(failure: AuthFailure): string {
   switch (failure) {
     case 'missing':
-      return 'send Authorization: Bearer <access token>';
+      return 'send Authorization: Bearer <token>';
+    case 'unknown_token':
+      return 'the token is not one this server accepts';
     case 'malformed':
       return 'the Authorization header is not one bearer token';
     case 'too_long':
