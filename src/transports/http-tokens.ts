@@ -1,6 +1,6 @@
 /**
- * `--http-tokens FILE`: bearer tokens, each with the skill-path prefixes its holder may see (README, "Per-team
- * visibility"; docs/ARCHITECTURE.md, "Transports"). The file is JSON:
+ * `--http-tokens FILE`: bearer tokens, each with the skill-path prefixes its holder may see (docs/http.md,
+ * "Per-team visibility"; docs/ARCHITECTURE.md, "Transports"). The file is JSON:
  *
  *   { "tokens": [ { "name": "billing", "token": "…", "prefixes": ["acme/billing", "shared"] },
  *                 { "name": "ops", "token": "…", "prefixes": ["*"] } ] }
