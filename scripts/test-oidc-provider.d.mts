@@ -1,4 +1,4 @@
-/** Types of `test-oidc-provider.mjs` (plain JavaScript, so README can run it with node; typed for the tests). */
+/** Types of `test-oidc-provider.mjs` (plain JavaScript, so docs/http.md can run it with node; typed for the tests). */
 import type { JWK } from 'jose';
 
 export declare const SCOPES: readonly string[];

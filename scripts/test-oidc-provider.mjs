@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// A real OpenID provider (`oidc-provider`, OpenID Certified) on 127.0.0.1 for the tests and for README's "Behind
-// single sign-on": issues RS256 JWT access tokens (RFC 9068) and opaque ones for the resource skills-serve serves,
-// through client credentials and through authorization code + PKCE, whose login and consent this script answers
-// itself (as the account `--login`, with the groups given). Development only: in-memory storage, keys made at start.
+// A real OpenID provider (`oidc-provider`, OpenID Certified) on 127.0.0.1 for the tests and for docs/http.md's
+// "Behind single sign-on": issues RS256 JWT access tokens (RFC 9068) and opaque ones for the resource skills-serve
+// serves, through client credentials and through authorization code + PKCE, whose login and consent this script
+// answers itself (as the account `--login`, with the groups given). Development only: in-memory storage, keys made at
+// start.
 //
 //   node scripts/test-oidc-provider.mjs --resource http://127.0.0.1:8080/mcp [--port 9400] [--groups billing,shared]
 //

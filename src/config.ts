@@ -67,7 +67,7 @@ export interface Config {
   readonly resources: ResourceListMode;
 }
 
-/** The OAuth 2.0 resource server (`--auth-*`; README, "Behind single sign-on"). */
+/** The OAuth 2.0 resource server (`--auth-*`; docs/http.md, "Behind single sign-on"). */
 export interface AuthSettings {
   /** `--auth-issuer`: trusted issuer identifiers, exactly as tokens carry them in `iss`. */
   readonly issuers: readonly string[];

@@ -1,8 +1,8 @@
 /**
  * Host profiles: what each host that runs MCP servers does with what a server offers, measured on the released
- * versions named in each profile (docs/hosts.md, "Host profiles"). The compat surfaces size what they offer by these
- * limits, and `check --hosts` shows, per host, what its model and user will see of a catalog. A leaf: pure data and
- * arithmetic, no I/O.
+ * versions named in each profile (docs/hosts/README.md, "Host profiles"). The compat surfaces size what they offer by
+ * these limits, and `check --hosts` shows, per host, what its model and user will see of a catalog. A leaf: pure data
+ * and arithmetic, no I/O.
  *
  * A limit measured in characters counts UTF-16 code units (what JavaScript hosts cut by); bytes are UTF-8 bytes.
  */

@@ -81,7 +81,8 @@ export const BLANK_DESCRIPTION = 'frontmatter description must not be blank';
 
 /**
  * A description of whitespace only describes nothing: the SDK accepts it (it refuses only the empty string), but no
- * host can show it, and Microsoft Agent Framework refuses the whole server for one such entry (docs/hosts.md).
+ * host can show it, and Microsoft Agent Framework refuses the whole server for one such entry
+ * (docs/hosts/agent-framework.md).
  */
 function notBlank(
   read: ReadFrontmatter,

@@ -46,7 +46,7 @@ export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpe
 /**
  * Logs the diagnostics that appeared with one snapshot: each one at `info` (event `diagnostic`, with the file, line,
  * rule and fix), and one `warn` line for them all (event `diagnostics`), so that a host that records a server's
- * stderr as errors records one line a start, not one a skill (README, "Use with hosts"). Hosts also hear each
+ * stderr as errors records one line a start, not one a skill (docs/operations.md, "Logs"). Hosts also hear each
  * diagnostic as a log message; `check` prints them with their fixes.
  *
  * @param level the level of each diagnostic's own line (`error` when `--strict` refuses to serve).

@@ -1,9 +1,10 @@
 /**
  * The first drafts' discovery index: the well-known resource `skill://index.json` that the April 2026 reference host
- * prototypes of the Skills extension read to find a server's skills (docs/hosts.md, "Hosts that read skill://index.json"),
- * in the Agent Skills discovery format 0.2.0: `{ "$schema", "skills": [{ name, type: "skill-md", description, url,
- * digest }] }`, one entry per served skill, in `skills/list` order, `url` being its `SKILL.md` URI. It is not a skill
- * nor a file of one: `skills/list`, `resources/list` and directory listings never name it.
+ * prototypes of the Skills extension read to find a server's skills (docs/hosts/prototypes.md, "Hosts that read
+ * skill://index.json"), in the Agent Skills discovery format 0.2.0: `{ "$schema", "skills": [{ name, type:
+ * "skill-md", description, url, digest }] }`, one entry per served skill, in `skills/list` order, `url` being its
+ * `SKILL.md` URI. It is not a skill nor a file of one: `skills/list`, `resources/list` and directory listings never
+ * name it.
  *
  * The prototypes refuse an index over {@link INDEX_MAX_BYTES} and a `SKILL.md` over {@link INDEX_MAX_MANIFEST_BYTES},
  * and keep the first of two skills with one name (compared case-insensitively): what {@link DiscoveryIndex.kept}

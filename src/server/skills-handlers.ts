@@ -40,7 +40,7 @@ export interface CacheHint {
 /**
  * `resultType: "complete"` on every `skills/list` and `skills/get` result, in both eras. SEP-2640 requires it on
  * 2026-07-28 results (where the SDK would add it anyway); 2025-era hosts may require it too: Microsoft Agent
- * Framework's `McpListedSkillsLoader` throws on a `skills/list` result without it (docs/agent-framework.md). It
+ * Framework's `McpListedSkillsLoader` throws on a `skills/list` result without it (docs/hosts/agent-framework.md). It
  * comes last, after the cache hint, where the SDK's 2026-07-28 encoder puts it: those results are unchanged.
  */
 const COMPLETE = { resultType: 'complete' } as const;

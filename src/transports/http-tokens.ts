@@ -1,6 +1,6 @@
 /**
  * The static tokens of `--http`, two {@link Authorizer}s of the gate: `--http-token` (one token, sees everything) and
- * `--http-tokens FILE`: bearer tokens, each with the skill-path prefixes its holder may see (README, "Per-team
+ * `--http-tokens FILE`: bearer tokens, each with the skill-path prefixes its holder may see (docs/http.md, "Per-team
  * visibility"; docs/ARCHITECTURE.md, "Authorization"). The file is JSON:
  *
  *   { "tokens": [ { "name": "billing", "token": "…", "prefixes": ["acme/billing", "shared"] },

@@ -77,7 +77,7 @@ const SAMPLE_REFUNDS_NO_PROMPTS =
 const SAMPLE_REFUNDS_OWN_LIST =
   '  name "refunds" shared by 2 skills: acme/billing/refunds (in the host\'s own list as refunds); acme/support/refunds (in the host\'s own list as refunds)';
 
-/** What `check --hosts sample-skills` prints (README, "Commands", quotes it). */
+/** What `check --hosts sample-skills` prints (docs/check.md quotes it). */
 const SAMPLE_TEXT = `Claude Code 2.1.332: 6 of 6 skills described in full in the first request (read_skill catalog, 2,020 of 4,096 chars); 6 prompts for the user
 ${SAMPLE_REFUNDS_IN_CATALOG}
 
@@ -112,8 +112,8 @@ describe('check --hosts on sample-skills', () => {
     expect(cli(['check', '--hosts', '--strict', 'sample-skills']).status).toBe(0);
   });
 
-  it('is what the README quotes', () => {
-    expect(readFileSync(path.join(REPO, 'README.md'), 'utf8')).toContain(`\n\`\`\`\n${SAMPLE_TEXT}\`\`\`\n`);
+  it('is what docs/check.md quotes', () => {
+    expect(readFileSync(path.join(REPO, 'docs', 'check.md'), 'utf8')).toContain(`\n\`\`\`\n${SAMPLE_TEXT}\`\`\`\n`);
   });
 
   it("--json: every skill of every host; the catalog is read_skill's description as a server sends it", async () => {

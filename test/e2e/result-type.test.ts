@@ -2,7 +2,7 @@
  * `resultType: "complete"` on every `skills/list` and `skills/get` result, in both eras, over real stdio and HTTP
  * (the HTTP fast path of stateless 2025-era POSTs and the SDK's path alike): Microsoft Agent Framework's
  * `McpListedSkillsLoader` requires the string "complete" on a `skills/list` result whatever the era, and throws
- * otherwise (docs/agent-framework.md). Results are checked key by key, in order, as the bytes arrive.
+ * otherwise (docs/hosts/agent-framework.md). Results are checked key by key, in order, as the bytes arrive.
  */
 import http from 'node:http';
 

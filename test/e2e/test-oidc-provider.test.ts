@@ -1,7 +1,7 @@
 /**
- * The README's test OpenID provider (`scripts/test-oidc-provider.mjs`) as a person runs it: `--help`, a bad option or
- * port, a port in use and an issuer that does not answer each end with one line on stderr and an exit code, never a
- * stack trace.
+ * The test OpenID provider of docs/http.md (`scripts/test-oidc-provider.mjs`) as a person runs it: `--help`, a bad
+ * option or port, a port in use and an issuer that does not answer each end with one line on stderr and an exit
+ * code, never a stack trace.
  */
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';

@@ -1,6 +1,6 @@
 /**
  * A model of a host with the Skills extension, as Claude Code's extension client (2.1.332, its flag on) behaves on the
- * wire (docs/hosts.md, "Claude Code"; issue 29): `server/discover` (the extension not declared),
+ * wire (docs/hosts/claude-code.md; issue 29): `server/discover` (the extension not declared),
  * `subscriptions/listen`, `server/discover` again, then in one write `prompts/list`, `skills/list` (the extension
  * declared in its `_meta` only), `resources/list` and `tools/list`.
  *

@@ -1,5 +1,5 @@
 /**
- * Where a served tree came from (README, "Provenance"; docs/git-roots.md, "Wiring"): the remote without credentials,
+ * Where a served tree came from (docs/git-roots.md, "Provenance", "Wiring"): the remote without credentials,
  * the ref as configured and the commit. The runtime puts it in each entry's `_meta` under {@link PROVENANCE_META_KEY},
  * a reverse-domain key of this project's own (MCP reserves `_meta` prefixes whose second label is
  * `modelcontextprotocol` or `mcp`, such as `io.modelcontextprotocol.skills/`, for the protocol and its extensions).

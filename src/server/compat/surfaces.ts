@@ -311,8 +311,8 @@ function promptsText(slots: readonly PromptSlot<SkillRecord>[]): string {
 /**
  * The text of a skill's prompt, its only message: what to do, the skill's URI, then its `SKILL.md` verbatim. One text
  * message because Gemini CLI keeps only the first message of a prompt, and only if it is text, while an embedded
- * resource after it would reach Claude Code's model as a second copy of the same text (docs/hosts.md, "What reaches
- * each host's model").
+ * resource after it would reach Claude Code's model as a second copy of the same text (docs/hosts/README.md, "What
+ * reaches each host's model").
  */
 function promptText(name: string, uri: string, manifest: string): string {
   return `Use the "${name}" skill for this task: follow its SKILL.md (${uri}), quoted below. Read the other files it mentions with the read_skill_file tool.\n\n${manifest}`;

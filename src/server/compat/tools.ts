@@ -39,7 +39,8 @@ const SKILL_LIST_SCHEMA = {
 
 /**
  * Every tool asks to be shown to the model in full from the first request: Claude Code otherwise shows an MCP tool as
- * a bare name behind its tool search, and the model never learns which skills `read_skill` offers (docs/hosts.md).
+ * a bare name behind its tool search, and the model never learns which skills `read_skill` offers
+ * (docs/hosts/claude-code.md).
  */
 const ALWAYS_LOAD = { [ALWAYS_LOAD_META]: true } as const;
 

@@ -1,5 +1,5 @@
 /**
- * `--auth-claims FILE`: which skills a token's claims show (README, "Behind single sign-on"). The file extends the
+ * `--auth-claims FILE`: which skills a token's claims show (docs/http.md, "Claims to skills"). The file extends the
  * `--http-tokens` format: each entry names a claim and a value instead of a token, with the same `name` and
  * `prefixes`:
  *
