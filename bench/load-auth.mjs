@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The authorized run of `npm run bench:load` (after `npm run build`): three servers over the same tree, one open, one
 // behind `--http-tokens` with 4 views, and one behind `--auth-issuer` a real OpenID provider started in this process
-// (scripts/test-oidc-provider.mjs), with `--auth-claims` giving the same 4 views. The same requests (the four read
-// methods of the fast path, each for a skill of the view) go to each in rounds (each round starting with the next
+// (scripts/test-oidc-provider.mjs), with `--auth-claims` giving the same 4 views. The same requests (the four
+// read methods, each for a skill of the view) go to each in rounds (each round starting with the next
 // server), from 32 keep-alive clients (each a host: one view's token on its connection, 8 clients a view), then to
 // the authorized server with the 4 tokens taking turns on every connection (a gateway that pools its upstream
 // connections), then from one client at a time (tokens taking turns), through the lean client of raw-http.mjs:
