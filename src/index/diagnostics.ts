@@ -165,14 +165,19 @@ export function symlinkOutside(link: string, anchor?: string): Diagnostic {
       );
 }
 
-/** A file that looks like a secret and is served to every host. */
-export function secretFile(file: string, holdsPrivateKey: boolean, ignoreFile: string): Diagnostic {
-  return warning(
+/**
+ * A file that looks like a secret and is served to every host.
+ *
+ * @param line the 1-based line where its private key block begins, when it holds one (and it could be read again).
+ */
+export function secretFile(file: string, holdsPrivateKey: boolean, ignoreFile: string, line?: number): Diagnostic {
+  const found = warning(
     'secret-file',
     file,
     `${holdsPrivateKey ? 'holds a private key' : 'is named like a secret'} and is served to every host`,
     `remove it from the skill, or list it in ${ignoreFile} if it is not meant to be published`,
   );
+  return line === undefined ? found : { ...found, line, column: 1 };
 }
 
 /** Invisible characters in `SKILL.md` that can hide instructions from a reviewer. */

@@ -35,8 +35,11 @@ import path from 'node:path';
 import { type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
 import type { FileNode } from './types.js';
 
-/** The format version; a file of any other version is ignored (and rewritten). */
-export const DIGEST_CACHE_VERSION = 1;
+/**
+ * The format version; a file of any other version is ignored (and rewritten). 2: the private-key flag needs a whole
+ * PEM block (a lone marker line set it in 1).
+ */
+export const DIGEST_CACHE_VERSION = 2;
 
 const MAGIC = Buffer.from('skills-serve digest cache\n', 'latin1');
 const DIR_RECORD = 1;

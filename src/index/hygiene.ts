@@ -94,20 +94,39 @@ export function looksLikeSecretName(name: string): boolean {
 export const SECRET_SCAN_BYTES = 64 * 1024;
 
 const BEGIN_MARKER = Buffer.from('-----BEGIN ', 'latin1');
-const PRIVATE_KEY_LINE = /^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/u;
-/** Longest `-----BEGIN … PRIVATE KEY-----` line looked at (characters). */
-const MARKER_WINDOW = 96;
+/** A PEM block's opening line: its label, and what follows it up to the end of the block or the window. */
+const PRIVATE_KEY_BLOCK =
+  /^-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY)-----[ \t]*\r?\n((?:[ \t>]*[A-Za-z-]+: [^\n]*\r?\n)*(?:[ \t>]*\r?\n)?)((?:[ \t>]*[A-Za-z0-9+/=]{16,}[ \t]*\r?\n)+)[ \t>]*-----END \1-----/u;
+/** Longest block looked at from its opening line (characters): a 16384-bit RSA key in PEM is about 12,700. */
+const BLOCK_WINDOW = 16 * 1024;
 
 /**
- * Whether bytes hold a PEM private key block (`-----BEGIN … PRIVATE KEY-----`). Searches for the `-----BEGIN ` prefix
- * with `Buffer#indexOf` (no string is made of files without one), then checks the line there.
+ * Where bytes hold a PEM private key block (RFC 7468 §2): a `-----BEGIN … PRIVATE KEY-----` line, optional headers
+ * (`Proc-Type: …` of an encrypted key), at least one line of base64 body (16 characters or more) and the matching
+ * `-----END … PRIVATE KEY-----` line. A marker line alone (prose, a code fence without a key body) is not a block.
+ * Lines may be indented or quoted (`>`), as in Markdown. Searches for `-----BEGIN ` with `Buffer#indexOf` (no string
+ * is made of files without one).
+ *
+ * @param bytes file content (only the first {@link SECRET_SCAN_BYTES} need to be passed).
+ * @returns the 1-based line of the first block's opening line, or `undefined` when there is none.
+ */
+export function privateKeyLine(bytes: Uint8Array): number | undefined {
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = buffer.indexOf(BEGIN_MARKER); at !== -1; at = buffer.indexOf(BEGIN_MARKER, at + 1)) {
+    if (!PRIVATE_KEY_BLOCK.test(buffer.toString('latin1', at, Math.min(buffer.length, at + BLOCK_WINDOW)))) continue;
+    let line = 1;
+    for (let newline = buffer.indexOf(10); newline !== -1 && newline < at; newline = buffer.indexOf(10, newline + 1))
+      line++;
+    return line;
+  }
+  return undefined;
+}
+
+/**
+ * Whether bytes hold a PEM private key block ({@link privateKeyLine}).
  *
  * @param bytes file content (only the first {@link SECRET_SCAN_BYTES} need to be passed).
  */
 export function containsPrivateKey(bytes: Uint8Array): boolean {
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let at = buffer.indexOf(BEGIN_MARKER); at !== -1; at = buffer.indexOf(BEGIN_MARKER, at + 1)) {
-    if (PRIVATE_KEY_LINE.test(buffer.toString('latin1', at, Math.min(buffer.length, at + MARKER_WINDOW)))) return true;
-  }
-  return false;
+  return privateKeyLine(bytes) !== undefined;
 }

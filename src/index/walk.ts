@@ -11,7 +11,17 @@
  * Problems inside the tree never throw: each becomes one warning diagnostic (special files, unreadable files and
  * directories, links not followed, names that are not UTF-8). The walk yields to the event loop every `SLICE_MS`.
  */
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  type Dirent,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 
 import { isPathWithin } from '../paths.js';
@@ -26,7 +36,7 @@ import {
 import { describeIoError, type Hashed, hashFileSync, isTransientIoError, NotHashableError } from './digest.js';
 import type { StoredDigests } from './digest-cache.js';
 import { hashLargeFile } from './hash-pool.js';
-import { looksLikeSecretName } from './hygiene.js';
+import { looksLikeSecretName, privateKeyLine, SECRET_SCAN_BYTES } from './hygiene.js';
 import { isDiagnostic, type LinkTarget, resolveLink } from './links.js';
 import { findChild } from './namespace.js';
 import {
@@ -473,17 +483,23 @@ class RegionWalker {
     hashed: Hashed,
     before: FileNode | undefined,
   ): FileNode {
-    this.#checkSecret(dir, name, hashed.privateKey);
+    this.#checkSecret(dir, name, hashed.privateKey, hashed.bytes);
     const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey, hashed.racy);
     // Same bytes and identity as before (a SKILL.md read again): keep the published node.
     if (before !== undefined && before.key === key && before.real === realOverride) return before;
     return new FileNode(name, hashed.size, key, realOverride);
   }
 
-  #checkSecret(dir: Dir, name: string, privateKey: boolean): void {
-    if (privateKey || looksLikeSecretName(name)) {
-      this.#note(joinRel(dir.rel, name), secretFile(joinPath(dir.abs, name), privateKey, IGNORE_FILE));
-    }
+  /**
+   * Notes a file named like a secret or holding a private key block. The block's line is found in `bytes` when the
+   * file was just read whole, else in its first {@link SECRET_SCAN_BYTES} read again (only a flagged file is: the
+   * flag may come from the digest cache).
+   */
+  #checkSecret(dir: Dir, name: string, privateKey: boolean, bytes?: Buffer): void {
+    if (!privateKey && !looksLikeSecretName(name)) return;
+    const abs = joinPath(dir.abs, name);
+    const line = privateKey ? privateKeyLine((bytes ?? readHead(abs)).subarray(0, SECRET_SCAN_BYTES)) : undefined;
+    this.#note(joinRel(dir.rel, name), secretFile(abs, privateKey, IGNORE_FILE, line));
   }
 
   #noteUnhashable(dir: Dir, name: string, error: NotHashableError): void {
@@ -627,4 +643,18 @@ function joinRel(rel: string, name: string): string {
 /** `dir` + separator + `name`, for a normalized absolute `dir` (the root `/` included). */
 function joinPath(dir: string, name: string): string {
   return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
+}
+
+/** The first {@link SECRET_SCAN_BYTES} of a file; nothing when it cannot be read now (a rebuild follows its change). */
+function readHead(abs: string): Buffer {
+  let fd: number | undefined;
+  try {
+    fd = openSync(abs, 'r');
+    const head = Buffer.allocUnsafe(SECRET_SCAN_BYTES);
+    return head.subarray(0, readSync(fd, head, 0, SECRET_SCAN_BYTES, 0));
+  } catch {
+    return Buffer.alloc(0);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

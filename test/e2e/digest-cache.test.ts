@@ -27,7 +27,7 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { digestCacheFile, encodeDigestCache } from '../../src/index/digest-cache.js';
+import { DIGEST_CACHE_VERSION, digestCacheFile, encodeDigestCache } from '../../src/index/digest-cache.js';
 import { identityOfStat, makeKey, RACY_WINDOW_NS } from '../../src/index/record.js';
 import type { FileNode } from '../../src/index/types.js';
 import { cli } from '../helpers/cli.js';
@@ -246,7 +246,7 @@ describe('persistent digest cache over stdio', () => {
     },
     {
       name: 'version',
-      reason: 'version 99, not 1',
+      reason: `version 99, not ${DIGEST_CACHE_VERSION}`,
       spoil: (file) => {
         const bytes = readFileSync(file);
         bytes[Buffer.byteLength('skills-serve digest cache\n')] = 99;
@@ -335,7 +335,9 @@ describe('persistent digest cache over stdio', () => {
       const all = await Promise.all(Array.from({ length: servers }, () => start(root)));
       try {
         for (const { connection, built } of all) {
-          expect(built['digestsStored']).toBeUndefined();
+          // On a loaded machine a server may start after a sibling wrote its file (1 s after its build): it then
+          // found at most every file, and what it serves must be right all the same.
+          expect(built['digestsStored'] ?? 0).toBeLessThanOrEqual(FILES);
           await expectServedMatchesDisk(connection, root);
         }
         for (const { connection } of all)

@@ -252,7 +252,7 @@ describe('HTTP endpoint', () => {
       ['unknown_token', '1'],
     ]);
     // A refused request's body is not read: its method is unknown (a 2026-07-28 client names it in Mcp-Method).
-    await waitFor(() => eventsOf(server.stderr(), 'request').length === 4, 'four access log lines');
+    await waitFor(() => eventsOf(server.stderr(), 'request').length === 4);
     expect(eventsOf(server.stderr(), 'request').map((line) => [line['method'], line['refused']])).toEqual([
       ['unknown', 'missing'],
       ['unknown', 'malformed'],

@@ -1,7 +1,9 @@
 /** Content-hygiene detectors: hidden characters in SKILL.md, secret-looking names and private key blocks. */
+import { generateKeyPairSync } from 'node:crypto';
+
 import { describe, expect, it } from 'vitest';
 
-import { containsPrivateKey, findHiddenCharacters, looksLikeSecretName } from '../../src/index/hygiene.js';
+import { findHiddenCharacters, looksLikeSecretName, privateKeyLine } from '../../src/index/hygiene.js';
 
 describe('findHiddenCharacters', () => {
   it.each([
@@ -94,16 +96,45 @@ describe('looksLikeSecretName', () => {
   });
 });
 
-describe('containsPrivateKey', () => {
+describe('privateKeyLine', () => {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const body = pem.split('\n')[1] as string;
   it.each([
-    ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbg==\n', true],
-    ['-----BEGIN RSA PRIVATE KEY-----\n', true],
-    ['-----BEGIN ENCRYPTED PRIVATE KEY-----\n', true],
-    ['-----BEGIN PRIVATE KEY-----\n', true],
-    ['-----BEGIN PUBLIC KEY-----\n', false],
-    ['-----BEGIN CERTIFICATE-----\n', false],
-    ['talks about a PRIVATE KEY in prose', false],
-  ])('%j → %s', (text, expected) => {
-    expect(containsPrivateKey(new TextEncoder().encode(text))).toBe(expected);
+    ['a PKCS #8 key made here', pem, 1],
+    ['after prose, in a code fence', `# Deploy\n\nThe key:\n\n\`\`\`\n${pem}\`\`\`\n`, 6],
+    ['with CRLF line ends', pem.replaceAll('\n', '\r\n'), 1],
+    [
+      'quoted in Markdown',
+      pem
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n')
+        .slice(2),
+      1,
+    ],
+    [
+      'an encrypted key with headers',
+      `x\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF\n\n${body}\n-----END RSA PRIVATE KEY-----\n`,
+      2,
+    ],
+    ['an OpenSSH key', `-----BEGIN OPENSSH PRIVATE KEY-----\n${body}\n${body}\n-----END OPENSSH PRIVATE KEY-----\n`, 1],
+    ['a lone marker line in prose', 'Never commit a `-----BEGIN RSA PRIVATE KEY-----` block.\n', undefined],
+    [
+      'a lone marker line in a code fence',
+      '```\n-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----\n```\n',
+      undefined,
+    ],
+    [
+      'markers around a placeholder',
+      '-----BEGIN PRIVATE KEY-----\n<your key here>\n-----END PRIVATE KEY-----\n',
+      undefined,
+    ],
+    ['a body without its end line', `-----BEGIN PRIVATE KEY-----\n${body}\n`, undefined],
+    ['mismatched labels', `-----BEGIN RSA PRIVATE KEY-----\n${body}\n-----END EC PRIVATE KEY-----\n`, undefined],
+    ['a public key', `-----BEGIN PUBLIC KEY-----\n${body}\n-----END PUBLIC KEY-----\n`, undefined],
+    ['a certificate', `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`, undefined],
+  ])('%s → line %s', (_label, text, expected) => {
+    expect(privateKeyLine(new TextEncoder().encode(text))).toBe(expected);
   });
 });

@@ -4,7 +4,7 @@
  * and device are all unchanged. And the hashing it is filled from (`digest.ts`), on real files: the raw 32 digest
  * bytes, the size and identity of what was read, the synchronous/chunked boundary and special files.
  */
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { promises as fsp, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -105,7 +105,7 @@ describe('hashing real files', () => {
   it('gives the raw 32 digest bytes, the size read and the identity at open; bytes when asked', async () => {
     const root = await temps.tree({
       'a.md': 'Hello.\n',
-      'key.pem': '-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----\n',
+      'key.pem': generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     });
     const file = path.join(root, 'a.md');
     const stat = statSync(file, { bigint: true });
