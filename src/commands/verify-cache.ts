@@ -8,6 +8,7 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import { hashFile, NotHashableError } from '../index/digest.js';
+import { digestText } from '../index/digest-algorithm.js';
 import { digestCacheFile, readDigestCache, type StoredDigests } from '../index/digest-cache.js';
 import { digestOf } from '../index/record.js';
 import { describeSource, type SourceSpec } from '../roots/root-arg.js';
@@ -83,7 +84,7 @@ async function verifyRoot(dir: string, cacheDir: string): Promise<VerifiedRoot> 
     }
     let actual: string;
     try {
-      actual = `sha256:${(await hashFile(file)).digest.toString('hex')}`;
+      actual = digestText((await hashFile(file)).digest);
     } catch (error) {
       if (!(error instanceof NotHashableError)) throw error;
       counts.missing++;
