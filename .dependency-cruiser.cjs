@@ -56,6 +56,24 @@ module.exports = {
       '^src/(?!roots/|index/types\\.ts$|errors\\.ts$|paths\\.ts$|loopback\\.ts$)',
     ),
     layer(
+      'kinds-apart',
+      'A kind of root is a folder of its own (roots/git/, roots/folder/) over roots/kind.ts: it imports no other kind.',
+      '^src/roots/([^/]+)/',
+      '^src/roots/(?!$1/)[^/]+/',
+    ),
+    layer(
+      'kinds-behind-registry',
+      'Above roots/, kinds are spoken of through roots/kinds.ts (RootKind); only the command line knows their flags.',
+      '^src/(?!cli/|roots/)',
+      '^src/roots/[^/]+/',
+    ),
+    layer(
+      'index-setup-below-runtime',
+      'open-index.ts sets the index up for the runtime and the commands: roots/, index/ and the logger type only.',
+      '^src/open-index\\.ts$',
+      '^src/(?!roots/|index/|log\\.ts$)',
+    ),
+    layer(
       'server-below-runtime',
       'server/ builds per-connection servers over interfaces the runtime satisfies; it never imports what is above.',
       '^src/server/',

@@ -6,8 +6,7 @@
 import { STRICTEST_TOOL_DESCRIPTION_CHARS } from './hosts/profiles.js';
 import type { SymlinkPolicy } from './index/policy.js';
 import type { LogLevel } from './log.js';
-import type { GitSettings } from './roots/git/settings.js';
-import type { SourceSpec } from './roots/root-arg.js';
+import type { RootKindSettings, SourceSpec } from './roots/kinds.js';
 
 /** `--compat`: surfaces for hosts without the Skills extension (instructions, tools, prompts). */
 export const COMPAT_MODES = ['auto', 'on', 'off'] as const;
@@ -26,10 +25,12 @@ export const RESOURCE_LIST_MODES = ['files', 'skills'] as const;
 export type ResourceListMode = (typeof RESOURCE_LIST_MODES)[number];
 
 export interface Config {
-  /** Roots in command-line order (folders and git roots); earlier roots win conflicts. */
+  /** Roots in command-line order (of every kind: `roots/kinds.ts`); earlier roots win conflicts. */
   readonly sources: readonly SourceSpec[];
-  /** How git roots are fetched and followed. */
-  readonly git: GitSettings;
+  /** Each kind of root's settings: how git roots are fetched and followed (`--git-*`). */
+  readonly rootKinds: RootKindSettings;
+  /** The cache directory (`cache-dir.ts`: `--cache-dir`, …), resolved once; every persistent cache lives in it. */
+  readonly cacheDir: string;
   /** `--ttl`: the `ttlMs` of 2026-07-28 `skills/list`/`skills/get` results; `undefined`: chosen from the sources. */
   readonly ttlMs: number | undefined;
   readonly cacheScope: CacheScope;

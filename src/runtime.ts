@@ -8,14 +8,14 @@ import type { SkillSource } from '@modelcontextprotocol/server/ext/skills';
 
 import type { Config } from './config.js';
 import { exitCodeOf, SkillsServeError } from './errors.js';
-import { IndexBuilder } from './index/build.js';
 import { diffSnapshots, type SnapshotDiff } from './index/diff.js';
-import { DigestCacheKeeper, FIRST_WRITE_DELAY_MS, REWRITE_DELAY_MS } from './index/digest-cache.js';
+import { type DigestCacheKeeper, FIRST_WRITE_DELAY_MS, REWRITE_DELAY_MS } from './index/digest-cache.js';
 import type { ServedFile } from './index/snapshot.js';
 import { SnapshotStore } from './index/store.js';
 import type { Diagnostic, RootSpec, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
-import { Sources } from './roots/sources.js';
+import { openIndex } from './open-index.js';
+import type { Sources } from './roots/sources.js';
 import { CompatSurfaces } from './server/compat/surfaces.js';
 import { logDiagnostics } from './server/diagnostics.js';
 import { createFileReader, type FileReader } from './server/read.js';
@@ -39,8 +39,8 @@ export interface RuntimeEvents {
   ready: (snapshot: Snapshot) => void;
   /** A later swap. */
   changed: (change: RuntimeChange) => void;
-  /** A poll of a followed git branch ended (for metrics): whether it went through. */
-  gitPoll: (ok: boolean) => void;
+  /** A check of a root of kind `kind` for a new version ended (for metrics): whether it went through. */
+  refreshed: (kind: string, ok: boolean) => void;
 }
 
 /** A transport serving the runtime. */
@@ -64,7 +64,7 @@ export interface RunOptions {
   readonly exit: (code: number) => void;
 }
 
-/** The default `ttlMs` when every root is a git root pinned to a tag or commit (ms): a day. */
+/** The default `ttlMs` when every root is pinned (`RootSource.pinned`) (ms): a day. */
 export const PINNED_TTL_MS = 86_400_000;
 
 /** Longest a graceful stop waits for requests in flight and open streams (ms). */
@@ -87,7 +87,7 @@ export class Runtime {
   readonly #listeners: { [K in keyof RuntimeEvents]: Set<RuntimeEvents[K]> } = {
     ready: new Set(),
     changed: new Set(),
-    gitPoll: new Set(),
+    refreshed: new Set(),
   };
   readonly #exit: (code: number) => void;
 
@@ -133,28 +133,24 @@ export class Runtime {
     this.store.onSwap((previous, next) => this.#announce(previous, next));
   }
 
-  /** The roots being indexed, once the sources are resolved (a git root's directory changes with its commits). */
+  /** The roots being indexed, once the sources are resolved (a replaced root's directory changes with each version). */
   get roots(): readonly RootSpec[] {
     return this.#sources?.roots ?? [];
   }
 
   /**
-   * The cache hint of 2026-07-28 results: `--ttl` and `--cache-scope` when given; by default 0 while folders are
-   * watched (they change any time), the time until the next poll of a followed git branch (0 for a branch that is
-   * not followed, `--no-watch`: the next start may serve a newer commit), and a day when every root is a git root
-   * pinned to a tag or commit.
+   * The cache hint of 2026-07-28 results: `--ttl` and `--cache-scope` when given; by default a day when every root is
+   * pinned, 0 when a root changes in place (any time, watched or not), else the time until the soonest check of a root
+   * for a new version (0 when none is scheduled, `--no-watch`: the next start may serve a newer version).
    */
   #cacheHint(): CacheHint {
-    const { ttlMs, cacheScope, watch, sources } = this.config;
+    const { ttlMs, cacheScope } = this.config;
     if (ttlMs !== undefined) return { ttlMs, cacheScope };
     const resolved = this.#sources;
-    if (resolved === undefined || (watch && sources.some((source) => source.kind === 'folder')))
-      return { ttlMs: 0, cacheScope };
+    if (resolved === undefined) return { ttlMs: 0, cacheScope };
     if (resolved.pinned) return { ttlMs: PINNED_TTL_MS, cacheScope };
-    return {
-      ttlMs: sources.every((source) => source.kind === 'git') ? (resolved.msUntilNextPoll() ?? 0) : 0,
-      cacheScope,
-    };
+    if (resolved.roots.some((_, index) => resolved.changesInPlace(index))) return { ttlMs: 0, cacheScope };
+    return { ttlMs: resolved.msUntilNextRefresh() ?? 0, cacheScope };
   }
 
   /** Registers a listener for one of the runtime's events. */
@@ -163,25 +159,29 @@ export class Runtime {
   }
 
   /**
-   * Resolves the sources (fetching git roots), then builds the index (the walk attaches the watches as it lists each
+   * Opens the sources (`roots/kinds.ts`), then builds the index (the walk attaches the watches as it lists each
    * directory). Resolves when the first snapshot is served.
    *
-   * @throws SkillsServeError when a git root cannot be served (the CLI exits with its code's exit code).
+   * @throws SkillsServeError when a root cannot be served (the CLI exits with its code's exit code).
    */
   async start(): Promise<void> {
     const { config, logger } = this;
-    const sources = await Sources.open(config.sources, config.git, logger, config.watch);
-    this.#sources = sources;
-    const roots = sources.roots;
-    // eslint-disable-next-line prefer-const -- assigned after the watcher, whose `files` reads it
-    let builder: IndexBuilder | undefined;
-    this.#watcher = config.watch
-      ? new TreeWatcher({
-          // A git root's tree changes only with a new commit, which the git source announces: it is not watched.
-          roots: roots.flatMap((spec, index) => (sources.isGit(index) ? [] : [{ index, spec }])),
+    const { sources, builder, digests } = await openIndex({
+      sources: config.sources,
+      rootKinds: config.rootKinds,
+      cacheDir: config.cacheDir,
+      symlinks: config.symlinks,
+      digestCache: config.digestCache,
+      follow: config.watch,
+      logger,
+      observer: (opened, files) => {
+        if (!config.watch) return undefined;
+        this.#watcher = new TreeWatcher({
+          // A root that is replaced rather than changed in place is announced by its source: it is not watched.
+          roots: opened.roots.flatMap((spec, index) => (opened.changesInPlace(index) ? [{ index, spec }] : [])),
           pollMs: config.pollMs,
           logger,
-          files: (rootIndex) => builder?.files(rootIndex) ?? [],
+          files,
           onBatch: (events) => {
             this.#live
               ?.apply(events)
@@ -189,22 +189,12 @@ export class Runtime {
                 logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'),
               );
           },
-        })
-      : undefined;
-    const indexed = (): IndexBuilder => builder as IndexBuilder;
-    this.#digests = config.digestCache
-      ? new DigestCacheKeeper({
-          cacheDir: config.git.cacheDir,
-          roots: () => indexed().roots(),
-          note: (event, fields) => logger.debug({ event, ...fields }, event),
-          wrote: (fields) => logger.debug({ event: 'digest-cache-written', ...fields }, 'digest cache written'),
-        })
-      : undefined;
-    builder = new IndexBuilder(roots, {
-      symlinks: config.symlinks,
-      ...(this.#watcher === undefined ? {} : { observer: this.#watcher }),
-      ...(this.#digests === undefined ? {} : { storedDigests: this.#digests.load }),
+        });
+        return this.#watcher;
+      },
     });
+    this.#sources = sources;
+    this.#digests = digests;
     const live = new LiveIndex(
       builder,
       this.store,
@@ -216,13 +206,12 @@ export class Runtime {
         ),
     );
     this.#live = live;
-    const indexer = builder;
-    sources.on('polled', (ok) => this.#emit('gitPoll', ok));
-    // A followed git branch moved: index its new tree, swap it in, then let the old one go.
-    sources.on('commit', (rootIndex, root, done) => {
-      indexer.setRoot(rootIndex, root);
+    sources.on('refreshed', (kind, ok) => this.#emit('refreshed', kind, ok));
+    // A root is served from a new directory (its new version): index it, swap it in, then let the old one go.
+    sources.on('replaced', (rootIndex, root, done) => {
+      builder.setRoot(rootIndex, root);
       live.apply([{ rootIndex, kind: 'rescan', rel: '' }]).then(done, (error: unknown) => {
-        logger.error({ event: 'rebuild-failed', err: error }, 'indexing a new git commit failed');
+        logger.error({ event: 'rebuild-failed', err: error }, "indexing a root's new version failed");
         done();
       });
     });
@@ -236,7 +225,7 @@ export class Runtime {
     }
   }
 
-  /** Stops watching and following git branches, and writes the digest cache if it is due. Idempotent. */
+  /** Stops watching and following the roots, and writes the digest cache if it is due. Idempotent. */
   close(): void {
     this.#digests?.flush();
     this.#digests?.close();

@@ -32,7 +32,8 @@ import { SYMLINK_POLICIES, type SymlinkPolicy } from '../index/policy.js';
 import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitSettings } from '../roots/git/settings.js';
 import { type GitAllowEntry, parseGitAllow } from '../roots/git/url.js';
-import { resolveSources, type SourceSpec } from '../roots/root-arg.js';
+import type { RootKindSettings, SourceSpec } from '../roots/kinds.js';
+import { resolveSources } from '../roots/root-arg.js';
 import { run } from '../runtime.js';
 import { StdioAdapter } from '../transports/stdio.js';
 import {
@@ -281,17 +282,26 @@ function authSettings(options: ServeOptions, scopesGiven: boolean): AuthSettings
   });
 }
 
+/** The cache directory of a command's options (`--cache-dir`, else the environment and the user's home). */
+function cacheDirOf(options: CommonOptions): string {
+  return resolveCacheDir({
+    flag: options.cacheDir,
+    env: process.env,
+    home: os.homedir(),
+    platform: process.platform,
+    cwd: process.cwd(),
+  });
+}
+
+/** Each kind of root's settings from a command's options. */
+function rootKindSettings(options: CommonOptions, gitPollMs = DEFAULT_GIT_POLL_MS): RootKindSettings {
+  return Object.freeze({ git: gitSettings(options, gitPollMs) });
+}
+
 /** The git settings of a command's options (the token only from the environment: never a flag, which `ps` shows). */
-function gitSettings(options: CommonOptions, pollMs = DEFAULT_GIT_POLL_MS): GitSettings {
+function gitSettings(options: CommonOptions, pollMs: number): GitSettings {
   const token = process.env['SKILLS_SERVE_GIT_TOKEN'];
   return Object.freeze({
-    cacheDir: resolveCacheDir({
-      flag: options.cacheDir,
-      env: process.env,
-      home: os.homedir(),
-      platform: process.platform,
-      cwd: process.cwd(),
-    }),
     pollMs,
     allow: Object.freeze(options.gitAllow ?? []),
     limits: Object.freeze({
@@ -312,7 +322,8 @@ function commandOptions(options: CommonOptions): CommandOptions {
   return {
     symlinks: options.symlinks,
     digestCache: options.digestCache,
-    git: gitSettings(options),
+    cacheDir: cacheDirOf(options),
+    rootKinds: rootKindSettings(options),
     logger: createLogger(options.logLevel ?? 'info'),
     write: (text) => process.stdout.write(text),
   };
@@ -497,7 +508,8 @@ function buildProgram(): Command {
       const sources = sourcesOrExit(args);
       const config: Config = Object.freeze({
         sources: Object.freeze(sources),
-        git: gitSettings(options, options.gitPoll),
+        rootKinds: rootKindSettings(options, options.gitPoll),
+        cacheDir: cacheDirOf(options),
         ttlMs: options.ttl,
         cacheScope: options.cacheScope,
         logLevel: options.logLevel ?? defaultLogLevel(options.http === undefined, process.stderr.isTTY === true),
@@ -601,7 +613,7 @@ function buildProgram(): Command {
         if (options.verifyCache === true) {
           const { runVerifyCache } = await import('../commands/verify-cache.js');
           process.exitCode = await runVerifyCache(sources, {
-            cacheDir: gitSettings(options).cacheDir,
+            cacheDir: cacheDirOf(options),
             json: options.json === true,
             write: (text) => process.stdout.write(text),
           });

@@ -25,7 +25,7 @@ import {
 import { longestResourceUriBytes, pageOf } from '../index/snapshot.js';
 import { type Diagnostic, type SkillRecord, type Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
-import type { SourceSpec } from '../roots/root-arg.js';
+import type { SourceSpec } from '../roots/kinds.js';
 import { diagnosticLines, plural } from './check.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 
 import type { Diagnostic, Snapshot } from '../index/types.js';
-import type { SourceSpec } from '../roots/root-arg.js';
+import type { SourceSpec } from '../roots/kinds.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
 /** The `--json` document. */
@@ -57,7 +57,7 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
 }
 
 /**
- * Runs `check` over `sources` (git roots fetched once).
+ * Runs `check` over `sources` (each opened once).
  *
  * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0; a
  *   source that cannot be served exits with its error's code (1, or 2 for a configuration error).

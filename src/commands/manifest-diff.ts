@@ -14,7 +14,7 @@ export interface SkillChange {
   readonly filesRemoved: readonly string[];
   /** Files whose digest or size differ. */
   readonly filesChanged: readonly string[];
-  /** `_meta` keys whose values differ (a git root's `dev.skills-serve/source`: another commit), sorted. */
+  /** `_meta` keys whose values differ (a root's provenance, `dev.skills-serve/source`: another commit), sorted. */
   readonly meta: readonly string[];
 }
 
@@ -72,7 +72,7 @@ export function diffManifests(expected: readonly SkillEntry[], actual: readonly 
   return { added, removed, changed, ...(commits.size === 0 ? {} : { commits }) };
 }
 
-/** ` (commit a1b2c3d → d4e5f6a)` for a git provenance change, else ''. */
+/** ` (commit a1b2c3d → d4e5f6a)` for a change of a provenance naming commits, else ''. */
 function describeCommits(diff: ManifestDiff, uri: string, key: string): string {
   const commits = diff.commits?.get(`${uri}\0${key}`);
   return commits === undefined ? '' : ` (commit ${commits[0].slice(0, 12)} → ${commits[1].slice(0, 12)})`;

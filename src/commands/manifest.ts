@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 
 import { entryOf } from '../index/entry.js';
 import type { SkillEntry } from '../index/types.js';
-import type { SourceSpec } from '../roots/root-arg.js';
+import type { SourceSpec } from '../roots/kinds.js';
 import { diffManifests, formatManifestDiff, manifestsMatch } from './manifest-diff.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
@@ -22,7 +22,7 @@ export interface ManifestOptions extends CommandOptions {
 }
 
 /**
- * Runs `manifest` over `sources` (git roots fetched once; each entry's `_meta` records the commit it came from).
+ * Runs `manifest` over `sources` (each opened once; each entry's `_meta` records the provenance of its root).
  *
  * @returns the exit code: 0 printed or matches; 1 the tree differs; 2 the saved file is unreadable or not a manifest.
  */

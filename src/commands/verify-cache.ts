@@ -8,9 +8,10 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import { hashFile, NotHashableError } from '../index/digest.js';
+import { digestText } from '../index/digest-algorithm.js';
 import { digestCacheFile, readDigestCache, type StoredDigests } from '../index/digest-cache.js';
 import { digestOf } from '../index/record.js';
-import { describeSource, type SourceSpec } from '../roots/root-arg.js';
+import { kindOf, ROOT_KINDS, type SourceSpec } from '../roots/kinds.js';
 import { displayPath, plural } from './check.js';
 
 /** What one folder root's cache file held, entry by entry. */
@@ -36,8 +37,17 @@ export interface VerifiedRoot {
 /** The `--json` document of `check --verify-cache`. */
 export interface VerifyCacheReport {
   readonly roots: readonly VerifiedRoot[];
-  /** Git roots, as described in logs: their trees are written from git's objects, and not verified here. */
-  readonly gitRoots: readonly string[];
+  /**
+   * Per kind of root without a fixed directory, under `<kind>Roots` (`gitRoots`: their trees are written from git's
+   * objects), the roots left out, as described in logs.
+   */
+  readonly [kindRoots: `${string}Roots`]: readonly string[];
+}
+
+/** A root left out, and why (`RootKind.notVerified`). */
+interface LeftOut {
+  readonly root: string;
+  readonly why: string;
 }
 
 /** What the trust rule says of the file's stored entry now: its record key when trusted, or why not. */
@@ -83,7 +93,7 @@ async function verifyRoot(dir: string, cacheDir: string): Promise<VerifiedRoot> 
     }
     let actual: string;
     try {
-      actual = `sha256:${(await hashFile(file)).digest.toString('hex')}`;
+      actual = digestText((await hashFile(file)).digest);
     } catch (error) {
       if (!(error instanceof NotHashableError)) throw error;
       counts.missing++;
@@ -99,13 +109,14 @@ async function verifyRoot(dir: string, cacheDir: string): Promise<VerifiedRoot> 
 }
 
 /**
- * Renders the report as text: per root, one line per lie (root-relative path, both digests), then its counts.
+ * Renders the report as text: per root, one line per lie (root-relative path, both digests), then its counts; then
+ * one line per root left out, saying why.
  *
  * @param cwd paths under it are shown relative to it.
  */
-function formatVerifyCacheReport(report: VerifyCacheReport, cwd: string): string {
+function formatVerifyCacheReport(roots: readonly VerifiedRoot[], leftOut: readonly LeftOut[], cwd: string): string {
   const lines: string[] = [];
-  for (const root of report.roots) {
+  for (const root of roots) {
     const shown = displayPath(root.root, cwd);
     if (root.ignored !== undefined) {
       lines.push(`${shown}: no digest cache to verify (${root.ignored}): ${root.cacheFile}`);
@@ -120,10 +131,7 @@ function formatVerifyCacheReport(report: VerifyCacheReport, cwd: string): string
         `${count(root.missing)} missing`,
     );
   }
-  for (const git of report.gitRoots)
-    lines.push(
-      `${git}: a git root, not verified (its tree is written from git's objects under git/ in the cache directory)`,
-    );
+  for (const { root, why } of leftOut) lines.push(`${root}: ${why}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -140,16 +148,26 @@ export async function runVerifyCache(
   options: { cacheDir: string; json: boolean; write: (text: string) => void; cwd?: string },
 ): Promise<number> {
   const roots: VerifiedRoot[] = [];
-  const gitRoots: string[] = [];
+  const leftOut: (LeftOut & { kind: string })[] = [];
   for (const source of sources) {
-    if (source.kind === 'git') gitRoots.push(describeSource(source));
-    else roots.push(await verifyRoot(source.root.dir, options.cacheDir));
+    const kind = kindOf(source);
+    const dir = kind.fixedDirectory?.(source);
+    if (dir !== undefined) roots.push(await verifyRoot(dir, options.cacheDir));
+    else leftOut.push({ kind: kind.name, root: kind.describe(source), why: kind.notVerified ?? 'not verified' });
   }
-  const report = { roots, gitRoots };
+  const report: VerifyCacheReport = {
+    roots,
+    ...Object.fromEntries(
+      ROOT_KINDS.filter((kind) => kind.notVerified !== undefined).map((kind) => [
+        `${kind.name}Roots`,
+        leftOut.filter((left) => left.kind === kind.name).map((left) => left.root),
+      ]),
+    ),
+  };
   options.write(
     options.json
       ? `${JSON.stringify(report, null, 2)}\n`
-      : formatVerifyCacheReport(report, options.cwd ?? process.cwd()),
+      : formatVerifyCacheReport(roots, leftOut, options.cwd ?? process.cwd()),
   );
   return roots.some((root) => root.lied.length > 0) ? 1 : 0;
 }

@@ -9,12 +9,11 @@
  * The file is versioned and compact: a magic line, a version byte, a JSON header (root, write time, device table,
  * counts), then one record per directory (its root-relative path and the length of its file records) followed by one
  * per file (name, digest, flags, size, mtime, ctime when it differs from mtime, inode, device index; integers as
- * LEB128), then the SHA-256 of everything before. Anything
+ * LEB128), then the digest of everything before (`digest-algorithm.ts`, which also names the file). Anything
  * else (missing, truncated, garbage, another version or another root) is ignored with the reason. It is written whole
  * to a temporary file beside it and renamed into place, so a reader sees an old file or a new one, and of several
  * servers writing at once the last one wins with a valid file.
  */
-import { createHash } from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
@@ -32,6 +31,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 
+import { DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
 import { type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
 import type { FileNode } from './types.js';
 
@@ -46,8 +46,8 @@ const DIR_RECORD = 1;
 const FILE_RECORD = 2;
 const FLAG_PRIVATE_KEY = 1;
 const FLAG_CTIME_IS_MTIME = 2;
-const DIGEST_BYTES = 32;
-const CHECKSUM_BYTES = 32;
+/** The checksum closing a file is the digest algorithm's, like its entries and its name. */
+const CHECKSUM_BYTES = DIGEST_BYTES;
 
 /**
  * The largest cache file read (bytes): about 3.5 million files at 64 bytes and a path each. A larger one is ignored
@@ -67,7 +67,7 @@ export function digestCacheDir(cacheDir: string): string {
 
 /** The cache file of the root whose real path is `rootReal`. */
 export function digestCacheFile(cacheDir: string, rootReal: string): string {
-  return path.join(digestCacheDir(cacheDir), `${createHash('sha256').update(rootReal).digest('hex').slice(0, 32)}.bin`);
+  return path.join(digestCacheDir(cacheDir), `${digestBytes(rootReal).toString('hex', 0, 16)}.bin`);
 }
 
 /** What one start found in a root's cache file. */
@@ -76,7 +76,7 @@ export interface StoredDigests {
    * The record key for the file `name` in the root-relative directory `dirRel` when the stored entry can be trusted
    * for the file's identity now (`stat`, with `bigint` times).
    *
-   * @returns the 73-character key (`record.ts`), or `undefined`: hash the file.
+   * @returns the record key (`record.ts`), or `undefined`: hash the file.
    */
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined;
   /**
@@ -129,12 +129,7 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
   const version = bytes[MAGIC.length];
   if (version !== DIGEST_CACHE_VERSION) return { ignored: `version ${String(version)}, not ${DIGEST_CACHE_VERSION}` };
   const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
-  if (
-    !createHash('sha256')
-      .update(body)
-      .digest()
-      .equals(bytes.subarray(bytes.length - CHECKSUM_BYTES))
-  )
+  if (!digestBytes(body).equals(bytes.subarray(bytes.length - CHECKSUM_BYTES)))
     return { ignored: 'truncated or corrupted (checksum mismatch)' };
   let header: { root?: unknown; devs?: unknown; files?: unknown };
   const headerLength = body.readUInt32LE(MAGIC.length + 1);
@@ -433,7 +428,7 @@ export function encodeDigestCache(
   head[MAGIC.length] = DIGEST_CACHE_VERSION;
   head.writeUInt32LE(header.length, MAGIC.length + 1);
   const body = Buffer.concat([head, header, out.done()]);
-  return { bytes: Buffer.concat([body, createHash('sha256').update(body).digest()]), entries };
+  return { bytes: Buffer.concat([body, digestBytes(body)]), entries };
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
- * SHA-256 digest and size of one file, read without ever blocking on special files (SEP-2640 "The entry": `digest`
- * is `sha256:` + 64 lowercase hex of the raw bytes, `size` their byte length).
+ * Digest and size of one file, read without ever blocking on special files (SEP-2640 "The entry": `digest` of the raw
+ * bytes, by the algorithm of `digest-algorithm.ts`; `size` their byte length).
  *
  * Small files are read synchronously into one reused buffer: for the many small files of a skills tree, one system
  * call each for open, fstat, read and close beats thread-pool round trips (docs/ARCHITECTURE.md, "The walk").
  * Larger files are hashed in chunks, off the walk's critical path (`hash-pool.ts`).
  */
-import { createHash, hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 
+import { createDigest, digestBytes } from './digest-algorithm.js';
 import { containsPrivateKey, SECRET_SCAN_BYTES } from './hygiene.js';
 import { type FileIdentity, identityOfStat, isRacyAt, nowNs } from './record.js';
 
@@ -19,7 +19,7 @@ export const CHUNK_BYTES = 1024 * 1024;
 
 /** The result of hashing one regular file. */
 export interface Hashed {
-  /** The 32 raw SHA-256 bytes. */
+  /** The raw digest (`DIGEST_BYTES` of `digest-algorithm.ts`). */
   readonly digest: Buffer;
   /** Bytes actually read (the file may have changed since it was listed). */
   readonly size: number;
@@ -93,7 +93,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
     }
     const bytes = SCRATCH.subarray(0, filled);
     return {
-      digest: hash('sha256', bytes, 'buffer'),
+      digest: digestBytes(bytes),
       size: filled,
       identity,
       privateKey: containsPrivateKey(bytes.subarray(0, SECRET_SCAN_BYTES)),
@@ -113,7 +113,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
 
 /** Reads `fd` from the start to end of file into fresh buffers (for kept bytes, or a file that outgrew the scratch). */
 function readWhole(fd: number, statSize: number, identity: FileIdentity, keepBytes: boolean): Hashed {
-  const hash = createHash('sha256');
+  const hash = createDigest();
   const chunks: Buffer[] = [];
   let size = 0;
   let privateKey: boolean | undefined;
@@ -158,7 +158,7 @@ export async function hashFile(path: string): Promise<Hashed> {
   try {
     const stat = await handle.stat({ bigint: true });
     if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
-    const hash = createHash('sha256');
+    const hash = createDigest();
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     let size = 0;
     let privateKey: boolean | undefined;

@@ -1,17 +1,25 @@
 /**
- * The per-file record key: a file's digest and the identity it had when it was hashed, packed into one 73-character
- * latin1 string (32 digest bytes; the size as a little-endian float64; mtime and ctime in nanoseconds as signed 64-bit
- * integers; inode and device as unsigned 64-bit integers; a flags byte). One string per file instead of a hex digest
- * plus five boxed numbers; comparing identities needs no allocation. A cached digest is reused only while all five
- * identity fields are unchanged and the file was not racy when hashed (docs/ARCHITECTURE.md, "Digest cache").
+ * The per-file record key: a file's digest and the identity it had when it was hashed, packed into one latin1 string
+ * of {@link KEY_LENGTH} characters (the raw digest, `DIGEST_BYTES` of `digest-algorithm.ts`; the size as a
+ * little-endian float64; mtime and ctime in nanoseconds as signed 64-bit integers; inode and device as unsigned 64-bit
+ * integers; a flags byte). One string per file instead of a hex digest plus five boxed numbers; comparing identities
+ * needs no allocation. A cached digest is reused only while all five identity fields are unchanged and the file was
+ * not racy when hashed (docs/ARCHITECTURE.md, "Digest cache").
  */
 import type { BigIntStats } from 'node:fs';
 
+import { DIGEST_BYTES, digestBytes, digestText } from './digest-algorithm.js';
 import type { FileNode } from './types.js';
 
-/** Length of a record key in characters (= bytes): 32 digest bytes, 5 float64 identity fields, 1 flags byte. */
-export const KEY_LENGTH = 73;
-const IDENTITY_END = 72;
+/** Where each identity field starts in a key (after the digest), and the flags byte after them. */
+const SIZE_AT = DIGEST_BYTES;
+const MTIME_AT = SIZE_AT + 8;
+const CTIME_AT = MTIME_AT + 8;
+const INO_AT = CTIME_AT + 8;
+const DEV_AT = INO_AT + 8;
+const IDENTITY_END = DEV_AT + 8;
+/** Length of a record key in characters (= bytes): the digest, 5 eight-byte identity fields, 1 flags byte (73). */
+export const KEY_LENGTH = IDENTITY_END + 1;
 /** Flag: the file's first 64 KiB hold a PEM private key block (so a cache hit still reports it). */
 const FLAG_PRIVATE_KEY = 1;
 /** Flag: the file was racy when hashed (see {@link RACY_WINDOW_NS}): its digest is not trusted again. */
@@ -24,7 +32,6 @@ const FLAG_RACY = 2;
  * (FAT's 2-second mtimes; ext4 and others tick every few milliseconds).
  */
 export const RACY_WINDOW_NS = 2_000_000_000n;
-const DIGEST_BYTES = 32;
 
 /**
  * What identifies one version of a file: the fields of a `stat` a rewrite changes, times in nanoseconds (as the
@@ -61,23 +68,23 @@ export function nowNs(): bigint {
 const scratch = Buffer.alloc(KEY_LENGTH);
 
 function writeIdentity(identity: FileIdentity, size: number): void {
-  scratch.writeDoubleLE(size, 32);
-  scratch.writeBigInt64LE(identity.mtimeNs, 40);
-  scratch.writeBigInt64LE(identity.ctimeNs, 48);
-  scratch.writeBigUInt64LE(identity.ino, 56);
-  scratch.writeBigUInt64LE(identity.dev, 64);
+  scratch.writeDoubleLE(size, SIZE_AT);
+  scratch.writeBigInt64LE(identity.mtimeNs, MTIME_AT);
+  scratch.writeBigInt64LE(identity.ctimeNs, CTIME_AT);
+  scratch.writeBigUInt64LE(identity.ino, INO_AT);
+  scratch.writeBigUInt64LE(identity.dev, DEV_AT);
 }
 
 /**
  * Packs a digest and an identity into a record key.
  *
- * @param digest the 32 raw SHA-256 bytes.
+ * @param digest the raw digest (`digest-algorithm.ts`).
  * @param size bytes hashed (may differ from `identity.size` when the file changed while it was read; then the next
  *   comparison fails and the file is hashed again).
  * @param identity the stat taken when the file was opened.
  * @param privateKey whether the file holds a private key block (see `hygiene.ts`).
  * @param racy whether it was changed within {@link RACY_WINDOW_NS} of being hashed ({@link isRacyAt}).
- * @returns the 73-character key.
+ * @returns the {@link KEY_LENGTH}-character key.
  */
 export function makeKey(
   digest: Uint8Array,
@@ -110,11 +117,20 @@ export function sameIdentity(node: FileNode, identity: FileIdentity | BigIntStat
 /**
  * The entry form of a record's digest.
  *
- * @returns `sha256:` + 64 lowercase hex digits (SEP-2640 "The entry": `digest`).
+ * @returns `sha256:` + 64 lowercase hex digits (SEP-2640 "The entry": `digest`; `digest-algorithm.ts`).
  */
 export function digestOf(node: Pick<FileNode, 'key'>): string {
   scratch.write(node.key, 0, DIGEST_BYTES, 'latin1');
-  return `sha256:${scratch.toString('hex', 0, DIGEST_BYTES)}`;
+  return digestText(scratch);
+}
+
+/**
+ * Whether `bytes` hash to the digest of `node` (a verified read: `server/read.ts`).
+ *
+ * @param bytes everything read of the file.
+ */
+export function digestMatches(node: Pick<FileNode, 'key'>, bytes: Uint8Array): boolean {
+  return digestBytes(bytes).toString('latin1') === node.key.slice(0, DIGEST_BYTES);
 }
 
 /** Whether the file held a private key block when it was hashed. */
@@ -136,10 +152,10 @@ export function sameDigest(a: FileNode, b: FileNode): boolean {
 export function identityOf(node: FileNode): FileIdentity {
   scratch.write(node.key, 0, KEY_LENGTH, 'latin1');
   return {
-    size: scratch.readDoubleLE(32),
-    mtimeNs: scratch.readBigInt64LE(40),
-    ctimeNs: scratch.readBigInt64LE(48),
-    ino: scratch.readBigUInt64LE(56),
-    dev: scratch.readBigUInt64LE(64),
+    size: scratch.readDoubleLE(SIZE_AT),
+    mtimeNs: scratch.readBigInt64LE(MTIME_AT),
+    ctimeNs: scratch.readBigInt64LE(CTIME_AT),
+    ino: scratch.readBigUInt64LE(INO_AT),
+    dev: scratch.readBigUInt64LE(DEV_AT),
   };
 }

@@ -36,8 +36,8 @@ export class FileNode {
   /**
    * @param name the file name (one path segment, decoded).
    * @param size bytes that were hashed.
-   * @param key digest, identity and flags as one latin1 string: 32 digest bytes, then size, mtimeMs, ctimeMs, ino, dev
-   *   as float64, then a flags byte (see `record.ts`).
+   * @param key digest, identity and flags as one latin1 string: the raw digest, then size, mtime, ctime, inode and
+   *   device, then a flags byte (see `record.ts`).
    * @param real absolute real path, only when it is not the parent directory's real path + `/` + `name` (the file was
    *   reached through a symlink); otherwise `undefined`.
    */

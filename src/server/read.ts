@@ -2,12 +2,11 @@
  * Reading one served file for `resources/read`, checked against its entry before anything is sent
  * (SEP-2640 "resources/read"; docs/ARCHITECTURE.md, "Invariants": reads never contradict entries).
  */
-import { hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 
 import { SkillsServeError } from '../errors.js';
 import { decodeLossless } from '../index/mime.js';
-import { identityOf } from '../index/record.js';
+import { digestMatches, identityOf } from '../index/record.js';
 import { findDirectory, findFile, type ServedFile } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
 
@@ -56,8 +55,7 @@ function sameFile(file: ServedFile, stat: { isFile(): boolean; size: bigint; ino
 /** The outcome for `filled` bytes read into `buffer` (one byte larger than the published size). */
 function verified(file: ServedFile, buffer: Buffer, filled: number): ReadOutcome {
   const bytes = buffer.subarray(0, filled);
-  if (filled !== file.node.size || hash('sha256', bytes, 'buffer').toString('latin1') !== file.node.key.slice(0, 32))
-    return { kind: 'stale' };
+  if (filled !== file.node.size || !digestMatches(file.node, bytes)) return { kind: 'stale' };
   return { kind: 'ok', bytes };
 }
 

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+import { ROOT_KINDS } from '../roots/kinds.js';
 import type { Runtime } from '../runtime.js';
 
 /** The path metrics are served on. */
@@ -64,10 +65,11 @@ export class HttpMetrics {
   readonly authFailures: Counter<'reason'>;
   readonly listenStreams: Gauge;
   readonly rebuilds: Counter;
-  readonly gitPolls: Counter<'outcome'>;
+  /** Refreshes of roots by kind name (`skills_serve_git_polls_total` for git roots: `RootKind.refreshMetric`). */
+  readonly refreshes = new Map<string, Counter<'outcome'>>();
 
   /**
-   * @param runtime read for the catalog gauges when scraped; its `changed` and `gitPoll` events are counted.
+   * @param runtime read for the catalog gauges when scraped; its `changed` and `refreshed` events are counted.
    * @param views how many distinct views exist now (tokens files and claims).
    * @param reasons every reason a request can be refused for in this configuration: each series starts at 0, so a
    *   rate or an alert on it works before the first refusal.
@@ -104,12 +106,10 @@ export class HttpMetrics {
       help: 'Snapshots swapped in after the first (watch batches and new git commits)',
       registers,
     });
-    this.gitPolls = new Counter({
-      name: 'skills_serve_git_polls_total',
-      help: 'Polls of followed git branches, by outcome (ok, failed)',
-      labelNames: ['outcome'],
-      registers,
-    });
+    for (const { name, refreshMetric } of ROOT_KINDS) {
+      if (refreshMetric !== undefined)
+        this.refreshes.set(name, new Counter({ ...refreshMetric, labelNames: ['outcome'], registers }));
+    }
     new Gauge({
       name: 'skills_serve_catalog_skills',
       help: 'Skills served',
@@ -135,6 +135,6 @@ export class HttpMetrics {
       },
     });
     runtime.on('changed', () => this.rebuilds.inc());
-    runtime.on('gitPoll', (ok) => this.gitPolls.inc({ outcome: ok ? 'ok' : 'failed' }));
+    runtime.on('refreshed', (kind, ok) => this.refreshes.get(kind)?.inc({ outcome: ok ? 'ok' : 'failed' }));
   }
 }

@@ -6,7 +6,8 @@ import { afterEach } from 'vitest';
 
 import { type GitLogger, GitRoot, type GitRootOptions } from '../../src/roots/git/root.js';
 import { DEFAULT_GIT_LIMITS, DEFAULT_GIT_POLL_MS, type GitLimits } from '../../src/roots/git/settings.js';
-import { type GitRootSpec, parseSourceArg } from '../../src/roots/root-arg.js';
+import type { GitRootSpec } from '../../src/roots/git/spec.js';
+import { parseSourceArg } from '../../src/roots/root-arg.js';
 import { type GitHttpOptions, type GitHttpServer, startGitHttp } from './git-http.js';
 import { isolatedGitEnv, type TestRemote } from './git-repo.js';
 import { makeTempDir } from './tree.js';

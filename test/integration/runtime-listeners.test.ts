@@ -29,14 +29,10 @@ function memoryLogger(lines: Record<string, unknown>[]): pino.Logger {
 function configFor(dir: string): Config {
   return {
     sources: [{ kind: 'folder', root: { dir, prefix: [] } }],
-    git: {
-      cacheDir: dir,
-      pollMs: DEFAULT_GIT_POLL_MS,
-      allow: [],
-      limits: DEFAULT_GIT_LIMITS,
-      token: undefined,
-      env: {},
+    rootKinds: {
+      git: { pollMs: DEFAULT_GIT_POLL_MS, allow: [], limits: DEFAULT_GIT_LIMITS, token: undefined, env: {} },
     },
+    cacheDir: dir,
     ttlMs: undefined,
     cacheScope: 'private',
     logLevel: 'info',

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { parseRootArg } from '../../src/roots/root-arg.js';
+import { parseRootArg } from '../../src/roots/folder/kind.js';
 
 const CWD = path.resolve('/work/base');
 const message = (arg: string): string =>

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
-import { isCommitId } from '../root-arg.js';
 import { GitCommandError, gitReason, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
 import { spawnGit } from './exec.js';
+import { isCommitId } from './spec.js';
 import type { GitRemote } from './url.js';
 import { redactSecrets } from './url.js';
 

@@ -19,7 +19,6 @@ import { EventEmitter } from 'node:events';
 import { promises as fsp } from 'node:fs';
 
 import type { RootSpec } from '../../index/types.js';
-import type { GitRootSpec } from '../root-arg.js';
 import {
   directoryExists,
   readRefRecord,
@@ -35,6 +34,7 @@ import { type MaterializedTree, materializeTree } from './materialize.js';
 import type { Provenance } from './provenance.js';
 import { ensureBareRepository, fetchRef, hasCommit, type RefKind, type RemoteContext, resolveRef } from './remote.js';
 import { GIT_NETWORK_TIMEOUT_MS, type GitLimits } from './settings.js';
+import type { GitRootSpec } from './spec.js';
 import { tokenAuth } from './token.js';
 import { type GitAllowEntry, isGitRemoteAllowed } from './url.js';
 
@@ -46,7 +46,7 @@ export interface GitLogger {
 
 /** How to run one git root. */
 export interface GitRootOptions {
-  /** The root as parsed by `parseSourceArg`. */
+  /** The root as parsed by `parseGitRootArg`. */
   readonly spec: GitRootSpec;
   /** The resolved cache directory (`resolveCacheDir`). */
   readonly cacheDir: string;

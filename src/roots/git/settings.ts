@@ -1,6 +1,7 @@
 /**
- * How git roots are fetched and followed (`--cache-dir`, `--git-*`, `SKILLS_SERVE_GIT_TOKEN`), with the defaults the
- * command line starts from (docs/git-roots.md). The parsers of those flags are in `cli/options.ts`. Pure.
+ * How git roots are fetched and followed (`--git-*`, `SKILLS_SERVE_GIT_TOKEN`), with the defaults the command line
+ * starts from (docs/git-roots.md). The parsers of those flags are in `cli/options.ts`; the cache directory comes from
+ * `cache-dir.ts`, like every kind's. Pure.
  */
 import type { GitAllowEntry } from './url.js';
 
@@ -32,7 +33,6 @@ export const GIT_NETWORK_TIMEOUT_MS = 300_000;
 
 /** How git roots are fetched, resolved once by the command line. */
 export interface GitSettings {
-  readonly cacheDir: string;
   /** How often followed branches are looked up (ms; `--git-poll`). */
   readonly pollMs: number;
   /** `--git-allow` entries; empty: every remote. */
