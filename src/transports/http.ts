@@ -35,6 +35,9 @@ export const HEALTH_PATH = '/healthz';
 export const LIVE_PATH = '/livez';
 export const READY_PATH = '/readyz';
 
+/** How long an idle keep-alive connection is kept (ms). */
+export const KEEP_ALIVE_MS = 65_000;
+
 /** How often responses served to expired OAuth tokens (listen streams) are looked for and ended (ms). */
 export const EXPIRY_SWEEP_MS = 250;
 
@@ -214,6 +217,10 @@ export class HttpAdapter implements Adapter {
       if (verdict instanceof Promise) void verdict.then(pass);
       else pass(verdict);
     });
+    // An idle keep-alive connection outlives a load balancer's (60 s on the common ones) and a client's: the server
+    // never closes one just as a request is sent on it ("other side closed").
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.headersTimeout = KEEP_ALIVE_MS + 1000;
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {

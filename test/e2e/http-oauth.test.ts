@@ -387,7 +387,7 @@ describe('--auth-issuer against a real OpenID provider', () => {
       }),
     );
     expect(Object.fromEntries(statuses)).toEqual({ 401: 10_000 });
-  });
+  }, 120_000);
 });
 
 /**

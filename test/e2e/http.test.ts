@@ -224,6 +224,8 @@ describe('HTTP endpoint', () => {
         },
       });
       expect(response.status).toBe(401);
+      // Kept longer than a load balancer keeps its idle connections (60 s): the server never closes one first.
+      expect(response.headers.get('keep-alive')).toBe('timeout=65');
       refusals.push([response.headers.get('www-authenticate') ?? undefined, await response.text()]);
     }
     const body = (message: string): string =>
