@@ -5,6 +5,7 @@
  */
 import './heap.js';
 
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -338,6 +339,29 @@ function exitWith(message: string, code: number): never {
   process.exit(code);
 }
 
+/**
+ * `manifest --check FILE ROOT…` with its arguments swapped (`--check ROOT FILE`) reads a folder as the saved file and
+ * a file as a root: said as that, with the command that was meant, instead of the message of whichever fails first.
+ */
+function checkArgumentsOrExit(check: string, args: readonly string[]): void {
+  const kindOf = (file: string): 'file' | 'folder' | undefined => {
+    try {
+      return statSync(file).isDirectory() ? 'folder' : 'file';
+    } catch {
+      return undefined;
+    }
+  };
+  if (kindOf(check) !== 'folder') return;
+  const saved = args.find((arg) => kindOf(arg) === 'file');
+  exitWith(
+    saved === undefined
+      ? `--check takes the saved manifest file, and ${check} is a folder`
+      : `--check takes the saved manifest file, and ${check} is a folder while ${saved} is a file: did you mean ` +
+          `manifest ${[check, ...args.filter((arg) => arg !== saved)].join(' ')} --check ${saved}?`,
+    exitCodeOf('CONFIG_INVALID'),
+  );
+}
+
 /** Turns parsed roots into an exit on failure (with the error message on stderr). */
 function sourcesOrExit(args: readonly string[]): SourceSpec[] {
   try {
@@ -638,15 +662,32 @@ function buildProgram(): Command {
     .addOption(
       new Option('--check <file>', 'exit 1 with a summary when the tree no longer matches this saved manifest'),
     )
-    .action(async (args: string[], options: CommonOptions & { check?: string }) => {
-      const sources = sourcesOrExit(args);
-      const { runManifest } = await import('../commands/manifest.js');
-      process.exitCode = await runManifest(sources, {
-        ...commandOptions(options),
-        ...(options.check === undefined ? {} : { checkFile: options.check }),
-        warn: (text) => process.stderr.write(text),
-      });
-    });
+    .addOption(new Option('--json', 'with --check: print the comparison as one JSON document'))
+    .addOption(
+      new Option(
+        '--content-only',
+        "with --check: compare frontmatter and files only, not provenance (a git root's commit)",
+      ),
+    )
+    .action(
+      async (args: string[], options: CommonOptions & { check?: string; json?: boolean; contentOnly?: boolean }) => {
+        if (options.check === undefined && (options.json === true || options.contentOnly === true))
+          exitWith(
+            `${options.json === true ? '--json' : '--content-only'} goes with --check FILE (manifest prints JSON anyway)`,
+            exitCodeOf('CONFIG_INVALID'),
+          );
+        if (options.check !== undefined) checkArgumentsOrExit(options.check, args);
+        const sources = sourcesOrExit(args);
+        const { runManifest } = await import('../commands/manifest.js');
+        process.exitCode = await runManifest(sources, {
+          ...commandOptions(options),
+          ...(options.check === undefined ? {} : { checkFile: options.check }),
+          json: options.json === true,
+          contentOnly: options.contentOnly === true,
+          warn: (text) => process.stderr.write(text),
+        });
+      },
+    );
   return program;
 }
 

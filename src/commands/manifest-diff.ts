@@ -18,24 +18,53 @@ export interface SkillChange {
   readonly meta: readonly string[];
 }
 
+/** A skill of the saved manifest that the tree still holds but that is left out now: why, as `check` says it. */
+export interface LeftOut {
+  readonly uri: string;
+  /** The rule id(s) of its error diagnostic. */
+  readonly rule: string;
+  readonly reason: string;
+}
+
 export interface ManifestDiff {
   readonly added: readonly string[];
+  /** Skills of the saved manifest that are gone from the tree. */
   readonly removed: readonly string[];
+  /** Skills of the saved manifest whose `SKILL.md` is still there but no longer valid. */
+  readonly leftOut: readonly LeftOut[];
   readonly changed: readonly SkillChange[];
   /** For `_meta` changes that name commits (`{ commit }` values): uri + `\0` + key → [before, after]. */
   readonly commits?: ReadonlyMap<string, readonly [string, string]>;
 }
 
+/** How to compare. */
+export interface DiffOptions {
+  /** Compare content only (frontmatter, files and their digests), not `_meta` (a git root's commit). */
+  readonly contentOnly?: boolean;
+  /** Why each skill left out of the tree now is: URI → its error diagnostic's rule and message. */
+  readonly leftOut?: ReadonlyMap<string, { readonly rule: string; readonly reason: string }>;
+}
+
 /**
  * Diffs `expected` (the saved manifest) against `actual` (the tree now).
  *
- * @returns added/removed skill URIs and per-skill changes; all lists sorted by URI. Empty lists mean "matches".
+ * @returns added, removed and left-out skills and per-skill changes; all lists sorted by URI. Empty lists mean
+ *   "matches".
  */
-export function diffManifests(expected: readonly SkillEntry[], actual: readonly SkillEntry[]): ManifestDiff {
+export function diffManifests(
+  expected: readonly SkillEntry[],
+  actual: readonly SkillEntry[],
+  options: DiffOptions = {},
+): ManifestDiff {
   const before = new Map(expected.map((skill) => [skill.uri, skill]));
   const after = new Map(actual.map((skill) => [skill.uri, skill]));
   const added = [...after.keys()].filter((uri) => !before.has(uri)).sort();
-  const removed = [...before.keys()].filter((uri) => !after.has(uri)).sort();
+  const missing = [...before.keys()].filter((uri) => !after.has(uri)).sort();
+  const removed = missing.filter((uri) => options.leftOut?.has(uri) !== true);
+  const leftOut = missing.flatMap((uri) => {
+    const why = options.leftOut?.get(uri);
+    return why === undefined ? [] : [{ uri, ...why }];
+  });
   const changed: SkillChange[] = [];
   for (const [uri, now] of [...after].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const then = before.get(uri);
@@ -56,7 +85,10 @@ export function diffManifests(expected: readonly SkillEntry[], actual: readonly 
       .map((file) => file.uri)
       .sort();
     const metaKeys = [...new Set([...Object.keys(then._meta ?? {}), ...Object.keys(now._meta ?? {})])].sort();
-    const meta = metaKeys.filter((key) => JSON.stringify(then._meta?.[key]) !== JSON.stringify(now._meta?.[key]));
+    const meta =
+      options.contentOnly === true
+        ? []
+        : metaKeys.filter((key) => JSON.stringify(then._meta?.[key]) !== JSON.stringify(now._meta?.[key]));
     if (frontmatter.length + filesAdded.length + filesRemoved.length + filesChanged.length + meta.length > 0) {
       changed.push({ uri, frontmatter, filesAdded, filesRemoved, filesChanged, meta });
     }
@@ -69,7 +101,7 @@ export function diffManifests(expected: readonly SkillEntry[], actual: readonly 
       if (from !== undefined && to !== undefined) commits.set(`${change.uri}\0${key}`, [from, to]);
     }
   }
-  return { added, removed, changed, ...(commits.size === 0 ? {} : { commits }) };
+  return { added, removed, leftOut, changed, ...(commits.size === 0 ? {} : { commits }) };
 }
 
 /** ` (commit a1b2c3d → d4e5f6a)` for a change of a provenance naming commits, else ''. */
@@ -86,7 +118,7 @@ function commitOf(value: unknown): string | undefined {
 
 /** Whether the diff is empty. */
 export function manifestsMatch(diff: ManifestDiff): boolean {
-  return diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0;
+  return diff.added.length === 0 && diff.removed.length === 0 && diff.leftOut.length === 0 && diff.changed.length === 0;
 }
 
 /**
@@ -96,6 +128,7 @@ export function formatManifestDiff(diff: ManifestDiff): string {
   const lines: string[] = [];
   for (const uri of diff.added) lines.push(`+ ${uri} (skill added)`);
   for (const uri of diff.removed) lines.push(`- ${uri} (skill removed)`);
+  for (const { uri, rule, reason } of diff.leftOut) lines.push(`- ${uri} (left out: ${reason} [${rule}])`);
   for (const change of diff.changed) {
     const parts: string[] = [];
     if (change.frontmatter.length > 0) parts.push(`frontmatter changed (${change.frontmatter.join(', ')})`);
@@ -108,9 +141,35 @@ export function formatManifestDiff(diff: ManifestDiff): string {
     for (const file of change.filesRemoved) lines.push(`    - ${file}`);
     for (const file of change.filesChanged) lines.push(`    ~ ${file}`);
   }
-  const count = diff.added.length + diff.removed.length + diff.changed.length;
+  const count = diff.added.length + diff.removed.length + diff.leftOut.length + diff.changed.length;
   lines.push(
-    `${count} skill(s) differ: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
+    `${count} skill(s) differ: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.leftOut.length} left out, ${diff.changed.length} changed`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The diff as `manifest --check --json` prints it: `{ matches, added, removed, leftOut, changed, summary }`, every
+ * list sorted by URI; a `_meta` change naming commits carries `{ key, from, to }`.
+ */
+export function manifestDiffJson(diff: ManifestDiff): Record<string, unknown> {
+  return {
+    matches: manifestsMatch(diff),
+    added: diff.added,
+    removed: diff.removed,
+    leftOut: diff.leftOut,
+    changed: diff.changed.map((change) => ({
+      ...change,
+      meta: change.meta.map((key) => {
+        const commits = diff.commits?.get(`${change.uri}\0${key}`);
+        return commits === undefined ? { key } : { key, from: commits[0], to: commits[1] };
+      }),
+    })),
+    summary: {
+      added: diff.added.length,
+      removed: diff.removed.length,
+      leftOut: diff.leftOut.length,
+      changed: diff.changed.length,
+    },
+  };
 }

@@ -4,7 +4,7 @@
  */
 import { exitCodeOf, SkillsServeError } from '../errors.js';
 import type { SymlinkPolicy } from '../index/policy.js';
-import type { Snapshot } from '../index/types.js';
+import type { RootSpec, Snapshot } from '../index/types.js';
 import type { Logger } from '../log.js';
 import { type OpenedIndex, openIndex } from '../open-index.js';
 import type { RootKindSettings, SourceSpec } from '../roots/kinds.js';
@@ -29,6 +29,20 @@ export interface CommandOptions {
  * @returns the snapshot, or the exit code of a source that cannot be served (its message logged).
  */
 export async function snapshotOf(sources: readonly SourceSpec[], options: CommandOptions): Promise<Snapshot | number> {
+  const built = await buildOnce(sources, options);
+  return typeof built === 'number' ? built : built.snapshot;
+}
+
+/**
+ * Opens `sources` and builds one snapshot, with the directories the roots were opened as.
+ *
+ * @returns the snapshot and the roots (`RootSpec`s, in command-line order), or the exit code of a source that cannot
+ *   be served (its message logged).
+ */
+export async function buildOnce(
+  sources: readonly SourceSpec[],
+  options: CommandOptions,
+): Promise<{ readonly snapshot: Snapshot; readonly roots: readonly RootSpec[] } | number> {
   let index: OpenedIndex;
   try {
     index = await openIndex({ ...options, sources, follow: false });
@@ -41,7 +55,7 @@ export async function snapshotOf(sources: readonly SourceSpec[], options: Comman
     const snapshot = await index.builder.buildAll();
     index.digests?.schedule(0);
     index.digests?.flush();
-    return snapshot;
+    return { snapshot, roots: index.sources.roots };
   } finally {
     await index.sources.stop();
   }

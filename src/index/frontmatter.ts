@@ -13,7 +13,7 @@
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 
 import { decodeLossless } from './mime.js';
-import { classifyProblem, type RuleProblem } from './rules.js';
+import { classifyProblem, NOT_A_STRING, type RuleProblem } from './rules.js';
 
 /** The fields of a valid frontmatter that the server also needs. */
 export interface ReadFrontmatter {
@@ -69,7 +69,7 @@ export async function readFrontmatter(
     );
   } catch (error) {
     if (!SkillCatalogError.isInstance(error)) throw error;
-    return { problems: error.problems.map((problem) => classifyProblem(problem.message, text)) };
+    return { problems: error.problems.map((problem) => classifyProblem(problem.message, text, plain)) };
   }
 }
 
@@ -113,9 +113,6 @@ export function splitSkillMd(markdown: string): { yaml: string; body: string } |
 const PLAIN_KEY = /^[A-Za-z_][\w-]*$/u;
 /** Characters that give a plain scalar's first character a YAML meaning. */
 const INDICATORS = new Set([...'-?:,[]{}#&*!|>\'"%@`']);
-/** Plain scalars that YAML 1.2 core reads as null, booleans or numbers: left to the SDK. */
-const NOT_A_STRING =
-  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[+-]?\d+|0o[0-7]+|0x[\dA-Fa-f]+|[+-]?(?:\.\d+|\d+(?:\.\d*)?)(?:[Ee][+-]?\d+)?|[+-]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/u;
 
 /**
  * Reads frontmatter YAML of the plain shape (see the module comment), or gives up.

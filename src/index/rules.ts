@@ -17,13 +17,38 @@ export interface RuleProblem {
   readonly column?: number;
 }
 
+/** Plain scalars that YAML 1.2 core reads as null, booleans or numbers, not strings. */
+export const NOT_A_STRING =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[+-]?\d+|0o[0-7]+|0x[\dA-Fa-f]+|[+-]?(?:\.\d+|\d+(?:\.\d*)?)(?:[Ee][+-]?\d+)?|[+-]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/u;
+
+/** What a rule's message and hint may say beyond the SDK's words: a measured length, the offending key. */
+interface Found {
+  /** The rule's key's value, when the frontmatter could be read (the plain reader's result). */
+  readonly value?: unknown;
+  /** The offending line's text. */
+  readonly lineText?: string | undefined;
+}
+
 interface RuleMatcher {
   readonly pattern: RegExp;
   readonly rule: string;
   /** Frontmatter key whose line is reported (found by scanning the YAML), if the message has no line. */
   readonly key?: string;
-  readonly hint: (match: RegExpExecArray, lineText: string | undefined) => string;
+  readonly hint: (match: RegExpExecArray, found: Found) => string;
+  /** What to add to the SDK's message (`: it has 1312 characters`), when something was measured. */
+  readonly detail?: (found: Found) => string | undefined;
 }
+
+/** Characters as the SDK and the Agent Skills limits count them: code points. */
+function characters(text: string): number {
+  let count = 0;
+  for (let at = 0; at < text.length; at += (text.codePointAt(at) as number) > 0xffff ? 2 : 1) count++;
+  return count;
+}
+
+/** `: it has N characters` for a string value, else nothing. */
+const measured = ({ value }: Found): string | undefined =>
+  typeof value === 'string' && value !== '' ? `: it has ${characters(value)}` : undefined;
 
 const MATCHERS: readonly RuleMatcher[] = [
   {
@@ -39,7 +64,7 @@ const MATCHERS: readonly RuleMatcher[] = [
   {
     pattern: /^SKILL\.md frontmatter: line (\d+): (.*)$/su,
     rule: 'frontmatter-syntax',
-    hint: (match, lineText) => syntaxHint(match[2] ?? '', lineText),
+    hint: (match, { lineText }) => syntaxHint(match[2] ?? '', lineText),
   },
   {
     pattern: /^SKILL\.md frontmatter: (.*)$/su,
@@ -73,10 +98,11 @@ const MATCHERS: readonly RuleMatcher[] = [
     pattern: /^frontmatter description must be 1-1024 characters/u,
     rule: 'description-length',
     key: 'description',
-    hint: (_match, lineText) =>
-      /^\s*["']?description["']?\s*:\s*(?:""|'')\s*$/u.test(lineText ?? '')
+    detail: measured,
+    hint: (_match, { value, lineText }) =>
+      value === '' || /^\s*["']?description["']?\s*:\s*(?:""|'')\s*$/u.test(lineText ?? '')
         ? 'add a description: what the skill does and when to use it (1-1024 characters)'
-        : 'shorten the description to at most 1024 characters; move details into the SKILL.md body',
+        : `shorten the description${typeof value === 'string' ? ` by ${characters(value) - 1024} characters` : ''} to at most 1024; move details into the SKILL.md body`,
   },
   {
     pattern: /^frontmatter description must not be blank/u,
@@ -88,7 +114,11 @@ const MATCHERS: readonly RuleMatcher[] = [
     pattern: /^frontmatter compatibility must be a string of 1-500 characters/u,
     rule: 'compatibility-length',
     key: 'compatibility',
-    hint: () => 'write compatibility as one string of at most 500 characters',
+    detail: measured,
+    hint: (_match, { value }) =>
+      typeof value === 'string' && value !== ''
+        ? `shorten compatibility by ${characters(value) - 500} characters to at most 500`
+        : 'write compatibility as one string of at most 500 characters',
   },
   {
     pattern: /^frontmatter metadata must map strings to strings/u,
@@ -115,25 +145,101 @@ function syntaxHint(detail: string, lineText: string | undefined): string {
  *
  * @param message the SDK's message, e.g. `frontmatter description must be 1-1024 characters`.
  * @param skillMd the `SKILL.md` text (for finding the line of the offending key), or `undefined` if not UTF-8.
- * @returns the rule, message, hint, and line when known.
+ * @param fields the frontmatter, when it could be read (for a measured length: `…: it has 1312`).
+ * @returns the rule, message, hint, and line (and column) when known: for `metadata-values` the line of the first
+ *   metadata key whose value is not a string, named in the message.
  */
-export function classifyProblem(message: string, skillMd: string | undefined): RuleProblem {
+export function classifyProblem(
+  message: string,
+  skillMd: string | undefined,
+  fields?: Readonly<Record<string, unknown>>,
+): RuleProblem {
   for (const matcher of MATCHERS) {
     const match = matcher.pattern.exec(message);
     if (match === null) continue;
+    if (matcher.rule === 'metadata-values') {
+      const offending = findNonStringMetadata(skillMd);
+      if (offending !== undefined)
+        return {
+          rule: matcher.rule,
+          message: `${message}: "${offending.key}" is ${offending.kind}`,
+          hint: offending.fix,
+          line: offending.line,
+          column: offending.column,
+        };
+    }
     const stated = /line (\d+): /u.exec(message)?.[1];
     const line = stated === undefined ? findKeyLine(skillMd, matcher.key) : Number(stated);
     const lineText = line === undefined ? undefined : linesOf(skillMd)[line - 1];
     const column = columnOf(matcher.rule, message, lineText);
+    const found: Found = {
+      lineText,
+      ...(matcher.key !== undefined && fields !== undefined ? { value: fields[matcher.key] } : {}),
+    };
     return {
       rule: matcher.rule,
-      message,
-      hint: matcher.hint(match, lineText),
+      message: message + (matcher.detail?.(found) ?? ''),
+      hint: matcher.hint(match, found),
       ...(line === undefined ? {} : { line }),
       ...(column === undefined ? {} : { column }),
     };
   }
   return { rule: 'entry-invalid', message, hint: 'fix SKILL.md so that it follows the Agent Skills specification' };
+}
+
+/**
+ * The first key of the frontmatter's `metadata` block whose value YAML does not read as a string, found in the text
+ * (the SDK says only that one is not).
+ *
+ * @returns the key, what its value is (`a number`, `a boolean`, `null`, `a list`, `a mapping`, `empty`), the fix,
+ *   and its 1-based line and column; `undefined` when the block cannot be read line by line (flow style).
+ */
+function findNonStringMetadata(
+  skillMd: string | undefined,
+): { key: string; kind: string; fix: string; line: number; column: number } | undefined {
+  const start = findKeyLine(skillMd, 'metadata');
+  if (start === undefined) return undefined;
+  const lines = linesOf(skillMd);
+  let indent: number | undefined;
+  for (let index = start; index < lines.length; index++) {
+    const text = lines[index] as string;
+    if (/^---[\t ]*$/u.test(text) || /^\S/u.test(text)) return undefined;
+    if (text.trim() === '' || text.trimStart().startsWith('#')) continue;
+    const width = text.length - text.trimStart().length;
+    indent ??= width;
+    if (width !== indent) continue;
+    const entry = /^(["']?)([^"':]+)\1\s*:(?:\s+(.*))?$/u.exec(text.trimStart());
+    if (entry === null) continue;
+    const key = entry[2] as string;
+    const raw = (entry[3] ?? '').replace(/\s+#.*$/u, '').trim();
+    const kind =
+      raw === ''
+        ? /^\s*-/u.test(lines[index + 1] ?? '')
+          ? 'a list'
+          : new RegExp(`^ {${width + 1},}\\S`, 'u').test(lines[index + 1] ?? '')
+            ? 'a mapping'
+            : 'empty'
+        : raw.startsWith('[')
+          ? 'a list'
+          : raw.startsWith('{')
+            ? 'a mapping'
+            : NOT_A_STRING.test(raw)
+              ? /^(?:~|null|Null|NULL)$/u.test(raw)
+                ? 'null'
+                : /^(?:true|True|TRUE|false|False|FALSE)$/u.test(raw)
+                  ? 'a boolean'
+                  : 'a number'
+              : undefined;
+    if (kind === undefined) continue;
+    const fix =
+      kind === 'a list' || kind === 'a mapping'
+        ? `make "${key}" one string: join its items (metadata maps strings to strings)`
+        : kind === 'empty' || kind === 'null'
+          ? `give "${key}" a string value, or remove it`
+          : `quote the value: ${key}: "${raw}"`;
+    return { key, kind, fix, line: index + 1, column: width + 1 };
+  }
+  return undefined;
 }
 
 function linesOf(skillMd: string | undefined): string[] {

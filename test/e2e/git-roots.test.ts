@@ -181,6 +181,27 @@ describe('git roots', () => {
       `~ skill://alpha/SKILL.md: 1 file(s) added, ${PROVENANCE} changed (commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)})`,
     );
     expect(check.stdout).toContain('    + skill://alpha/notes.md');
+    // --content-only: the one content change, not every entry's new commit.
+    const root = `git+${remote.fileUrl}#main:skills`;
+    const content = runCli(['manifest', '--cache-dir', cache, '--check', saved, '--content-only', root]);
+    expect({ status: content.status, stdout: content.stdout }).toEqual({
+      status: 1,
+      stdout: [
+        `the tree no longer matches ${saved}:`,
+        '~ skill://alpha/SKILL.md: 1 file(s) added',
+        '    + skill://alpha/notes.md',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
+        '',
+      ].join('\n'),
+    });
+    // A commit outside the served folder changes every entry's provenance and no content.
+    await fsp.writeFile(saved, runCli(['manifest', '--cache-dir', cache, root]).stdout);
+    await remote.commit({ 'README.md': 'not a skill\n' });
+    expect(runCli(['manifest', '--cache-dir', cache, '--check', saved, root]).status).toBe(1);
+    expect(runCli(['manifest', '--cache-dir', cache, '--check', saved, '--content-only', root])).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/^manifest matches: \d+ skill\(s\)\n$/u) as unknown,
+    });
   });
 
   it.each(['check', 'manifest'] as const)(

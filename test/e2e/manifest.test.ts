@@ -180,7 +180,7 @@ describe('manifest --check', () => {
       summary: [
         '~ skill://alpha/SKILL.md: 1 file(s) changed',
         '    ~ skill://alpha/notes.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -189,7 +189,7 @@ describe('manifest --check', () => {
       summary: [
         '~ skill://alpha/SKILL.md: 1 file(s) changed',
         '    ~ skill://alpha/references/guide.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -198,7 +198,7 @@ describe('manifest --check', () => {
       summary: [
         '~ skill://alpha/SKILL.md: 1 file(s) added',
         '    + skill://alpha/references/new.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -207,7 +207,7 @@ describe('manifest --check', () => {
       summary: [
         '~ skill://alpha/SKILL.md: 1 file(s) removed',
         '    - skill://alpha/notes.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -217,7 +217,7 @@ describe('manifest --check', () => {
         '~ skill://alpha/SKILL.md: 1 file(s) added, 1 file(s) removed',
         '    + skill://alpha/notes%202.md',
         '    - skill://alpha/notes.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -228,7 +228,7 @@ describe('manifest --check', () => {
         '    + skill://beta/inner/more.txt',
         '~ skill://beta/inner/SKILL.md: 1 file(s) added',
         '    + skill://beta/inner/more.txt',
-        '2 skill(s) differ: 0 added, 0 removed, 2 changed',
+        '2 skill(s) differ: 0 added, 0 removed, 0 left out, 2 changed',
       ],
     },
     {
@@ -237,17 +237,26 @@ describe('manifest --check', () => {
         await fsp.mkdir(path.join(root, 'acme', 'gamma'), { recursive: true });
         await fsp.writeFile(path.join(root, 'acme', 'gamma', 'SKILL.md'), skillMd('gamma', 'New.'));
       },
-      summary: ['+ skill://acme/gamma/SKILL.md (skill added)', '1 skill(s) differ: 1 added, 0 removed, 0 changed'],
+      summary: [
+        '+ skill://acme/gamma/SKILL.md (skill added)',
+        '1 skill(s) differ: 1 added, 0 removed, 0 left out, 0 changed',
+      ],
     },
     {
       name: 'removing a skill',
       change: (root) => fsp.rm(path.join(root, 'alpha'), { recursive: true }),
-      summary: ['- skill://alpha/SKILL.md (skill removed)', '1 skill(s) differ: 0 added, 1 removed, 0 changed'],
+      summary: [
+        '- skill://alpha/SKILL.md (skill removed)',
+        '1 skill(s) differ: 0 added, 1 removed, 0 left out, 0 changed',
+      ],
     },
     {
-      name: 'breaking a skill (it leaves the list)',
+      name: 'breaking a skill (it is left out, with the reason check gives)',
       change: (root) => fsp.writeFile(path.join(root, 'alpha', 'SKILL.md'), '# no frontmatter\n'),
-      summary: ['- skill://alpha/SKILL.md (skill removed)', '1 skill(s) differ: 0 added, 1 removed, 0 changed'],
+      summary: [
+        '- skill://alpha/SKILL.md (left out: SKILL.md frontmatter: line 1: SKILL.md must begin with a "---" line [frontmatter-missing])',
+        '1 skill(s) differ: 0 added, 0 removed, 1 left out, 0 changed',
+      ],
     },
     {
       name: 'removing a nested skill (its files stay in the outer skill)',
@@ -256,7 +265,7 @@ describe('manifest --check', () => {
         '- skill://beta/inner/SKILL.md (skill removed)',
         '~ skill://beta/SKILL.md: 1 file(s) removed',
         '    - skill://beta/inner/SKILL.md',
-        '2 skill(s) differ: 0 added, 1 removed, 1 changed',
+        '2 skill(s) differ: 0 added, 1 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -269,7 +278,7 @@ describe('manifest --check', () => {
       summary: [
         '~ skill://alpha/SKILL.md: frontmatter changed (description, license), 1 file(s) changed',
         '    ~ skill://alpha/SKILL.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -282,7 +291,7 @@ describe('manifest --check', () => {
       summary: [
         '~ skill://beta/SKILL.md: frontmatter changed (metadata), 1 file(s) changed',
         '    ~ skill://beta/SKILL.md',
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed',
       ],
     },
     {
@@ -303,7 +312,7 @@ describe('manifest --check', () => {
         '    + skill://alpha/a.md',
         '    - skill://alpha/notes.md',
         '    ~ skill://alpha/SKILL.md',
-        '4 skill(s) differ: 1 added, 2 removed, 1 changed',
+        '4 skill(s) differ: 1 added, 2 removed, 0 left out, 1 changed',
       ],
     },
   ];
@@ -344,7 +353,60 @@ describe('manifest --check', () => {
     expect(cli(['manifest', SAMPLE_SKILLS, '--check', dir], dir)).toEqual({
       status: 2,
       stdout: '',
-      stderr: `skills-serve: cannot read manifest ${dir}: EISDIR: illegal operation on a directory, read\n`,
+      stderr: `skills-serve: --check takes the saved manifest file, and ${dir} is a folder\n`,
+    });
+  });
+
+  it('--check and the root swapped → exit 2 naming both and the command that was meant', async () => {
+    const { root, file } = await saved();
+    const dir = path.dirname(file);
+    expect(cli(['manifest', '--check', root, path.basename(file)], dir)).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `skills-serve: --check takes the saved manifest file, and ${root} is a folder while skills.manifest.json is a file: did you mean manifest ${root} --check skills.manifest.json?\n`,
+    });
+    expect(cli(['manifest', '--json', '.'], root)).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'skills-serve: --json goes with --check FILE (manifest prints JSON anyway)\n',
+    });
+  });
+
+  it('--json: one document with every kind of difference, exit 1; exit 0 and matches: true when none', async () => {
+    const { root, file } = await saved();
+    expect(JSON.parse(cli(['manifest', '.', '--check', file, '--json'], root).stdout)).toEqual({
+      matches: true,
+      added: [],
+      removed: [],
+      leftOut: [],
+      changed: [],
+      summary: { added: 0, removed: 0, leftOut: 0, changed: 0 },
+    });
+    await fsp.writeFile(path.join(root, 'alpha', 'SKILL.md'), '---\nname: alpha\n---\n');
+    await fsp.appendFile(path.join(root, 'beta', 'inner', 'more.txt'), 'more\n');
+    const run = cli(['manifest', '.', '--check', file, '--json'], root);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('skills-serve: 1 skill(s) left out of the manifest; run skills-serve check to see why\n');
+    expect(JSON.parse(run.stdout)).toEqual({
+      matches: false,
+      added: [],
+      removed: [],
+      leftOut: [
+        {
+          uri: 'skill://alpha/SKILL.md',
+          rule: 'required-fields',
+          reason: 'SKILL.md frontmatter must contain string "name" and "description"',
+        },
+      ],
+      changed: ['skill://beta/SKILL.md', 'skill://beta/inner/SKILL.md'].map((uri) => ({
+        uri,
+        frontmatter: [],
+        filesAdded: ['skill://beta/inner/more.txt'],
+        filesRemoved: [],
+        filesChanged: [],
+        meta: [],
+      })),
+      summary: { added: 0, removed: 0, leftOut: 1, changed: 2 },
     });
   });
 
@@ -422,7 +484,7 @@ describe('manifest --check', () => {
         '- skill://outer/SKILL.md (skill removed)',
         '- skill://outer/inner/SKILL.md (skill removed)',
         '- skill://outer/inner/deepest/SKILL.md (skill removed)',
-        '4 skill(s) differ: 1 added, 3 removed, 0 changed',
+        '4 skill(s) differ: 1 added, 3 removed, 0 left out, 0 changed',
         '',
       ].join('\n'),
     });

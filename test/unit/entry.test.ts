@@ -296,7 +296,7 @@ describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactl
     ['frontmatter-syntax', md('---', 'name: my-skill', 'description: a: b', '---'), 3],
     ['frontmatter-unclosed', md('---', 'name: my-skill', 'description: d'), undefined],
     ['required-fields', md('---', 'name: my-skill', '---'), undefined],
-    ['metadata-values', md('---', 'name: my-skill', 'description: d', 'metadata:', '  n: 1', '---'), 4],
+    ['metadata-values', md('---', 'name: my-skill', 'description: d', 'metadata:', '  n: 1', '---'), 5],
     [
       'compatibility-length',
       md('---', 'name: my-skill', 'description: d', `compatibility: ${'c'.repeat(501)}`, '---'),
@@ -340,12 +340,12 @@ describe('readFrontmatter + problemsDiagnostic: invalid frontmatter gives exactl
       message: [
         'frontmatter name "other" must match the last path segment "my-skill"',
         'frontmatter description must be 1-1024 characters',
-        'frontmatter metadata must map strings to strings',
+        'frontmatter metadata must map strings to strings: "k" is a list',
       ].join('; '),
       hint: [
         'set "name: my-skill" or rename the directory to "other"',
         'add a description: what the skill does and when to use it (1-1024 characters)',
-        'give every metadata key a string value (quote numbers; join lists into one string)',
+        'make "k" one string: join its items (metadata maps strings to strings)',
       ].join('; '),
     });
   });

@@ -52,7 +52,9 @@ async function ours(
   bytes: Uint8Array,
 ): Promise<Verdict & { name?: string; description?: string }> {
   const read = await readFrontmatter(segments, bytes);
-  if ('problems' in read) return { problems: read.problems.map((problem) => problem.message) };
+  // The SDK's words, without what `check` adds to them (a measured length, the offending metadata key).
+  const sdkWords = (message: string): string => message.replace(/: (?:it has \d+|"[^"]*" is [a-z ]+)$/u, '');
+  if ('problems' in read) return { problems: read.problems.map((problem) => sdkWords(problem.message)) };
   return { frontmatter: read.frontmatter, name: read.name, description: read.description };
 }
 

@@ -33,7 +33,7 @@ function entry(
   };
 }
 
-const EMPTY: ManifestDiff = { added: [], removed: [], changed: [] };
+const EMPTY: ManifestDiff = { added: [], removed: [], leftOut: [], changed: [] };
 
 describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
   it('reports nothing for identical manifests (and for the same skills in another order)', () => {
@@ -42,25 +42,25 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     const diff = diffManifests([a, b], [b, a]);
     expect(diff).toEqual(EMPTY);
     expect(manifestsMatch(diff)).toBe(true);
-    expect(formatManifestDiff(diff)).toBe('0 skill(s) differ: 0 added, 0 removed, 0 changed\n');
+    expect(formatManifestDiff(diff)).toBe('0 skill(s) differ: 0 added, 0 removed, 0 left out, 0 changed\n');
     expect(manifestsMatch(diffManifests([], []))).toBe(true);
   });
 
   it('reports skills added, sorted by URI', () => {
     const diff = diffManifests([entry('m', {})], [entry('z', {}), entry('m', {}), entry('acme/a', {})]);
-    expect(diff).toEqual({ added: ['skill://acme/a/SKILL.md', 'skill://z/SKILL.md'], removed: [], changed: [] });
+    expect(diff).toEqual({ added: ['skill://acme/a/SKILL.md', 'skill://z/SKILL.md'], removed: [], leftOut: [], changed: [] });
     expect(manifestsMatch(diff)).toBe(false);
     expect(formatManifestDiff(diff)).toBe(
-      '+ skill://acme/a/SKILL.md (skill added)\n+ skill://z/SKILL.md (skill added)\n2 skill(s) differ: 2 added, 0 removed, 0 changed\n',
+      '+ skill://acme/a/SKILL.md (skill added)\n+ skill://z/SKILL.md (skill added)\n2 skill(s) differ: 2 added, 0 removed, 0 left out, 0 changed\n',
     );
   });
 
   it('reports skills removed, sorted by URI', () => {
     const diff = diffManifests([entry('b', {}), entry('a', {}), entry('keep', {})], [entry('keep', {})]);
-    expect(diff).toEqual({ added: [], removed: ['skill://a/SKILL.md', 'skill://b/SKILL.md'], changed: [] });
+    expect(diff).toEqual({ added: [], removed: ['skill://a/SKILL.md', 'skill://b/SKILL.md'], leftOut: [], changed: [] });
     expect(manifestsMatch(diff)).toBe(false);
     expect(formatManifestDiff(diff)).toBe(
-      '- skill://a/SKILL.md (skill removed)\n- skill://b/SKILL.md (skill removed)\n2 skill(s) differ: 0 added, 2 removed, 0 changed\n',
+      '- skill://a/SKILL.md (skill removed)\n- skill://b/SKILL.md (skill removed)\n2 skill(s) differ: 0 added, 2 removed, 0 left out, 0 changed\n',
     );
   });
 
@@ -81,6 +81,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     expect(diff).toEqual({
       added: [],
       removed: [],
+      leftOut: [],
       changed: [
         {
           uri: 'skill://alpha/SKILL.md',
@@ -94,7 +95,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     });
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: frontmatter changed (allowed-tools, compatibility, description, metadata)\n' +
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed\n',
     );
   });
 
@@ -111,7 +112,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
       },
     ]);
     expect(formatManifestDiff(diff)).toBe(
-      '~ skill://alpha/SKILL.md: 1 file(s) added\n    + skill://alpha/references/new.md\n1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
+      '~ skill://alpha/SKILL.md: 1 file(s) added\n    + skill://alpha/references/new.md\n1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed\n',
     );
   });
 
@@ -128,7 +129,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
       },
     ]);
     expect(formatManifestDiff(diff)).toBe(
-      '~ skill://alpha/SKILL.md: 1 file(s) removed\n    - skill://alpha/old.md\n1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
+      '~ skill://alpha/SKILL.md: 1 file(s) removed\n    - skill://alpha/old.md\n1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed\n',
     );
   });
 
@@ -148,7 +149,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     ]);
     expect(formatManifestDiff(diff)).toBe(
       '~ skill://alpha/SKILL.md: 2 file(s) changed\n    ~ skill://alpha/a.md\n    ~ skill://alpha/b.md\n' +
-        '1 skill(s) differ: 0 added, 0 removed, 1 changed\n',
+        '1 skill(s) differ: 0 added, 0 removed, 0 left out, 1 changed\n',
     );
   });
 
@@ -190,6 +191,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
     expect(diff).toEqual({
       added: ['skill://new/SKILL.md'],
       removed: ['skill://gone/SKILL.md'],
+      leftOut: [],
       changed: [
         {
           uri: 'skill://a-skill/SKILL.md',
@@ -220,7 +222,7 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
         '    + skill://b-skill/z-new.md',
         '    - skill://b-skill/drop.md',
         '    ~ skill://b-skill/edit.md',
-        '4 skill(s) differ: 1 added, 1 removed, 2 changed',
+        '4 skill(s) differ: 1 added, 1 removed, 0 left out, 2 changed',
         '',
       ].join('\n'),
     );

@@ -1,6 +1,7 @@
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { describe, expect, it } from 'vitest';
 
+import { readFrontmatter } from '../../src/index/frontmatter.js';
 import { classifyProblem, findKeyLine } from '../../src/index/rules.js';
 
 /** The SDK's real problem messages for `SKILL.md` of a skill at path `skillPath`. */
@@ -74,13 +75,13 @@ describe('classifyProblem on real SDK messages', () => {
     [
       'metadata with a list',
       'metadata-values',
-      4,
+      5,
       md('---', 'name: my-skill', 'description: d', 'metadata:', '  k: [1, 2]', '---'),
     ],
     [
       'metadata number',
       'metadata-values',
-      4,
+      5,
       md('---', 'name: my-skill', 'description: d', '"metadata":', '  v: 1', '---'),
     ],
   ])('%s → %s, line %s', async (_label, rule, line, skillMd) => {
@@ -88,7 +89,7 @@ describe('classifyProblem on real SDK messages', () => {
     expect(messages).toHaveLength(1);
     const problem = classifyProblem(messages[0] ?? '', skillMd);
     expect(problem.rule).toBe(rule);
-    expect(problem.message).toBe(messages[0]);
+    expect(problem.message.startsWith(messages[0] ?? '')).toBe(true);
     expect(problem.line).toBe(line);
     expect('line' in problem).toBe(line !== undefined);
   });
@@ -103,8 +104,74 @@ describe('classifyProblem on real SDK messages', () => {
       'add a description: what the skill does and when to use it (1-1024 characters)',
     );
     expect(await hintOf(md('---', 'name: my-skill', `description: ${'x'.repeat(1025)}`, '---'))).toBe(
-      'shorten the description to at most 1024 characters; move details into the SKILL.md body',
+      'shorten the description to at most 1024; move details into the SKILL.md body',
     );
+  });
+
+  it('says the measured length and the limit when the frontmatter can be read', async () => {
+    const problemsOf = async (skillMd: string) => {
+      const read = await readFrontmatter(['my-skill'], new TextEncoder().encode(skillMd));
+      return 'problems' in read ? read.problems : [];
+    };
+    // 1,311 characters, one of them outside the BMP (counted once, as the SDK counts).
+    const long = `${'x'.repeat(1310)}🧑`;
+    expect(await problemsOf(md('---', 'name: my-skill', `description: ${long}`, '---'))).toEqual([
+      {
+        rule: 'description-length',
+        message: 'frontmatter description must be 1-1024 characters: it has 1311',
+        hint: 'shorten the description by 287 characters to at most 1024; move details into the SKILL.md body',
+        line: 3,
+        column: 1,
+      },
+    ]);
+    expect(
+      await problemsOf(md('---', 'name: my-skill', 'description: d', `compatibility: ${'c'.repeat(612)}`, '---')),
+    ).toEqual([
+      {
+        rule: 'compatibility-length',
+        message: 'frontmatter compatibility must be a string of 1-500 characters: it has 612',
+        hint: 'shorten compatibility by 112 characters to at most 500',
+        line: 4,
+        column: 1,
+      },
+    ]);
+  });
+
+  it.each([
+    ['a number', ['  author: me', '  version: 1.0'], 6, 'version', 'quote the value: version: "1.0"'],
+    ['a boolean', ['  beta: true'], 5, 'beta', 'quote the value: beta: "true"'],
+    ['null', ['  owner: ~'], 5, 'owner', 'give "owner" a string value, or remove it'],
+    [
+      'a list',
+      ['  tags:', '    - a', '    - b'],
+      5,
+      'tags',
+      'make "tags" one string: join its items (metadata maps strings to strings)',
+    ],
+    [
+      'a list',
+      ['  tags: [a, b]'],
+      5,
+      'tags',
+      'make "tags" one string: join its items (metadata maps strings to strings)',
+    ],
+    [
+      'a mapping',
+      ['  "links":', '     home: x'],
+      5,
+      'links',
+      'make "links" one string: join its items (metadata maps strings to strings)',
+    ],
+  ])('metadata-values names the key whose value is %s, at its line', async (kind, entries, line, key, hint) => {
+    const skillMd = md('---', 'name: my-skill', 'description: d', 'metadata:', ...entries, '---');
+    const messages = await sdkProblems(skillMd);
+    expect(classifyProblem(messages[0] ?? '', skillMd)).toEqual({
+      rule: 'metadata-values',
+      message: `frontmatter metadata must map strings to strings: "${key}" is ${kind}`,
+      hint,
+      line,
+      column: 3,
+    });
   });
 
   it('invalid UTF-8 → encoding, without a line', async () => {
@@ -123,7 +190,7 @@ describe('classifyProblem on real SDK messages', () => {
     expect(problems.map(({ rule, line }) => [rule, line])).toEqual([
       ['name-mismatch', 2],
       ['description-length', 3],
-      ['metadata-values', 4],
+      ['metadata-values', 5],
     ]);
     expect(problems[0]?.hint).toBe('set "name: my-skill" or rename the directory to "other"');
   });
