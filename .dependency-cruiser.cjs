@@ -38,6 +38,12 @@ module.exports = {
       '^src/(?!hosts/)',
     ),
     layer(
+      'feed-over-index',
+      'feed/ is the discovery feed of a set of skills (index, deterministic archives): commands/ export it, transports/ serve it.',
+      '^src/feed/',
+      '^src/(?!feed/|index/)',
+    ),
+    layer(
       'wire-is-a-leaf',
       'wire/ is the protocol vocabulary server/ and transports/ share.',
       '^src/wire/',

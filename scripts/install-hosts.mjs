@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 
-import { hostBinary, HOSTS, hostsCacheDir } from '../test/hosts/hosts.mjs';
+import { hostBinary, HOSTS, hostsCacheDir, SKILLS_CLI, skillsCli } from '../test/hosts/hosts.mjs';
 
 /** Runs a command, inheriting stdio; returns whether it exited 0. */
 function run(command, args, options = {}) {
@@ -71,4 +71,20 @@ for (const host of HOSTS) {
   }
   if (!works(binary, ['--version']))
     fail(`${binary} --version failed after installing ${host.package}@${host.version}`);
+}
+
+// The `skills` installer and the Node 22 it runs on (test/hosts/feed.test.ts).
+const installer = skillsCli();
+if (existsSync(installer.cli) && works(installer.node, [installer.cli, '--version'])) {
+  process.stdout.write(`install-hosts: ${SKILLS_CLI.package}@${SKILLS_CLI.version} is in ${cache}\n`);
+} else {
+  process.stdout.write(
+    `install-hosts: installing ${SKILLS_CLI.package}@${SKILLS_CLI.version} and ${SKILLS_CLI.node} into ${cache}\n`,
+  );
+  const prefix = `${cache}/${SKILLS_CLI.dir}`;
+  const args = ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error'];
+  if (!run('npm', [...args, `${SKILLS_CLI.package}@${SKILLS_CLI.version}`, SKILLS_CLI.node]))
+    fail(`npm could not install ${SKILLS_CLI.package}@${SKILLS_CLI.version}`);
+  if (!works(installer.node, [installer.cli, '--version']))
+    fail(`${installer.cli} --version failed after installing it`);
 }

@@ -599,6 +599,12 @@ function buildProgram(): Command {
       ),
     )
     .addOption(
+      envOption(
+        '--feed',
+        'also report the skills the discovery feed (--http, export) leaves out: names installers skip or two skills share',
+      ),
+    )
+    .addOption(
       envOption('--catalog-max <chars>', "with --hosts: most characters of read_skill's description, as serve takes it")
         .argParser(argParser(parseCatalogMax))
         .default(DEFAULT_CATALOG_MAX),
@@ -616,6 +622,7 @@ function buildProgram(): Command {
           strict: boolean;
           verifyCache?: boolean;
           hosts?: boolean;
+          feed?: boolean;
           catalogMax: number;
           pageSize: number;
         },
@@ -648,9 +655,31 @@ function buildProgram(): Command {
           ...commandOptions(options),
           json: options.json === true,
           strict: options.strict,
+          feed: options.feed === true,
         });
       },
     );
+
+  addCommonOptions(
+    program
+      .command('export')
+      .description('write the discovery feed --http serves as static files, for a static host or CDN (docs/feed.md)'),
+  )
+    // No environment twin: the target is named per run.
+    .addOption(
+      new Option(
+        '--well-known <dir>',
+        'the site root to write <dir>/.well-known/agent-skills/ into',
+      ).makeOptionMandatory(),
+    )
+    .action(async (args: string[], options: CommonOptions & { wellKnown: string }) => {
+      const sources = sourcesOrExit(args);
+      const { runExport } = await import('../commands/export.js');
+      process.exitCode = await runExport(sources, {
+        ...commandOptions(options),
+        dir: path.resolve(options.wellKnown),
+      });
+    });
 
   addCommonOptions(
     program
@@ -699,6 +728,7 @@ const BOOLEAN_ENV = [
   'SKILLS_SERVE_JSON',
   'SKILLS_SERVE_VERIFY_CACHE',
   'SKILLS_SERVE_HOSTS',
+  'SKILLS_SERVE_FEED',
 ] as const;
 
 /**

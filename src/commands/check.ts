@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 
+import { planFeed } from '../feed/feed.js';
 import type { Diagnostic, Snapshot } from '../index/types.js';
 import type { SourceSpec } from '../roots/kinds.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
@@ -19,20 +20,22 @@ export interface CheckReport {
  * Summarizes a snapshot for `check`.
  *
  * @param snapshot a complete build.
+ * @param feed add the skills the discovery feed leaves out (warnings, `feed-*`; docs/feed.md) after the index's.
  * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
-function checkReport(snapshot: Snapshot): CheckReport {
+function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
+  const diagnostics = feed ? [...snapshot.diagnostics, ...planFeed(snapshot.ordered).problems] : snapshot.diagnostics;
   const skills = snapshot.ordered.map((skill) => ({
     uri: skill.uri,
     name: skill.name,
     files: skill.fileCount,
     bytes: skill.totalBytes,
   }));
-  const leftOut = snapshot.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const leftOut = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   return {
     skills,
-    diagnostics: snapshot.diagnostics,
-    summary: { served: skills.length, leftOut, warnings: snapshot.diagnostics.length - leftOut },
+    diagnostics,
+    summary: { served: skills.length, leftOut, warnings: diagnostics.length - leftOut },
   };
 }
 
@@ -59,16 +62,17 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
 /**
  * Runs `check` over `sources` (each opened once).
  *
+ * @param options.feed also report the skills the discovery feed leaves out (`check --feed`).
  * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0; a
  *   source that cannot be served exits with its error's code (1, or 2 for a configuration error).
  */
 export async function runCheck(
   sources: readonly SourceSpec[],
-  options: CommandOptions & { json: boolean; strict?: boolean; cwd?: string },
+  options: CommandOptions & { json: boolean; strict?: boolean; feed?: boolean; cwd?: string },
 ): Promise<number> {
   const snapshot = await snapshotOf(sources, options);
   if (typeof snapshot === 'number') return snapshot;
-  const report = checkReport(snapshot);
+  const report = checkReport(snapshot, options.feed === true);
   options.write(
     options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()),
   );

@@ -10,6 +10,7 @@
  * and keep the first of two skills with one name (compared case-insensitively): what {@link DiscoveryIndex.kept}
  * holds, and what the compat surfaces leave out for a connection that read the index.
  */
+import { discoveryIndexText } from '../feed/feed.js';
 import { findChild } from '../index/namespace.js';
 import { digestOf } from '../index/record.js';
 import { FileNode, type SkillRecord, type Snapshot } from '../index/types.js';
@@ -17,9 +18,6 @@ import { PerSnapshot } from './per-snapshot.js';
 
 /** The URI the prototypes read. */
 export const INDEX_URI = 'skill://index.json';
-
-/** The `$schema` of the index. */
-export const DISCOVERY_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
 /** Most bytes of index a prototype parses (fast-agent's bound): later skills are left out of a longer one. */
 export const INDEX_MAX_BYTES = 1_048_576;
@@ -38,34 +36,31 @@ export interface DiscoveryIndex {
 const indexes = new PerSnapshot<DiscoveryIndex>();
 
 /**
- * The index of `snapshot`, worked out once per snapshot.
+ * The index of `snapshot`, worked out once per snapshot, serialized by the discovery feed's code
+ * (`feed/feed.ts` {@link discoveryIndexText}).
  *
  * @param snapshot the snapshot as the client's view sees it.
  */
 export function discoveryIndex(snapshot: Snapshot): DiscoveryIndex {
   return indexes.get(snapshot, undefined, () => {
-    const head = `{"$schema":${JSON.stringify(DISCOVERY_SCHEMA)},"skills":[`;
-    const entries: string[] = [];
-    const kept = new Set<string>();
-    const names = new Set<string>();
-    let bytes = Buffer.byteLength(head, 'utf8') + 2;
-    for (const skill of snapshot.ordered) {
-      const entry = JSON.stringify({
+    const { text, count } = discoveryIndexText(
+      snapshot.ordered.map((skill) => ({
         name: skill.name,
-        type: 'skill-md',
+        type: 'skill-md' as const,
         description: skill.description,
         url: skill.uri,
         digest: manifestDigest(skill),
-      });
-      const size = Buffer.byteLength(entry, 'utf8') + (entries.length === 0 ? 0 : 1);
-      if (bytes + size > INDEX_MAX_BYTES) break;
-      bytes += size;
-      entries.push(entry);
+      })),
+      INDEX_MAX_BYTES,
+    );
+    const kept = new Set<string>();
+    const names = new Set<string>();
+    for (const skill of snapshot.ordered.slice(0, count)) {
       const name = skill.name.toLowerCase();
       if (!names.has(name) && skill.manifestSize <= INDEX_MAX_MANIFEST_BYTES) kept.add(skill.uri);
       names.add(name);
     }
-    return { text: `${head}${entries.join(',')}]}`, kept };
+    return { text, kept };
   });
 }
 

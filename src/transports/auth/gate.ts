@@ -5,6 +5,8 @@
  * asks the authorizers in order, remembers per connection what it admitted, and words every refusal one way: status,
  * `WWW-Authenticate`, JSON-RPC error body, and the reason the access log and `skills_serve_auth_failures_total` carry.
  */
+import { hash } from 'node:crypto';
+
 import type { Visibility } from '../../server/visibility.js';
 import { AUTH_FAILURES, type AuthFailure, challenge, describe, parseBearer, statusOf } from './challenge.js';
 
@@ -56,6 +58,12 @@ export interface Authorizer {
    * 0: never). An authorizer whose tokens may be revoked at any moment (a reloaded file) answers 0.
    */
   reusableUntil(admitted: Admitted, token: string, now: number): number;
+  /**
+   * Admits the feed key of one of its tokens ({@link feedKeyOf}: the discovery feed's URL for clients that send no
+   * `Authorization` header), with that token's view; `undefined` for any other key. Static tokens only: an OAuth
+   * access token lives minutes, a feed URL is kept in an installer's lock file.
+   */
+  admitFeedKey?(key: string): Admitted | undefined;
   /** Whether it holds a token the grammar cannot read (deprecated: accepted as exactly `Bearer <token>`). */
   readonly outsideGrammar?: boolean;
   /** Stops what it follows (a file, timers). */
@@ -144,6 +152,37 @@ export class Gate {
     };
   }
 
+  /**
+   * Admits a request by a feed key in its path instead of a header (docs/feed.md, "Views").
+   *
+   * @returns the admission of the token the key was made from, or `unknown_token`.
+   */
+  admitFeed(key: string): Verdict {
+    for (const authorizer of this.#authorizers) {
+      const admitted = authorizer.admitFeedKey?.(key);
+      if (admitted !== undefined) return admitted;
+    }
+    return UNKNOWN;
+  }
+
+  /**
+   * The feed key of the token in an `Authorization` header, when an authorizer admits that key (a static token).
+   *
+   * @returns `undefined` for a missing or malformed header, or a token without a feed (OAuth).
+   */
+  feedKeyFor(header: string | undefined): string | undefined {
+    const bearer = parseBearer(header);
+    const token =
+      typeof bearer !== 'string'
+        ? bearer.token
+        : header?.startsWith('Bearer ') && this.#outsideGrammar()
+          ? header.slice(7)
+          : undefined;
+    if (token === undefined) return undefined;
+    const key = feedKeyOf(token);
+    return this.admitFeed(key).ok ? key : undefined;
+  }
+
   /** Stops every authorizer. */
   close(): void {
     for (const authorizer of this.#authorizers) authorizer.close?.();
@@ -173,3 +212,12 @@ export class Gate {
 
 const EVERYTHING: Admitted = Object.freeze({ ok: true, view: undefined, subject: undefined, expiresAt: Infinity });
 const UNKNOWN: Denied = Object.freeze({ ok: false, reason: 'unknown_token' });
+
+/**
+ * The feed key of a static token: base64url of SHA-256 over a fixed label and the token (43 characters, 256 bits).
+ * Anyone holding the token can compute it, nobody can get the token back from it; it is the same on every replica
+ * and after every restart, and changes when the token does (docs/feed.md, "Views").
+ */
+export function feedKeyOf(token: string): string {
+  return hash('sha256', `skills-serve feed key\n${token}`, 'base64url');
+}
