@@ -48,7 +48,12 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
 
   it('reports skills added, sorted by URI', () => {
     const diff = diffManifests([entry('m', {})], [entry('z', {}), entry('m', {}), entry('acme/a', {})]);
-    expect(diff).toEqual({ added: ['skill://acme/a/SKILL.md', 'skill://z/SKILL.md'], removed: [], leftOut: [], changed: [] });
+    expect(diff).toEqual({
+      added: ['skill://acme/a/SKILL.md', 'skill://z/SKILL.md'],
+      removed: [],
+      leftOut: [],
+      changed: [],
+    });
     expect(manifestsMatch(diff)).toBe(false);
     expect(formatManifestDiff(diff)).toBe(
       '+ skill://acme/a/SKILL.md (skill added)\n+ skill://z/SKILL.md (skill added)\n2 skill(s) differ: 2 added, 0 removed, 0 left out, 0 changed\n',
@@ -57,7 +62,12 @@ describe('diffManifests / manifestsMatch / formatManifestDiff', () => {
 
   it('reports skills removed, sorted by URI', () => {
     const diff = diffManifests([entry('b', {}), entry('a', {}), entry('keep', {})], [entry('keep', {})]);
-    expect(diff).toEqual({ added: [], removed: ['skill://a/SKILL.md', 'skill://b/SKILL.md'], leftOut: [], changed: [] });
+    expect(diff).toEqual({
+      added: [],
+      removed: ['skill://a/SKILL.md', 'skill://b/SKILL.md'],
+      leftOut: [],
+      changed: [],
+    });
     expect(manifestsMatch(diff)).toBe(false);
     expect(formatManifestDiff(diff)).toBe(
       '- skill://a/SKILL.md (skill removed)\n- skill://b/SKILL.md (skill removed)\n2 skill(s) differ: 0 added, 2 removed, 0 left out, 0 changed\n',
