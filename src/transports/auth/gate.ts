@@ -130,11 +130,8 @@ export class Gate {
     if (this.open) return EVERYTHING;
     const last = this.#lastOf.get(connection);
     if (last !== undefined && last.header === header && last.until > now) return last.admitted;
-    const bearer = parseBearer(header);
-    let token: string;
-    if (typeof bearer !== 'string') token = bearer.token;
-    else if (bearer === 'malformed' && header?.startsWith('Bearer ') && this.#outsideGrammar()) token = header.slice(7);
-    else return { ok: false, reason: bearer };
+    const token = this.#tokenOf(header);
+    if (typeof token !== 'string') return { ok: false, reason: token.refused };
     return this.#ask(token, header as string, connection, now);
   }
 
@@ -171,14 +168,8 @@ export class Gate {
    * @returns `undefined` for a missing or malformed header, or a token without a feed (OAuth).
    */
   feedKeyFor(header: string | undefined): string | undefined {
-    const bearer = parseBearer(header);
-    const token =
-      typeof bearer !== 'string'
-        ? bearer.token
-        : header?.startsWith('Bearer ') && this.#outsideGrammar()
-          ? header.slice(7)
-          : undefined;
-    if (token === undefined) return undefined;
+    const token = this.#tokenOf(header);
+    if (typeof token !== 'string') return undefined;
     const key = feedKeyOf(token);
     return this.admitFeed(key).ok ? key : undefined;
   }
@@ -188,8 +179,16 @@ export class Gate {
     for (const authorizer of this.#authorizers) authorizer.close?.();
   }
 
-  #outsideGrammar(): boolean {
-    return this.#authorizers.some((authorizer) => authorizer.outsideGrammar === true);
+  /**
+   * The token of an `Authorization` header, read with the one grammar; a static token outside it (deprecated) only as
+   * exactly `Bearer <token>`.
+   */
+  #tokenOf(header: string | undefined): string | { refused: 'missing' | 'malformed' | 'too_long' } {
+    const bearer = parseBearer(header);
+    if (typeof bearer !== 'string') return bearer.token;
+    const outsideGrammar = this.#authorizers.some((authorizer) => authorizer.outsideGrammar === true);
+    if (bearer === 'malformed' && outsideGrammar && header?.startsWith('Bearer ')) return header.slice(7);
+    return { refused: bearer };
   }
 
   /** Asks the authorizers in order, remembering an admission on the connection. */
