@@ -10,12 +10,6 @@ import { describe, expect, it } from 'vitest';
 
 import { REPO } from '../helpers/paths.js';
 
-/**
- * Files that another branch is writing and that these pages already link to. Each entry must not exist yet: once the
- * file is merged, this test fails until the entry is removed, so the link is checked like every other.
- */
-const PENDING = new Set(['docs/container.md']);
-
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
   return heading
@@ -71,7 +65,6 @@ function brokenLinks(root: string, file: string): string[] {
     if (/^[a-z][a-z0-9+.-]*:/iu.test(target)) continue; // https:, mailto:, …
     const [pathPart = '', anchor] = target.split('#', 2);
     const resolved = pathPart === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), pathPart));
-    if (PENDING.has(resolved) && root === REPO) continue;
     const absolute = path.join(root, resolved);
     if (resolved.startsWith('..') || !existsSync(absolute)) {
       broken.push(`${target}: no file ${resolved}`);
@@ -161,9 +154,5 @@ describe('broken links', () => {
 describe("the repository's pages", () => {
   it.each(pages(REPO))('%s: every relative link resolves', (file) => {
     expect(brokenLinks(REPO, file)).toEqual([]);
-  });
-
-  it('link to files still pending only while they do not exist', () => {
-    expect([...PENDING].filter((file) => existsSync(path.join(REPO, file)))).toEqual([]);
   });
 });
