@@ -31,7 +31,8 @@ import { DIGEST_CACHE_VERSION, digestCacheFile, encodeDigestCache } from '../../
 import { identityOfStat, makeKey, RACY_WINDOW_NS } from '../../src/index/record.js';
 import type { FileNode } from '../../src/index/types.js';
 import { cli } from '../helpers/cli.js';
-import { diskFiles } from '../helpers/disk.js';
+import { reduceListing } from '../helpers/converge.js';
+import { diskCatalog, sha256 } from '../helpers/disk.js';
 import { type LogLine, waitForEvent } from '../helpers/logs.js';
 import { connect, type Connection } from '../helpers/server.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
@@ -120,15 +121,9 @@ async function start(root: string, dir = cacheDir): Promise<Started> {
 
 /** Every served `{ uri, digest, size }` equals the SHA-256 and size of the file on disk, for every skill. */
 async function expectServedMatchesDisk(connection: Connection, root: string): Promise<void> {
-  const listing = await connection.skills.list();
-  expect(listing.skills.map((skill) => skill.uri)).toEqual(SKILLS.map((name) => `skill://${name}/SKILL.md`));
-  for (const skill of listing.skills) {
-    const name = skill.uri.slice('skill://'.length, -'/SKILL.md'.length);
-    const served = (skill.resources === 'dynamic' ? [] : skill.resources)
-      .map(({ uri, digest, size }) => ({ uri, digest, size }))
-      .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
-    expect(served).toEqual(diskFiles(path.join(root, name), `skill://${name}`, true));
-  }
+  const served = reduceListing(await connection.list());
+  expect(served.map((skill) => skill.uri)).toEqual(SKILLS.map((name) => `skill://${name}/SKILL.md`));
+  expect(served).toEqual(diskCatalog(root));
 }
 
 /** Starts, checks every digest against disk, waits for the cache write, stops. */
@@ -369,7 +364,7 @@ describe('persistent digest cache over stdio', () => {
       // The server verified the bytes, found the entry wrong, re-indexed and sent the file's own bytes: the host,
       // holding the forged digest from the listing, refuses them instead of taking them as verified.
       await expect(started.connection.skills.read(alpha, uri)).rejects.toThrow(
-        `${uri} has digest sha256:${createHash('sha256').update(onDisk).digest('hex')}; the skill entry lists sha256:${FORGED.toString('hex')}`,
+        `${uri} has digest ${sha256(onDisk)}; the skill entry lists sha256:${FORGED.toString('hex')}`,
       );
       await waitForEvent(() => started.connection.stderr(), 'reindex', { uri });
       // After the re-index every digest served is the file's own, and the read verifies.
@@ -392,10 +387,7 @@ describe('check --verify-cache', () => {
   /** The root's summary line. */
   const counts = (root: string, entries: number, right: number, lied: number, stale: number, missing: number): string =>
     `${root}: ${entries} cache entries: ${right} trusted and right, ${lied} lied, ${stale} not trusted (changed since hashed), ${missing} missing\n`;
-  const sha256Of = (root: string, rel: string): string =>
-    `sha256:${createHash('sha256')
-      .update(readFileSync(path.join(root, rel)))
-      .digest('hex')}`;
+  const sha256Of = (root: string, rel: string): string => sha256(readFileSync(path.join(root, rel)));
 
   it('after a server start wrote the cache, every entry (SKILL.md included) is trusted and right: exit 0', async () => {
     const root = rootOf('verify-warm');

@@ -14,17 +14,17 @@
  * pages), and with `--page-size 10` (`skills/list` in ten pages too); a first build still
  * running when the burst arrives; a live edit.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { cli } from '../helpers/cli.js';
 import { catalogOf, ExtensionHost, type HostView } from '../helpers/extension-host.js';
 import { startGitHttp } from '../helpers/git-http.js';
 import { createRemote } from '../helpers/git-repo.js';
-import { BIN, eraClientOptions, ERAS, type HttpServer, SAMPLE_SKILLS, startHttpServer } from '../helpers/server.js';
+import { eraClientOptions, ERAS, type HttpServer, SAMPLE_SKILLS, startHttpServer } from '../helpers/server.js';
 import { addToTree, removeTree, skillMd, tempTrees } from '../helpers/tree.js';
 
 const temps = tempTrees();
@@ -42,7 +42,7 @@ afterEach(async () => {
 
 /** What the server publishes for a tree: each skill's URI, name and SKILL.md path on disk. */
 function published(root: string): { uri: string; name: string; file: string }[] {
-  const run = spawnSync(process.execPath, [BIN, 'manifest', root], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const run = cli(['manifest', root]);
   const manifest = JSON.parse(run.stdout) as {
     skills: { uri: string; frontmatter: { name: string } }[];
   };

@@ -13,12 +13,13 @@ import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { converge, getEntry, listAll } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import { readableInstall } from '../helpers/dist.js';
-import { converge, listAll, type ListedSkill, reduceListing } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, logLines, waitForEvent } from '../helpers/logs.js';
-import { makeTempDir, makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
+import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
+import { bytesOfRead, errorOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const NOBODY = 65_534;
 
@@ -70,12 +71,6 @@ function isReadOnlyMount(pid: number, dir: string): boolean {
   return readFileSync(`/proc/${pid}/mountinfo`, 'utf8')
     .split('\n')
     .some((line) => line.split(' ')[4] === dir && (line.split(' ')[5] ?? '').split(',').includes('ro'));
-}
-
-async function entryOf(wire: Wire, uri: string): Promise<ListedSkill | undefined> {
-  const response = await wire.request('skills/get', { uri });
-  if (errorOf(response)?.code === -32602) return undefined;
-  return reduceListing([resultOf<{ skill: { uri: string; resources: unknown } }>(response).skill])[0];
 }
 
 async function expectReadsVerified(wire: Wire): Promise<void> {
@@ -199,7 +194,7 @@ describe.skipIf(!SETPRIV)('read permission removed (server runs as nobody throug
     await fsp.chmod(path.join(root, 'alpha', 'refs', 'more.md'), 0o644);
     // A permission change is a change: once readable, the file is published.
     await converge(wire, root);
-    expect((await entryOf(wire, 'skill://alpha/SKILL.md'))?.resources.map((file) => file.uri)).toContain(
+    expect((await getEntry(wire, 'skill://alpha/SKILL.md'))?.resources.map((file) => file.uri)).toContain(
       'skill://alpha/refs/more.md',
     );
     expect(wire.badLines).toEqual([]);

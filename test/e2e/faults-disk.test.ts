@@ -8,19 +8,16 @@
  * before they are served) or -32602 naming the URI. Either way the skill's entry ends equal to the disk, the
  * process keeps serving, and stdout carries only JSON-RPC.
  */
-import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { catalogDifference, diskCatalog, listAll, type ListedSkill, reduceListing } from '../helpers/faults.js';
-import { waitFor } from '../helpers/live.js';
+import { converge, getEntry } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import { waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
-import { bytesOfRead, errorOf, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
-
-const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+import { bytesOfRead, errorOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 /** What the read of the damaged URI must answer: the bytes now on disk, or -32602 with the message for `uri`. */
 type Expect =
@@ -131,13 +128,6 @@ function treeSpec(): Record<string, string | Uint8Array> {
   return spec;
 }
 
-async function getEntry(wire: Wire, uri: string): Promise<ListedSkill | undefined> {
-  const response = await wire.request('skills/get', { uri });
-  if (errorOf(response)?.code === -32602) return undefined;
-  const { skill } = resultOf<{ skill: { uri: string; resources: unknown } }>(response);
-  return reduceListing([skill])[0];
-}
-
 describe.each([
   ['--no-watch (the index is stale when the read arrives)', ['--no-watch']],
   ['watching (the read races the watcher)', [] as string[]],
@@ -150,7 +140,7 @@ describe.each([
     wire = spawnWire({ args: [...flags, root] });
     await wire.handshake();
     if (!flags.includes('--no-watch')) await waitForEvent(wire.stderr, 'watching');
-    expect(catalogDifference((await listAll(wire)).skills, diskCatalog(root))).toBeUndefined();
+    await converge(wire, root);
   });
   afterAll(async () => {
     await stopAll();
@@ -187,11 +177,7 @@ describe.each([
     }
 
     // The skill's entry ends equal to the disk, and every file it publishes reads back with its digest.
-    const expected = diskCatalog(root).find((skill) => skill.uri === skillUri);
-    let entry: ListedSkill | undefined;
-    await waitFor(async () => JSON.stringify((entry = await getEntry(wire, skillUri))) === JSON.stringify(expected), {
-      describe: () => `entry ${JSON.stringify(entry)}\ndisk ${JSON.stringify(expected)}`,
-    });
+    const entry = (await converge(wire, root)).find((skill) => skill.uri === skillUri);
     for (const file of entry?.resources ?? []) {
       const bytes = bytesOfRead(await wire.request('resources/read', { uri: file.uri }));
       expect(sha256(bytes), file.uri).toBe(file.digest);
@@ -209,9 +195,8 @@ describe.each([
       code: -32602,
       message: `Resource not found: ${uri}`,
     });
-    await waitFor(async () => (await getEntry(wire, 'skill://whole/SKILL.md')) === undefined);
-    const listed = await listAll(wire);
-    expect(listed.skills.map((skill) => skill.uri)).not.toContain('skill://whole/SKILL.md');
+    const listed = await converge(wire, root);
+    expect(listed.map((skill) => skill.uri)).not.toContain('skill://whole/SKILL.md');
     expect(wire.running()).toBe(true);
     expect(wire.badLines).toEqual([]);
   });

@@ -11,19 +11,18 @@
  * lasts, but nothing may crash or hang, and once descriptors are available the catalog must be the disk's.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { converge, listAll } from '../helpers/faults.js';
+import { converge, listAll } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, type LogLine, logLines, waitForEvent } from '../helpers/logs.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, type Message, procStatus, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
-const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const PRLIMIT = spawnSync('prlimit', ['--version']).status === 0;
 const BULK_FILES = 64;
 /** Files over `SYNC_READ_MAX_BYTES` (256 KiB) are read on the thread pool, each holding a descriptor meanwhile. */

@@ -4,19 +4,19 @@
  * that vanishes mid-response (its end of stdout closed: the server's next write fails with EPIPE), which must end
  * in a clean exit: code 0 within a bound, and no stack trace on stderr.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { converge, listAll } from '../helpers/faults.js';
+import { converge, listAll } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, hasStackTrace, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
-const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 /** A blob whose response line (base64) is ~11 MB: many pipe buffers, many event-loop turns to write. */
 const BLOB_BYTES = 8 * 1024 * 1024;
 const BLOB_URI = 'skill://big/blob.bin';

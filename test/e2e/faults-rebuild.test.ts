@@ -13,10 +13,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { seededRandom as random } from '../../bench/load-tracker.mjs';
-import { catalogDifference, diskCatalog, listAll, PublishedHistory, reduceListing } from '../helpers/faults.js';
+import { converge, listAll, reduceListing } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
+import { PublishedHistory } from '../helpers/faults.js';
 import { waitFor } from '../helpers/live.js';
 import { hasEvent, logReader, waitForEvent } from '../helpers/logs.js';
-import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 import { bytesOfRead, errorOf, type Message, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const dirs: string[] = [];
@@ -131,18 +133,6 @@ async function expectEachAnsweredOnce(wire: Wire, ids: readonly string[]): Promi
   expect((await wire.request('ping', undefined, 30_000))['result']).toEqual({});
   const counts = ids.map((id) => wire.responses(id).length).filter((count) => count !== 1);
   expect(counts, 'requests not answered exactly once').toEqual([]);
-}
-
-async function converge(wire: Wire, root: string, timeoutMs: number): Promise<void> {
-  let difference: string | undefined = 'never listed';
-  await waitFor(
-    async () => (difference = catalogDifference((await listAll(wire, 60_000)).skills, diskCatalog(root))) === undefined,
-    {
-      timeoutMs,
-      intervalMs: 200,
-      describe: () => `catalog differs from disk: ${difference}\nstderr tail:\n${wire.stderr().slice(-1500)}`,
-    },
-  );
 }
 
 describe('the tree written while the first build runs', () => {

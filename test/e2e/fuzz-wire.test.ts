@@ -13,8 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { waitFor } from '../helpers/live.js';
-import { hasEvent } from '../helpers/logs.js';
-import { servingPort } from '../helpers/server.js';
+import { startHttpServer } from '../helpers/server.js';
 import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { idKey, type Message, spawnWire, stopAll, type Wire, wireProblem } from '../helpers/wire.js';
 
@@ -389,12 +388,7 @@ const httpEra = fc.constantFrom('none', '2025-11-25', '2024-11-05', '2026-07-28'
 
 describe('fuzzing HTTP', () => {
   it(`${FUZZ_RUNS} generated POST bodies: never a 5xx, nothing on stdout, every request answered exactly once, alive throughout`, async () => {
-    const wire: Wire = spawnWire({ args: ['--http', '127.0.0.1:0', '--no-watch', root] });
-    let port: number | undefined;
-    await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), {
-      describe: () => wire.stderr(),
-    });
-    const url = `http://127.0.0.1:${port}/mcp`;
+    const { wire, url, port } = await startHttpServer(['--no-watch', root]);
     await fc.assert(
       fc.asyncProperty(
         unit.filter((item) => item.kind !== 'blank'),

@@ -5,18 +5,19 @@
  * the cache served once the remote is gone; an unknown ref exits non-zero naming the ref, without a stack trace;
  * `manifest --check` naming the commit that changed; the cache hint (`ttlMs`) of a pinned commit.
  */
-import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { cli } from '../helpers/cli.js';
+import { sha256 } from '../helpers/disk.js';
 import { type GitHttpServer, startGitHttp } from '../helpers/git-http.js';
 import { createRemote, type TestRemote } from '../helpers/git-repo.js';
 import { waitFor } from '../helpers/live.js';
 import { logLines } from '../helpers/logs.js';
-import { BIN, connect, type Connection, ERAS, rawRequest } from '../helpers/server.js';
-import { makeTempDir, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { connect, type Connection, ERAS, rawRequest } from '../helpers/server.js';
+import { makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
 
 const PROVENANCE = 'dev.skills-serve/source';
 
@@ -30,18 +31,6 @@ async function makeRemote(): Promise<{ remote: TestRemote; v1: string }> {
   });
   remote.tag('v1');
   return { remote, v1 };
-}
-
-function runCli(
-  args: readonly string[],
-  env: Record<string, string> = {},
-): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, ...env },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe('git roots', () => {
@@ -149,14 +138,14 @@ describe('git roots', () => {
     const cache = await makeTempDir();
     cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
     const root = `git+${remote.fileUrl}#main:skills`;
-    const admitted = runCli(['manifest', '--cache-dir', cache, root], {
+    const admitted = cli(['manifest', '--cache-dir', cache, root], undefined, {
       SKILLS_SERVE_GIT_ALLOW: `github.com/acme, file://${remote.projectRoot}`,
     });
     expect(admitted.status).toBe(0);
     expect((JSON.parse(admitted.stdout) as { skills: { uri: string }[] }).skills.map((skill) => skill.uri)).toEqual([
       'skill://alpha/SKILL.md',
     ]);
-    const refused = runCli(['manifest', '--cache-dir', cache, '--git-allow', 'github.com/acme,git.example.com', root]);
+    const refused = cli(['manifest', '--cache-dir', cache, '--git-allow', 'github.com/acme,git.example.com', root]);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain(`is not allowed by --git-allow (allowed: github.com/acme, git.example.com)`);
   });
@@ -165,17 +154,17 @@ describe('git roots', () => {
     const { remote, v1 } = await makeRemote();
     const cache = await makeTempDir();
     cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
-    const unknown = runCli(['check', '--cache-dir', cache, `git+${remote.fileUrl}#no-such-branch:skills`]);
+    const unknown = cli(['check', '--cache-dir', cache, `git+${remote.fileUrl}#no-such-branch:skills`]);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no-such-branch');
     expect(unknown.stderr).not.toMatch(/\n\s+at /u);
 
     const saved = path.join(cache, 'manifest.json');
-    const first = runCli(['manifest', '--cache-dir', cache, `git+${remote.fileUrl}#main:skills`]);
+    const first = cli(['manifest', '--cache-dir', cache, `git+${remote.fileUrl}#main:skills`]);
     expect(first.status).toBe(0);
     await fsp.writeFile(saved, first.stdout);
     const v2 = await remote.commit({ 'skills/alpha/notes.md': 'notes added in v2\n' });
-    const check = runCli(['manifest', '--cache-dir', cache, '--check', saved, `git+${remote.fileUrl}#main:skills`]);
+    const check = cli(['manifest', '--cache-dir', cache, '--check', saved, `git+${remote.fileUrl}#main:skills`]);
     expect(check.status).toBe(1);
     expect(check.stdout).toContain(
       `~ skill://alpha/SKILL.md: 1 file(s) added, ${PROVENANCE} changed (commit ${v1.slice(0, 12)} → ${v2.slice(0, 12)})`,
@@ -211,12 +200,12 @@ describe('git roots', () => {
       const cache = await makeTempDir();
       cleanup.push(cache, remote.projectRoot, path.dirname(remote.work));
       const arg = `git+${remote.fileUrl}#main:skills`;
-      const loud = runCli([command, '--cache-dir', cache, arg]);
+      const loud = cli([command, '--cache-dir', cache, arg]);
       expect(loud.status).toBe(0);
       expect(logLines(loud.stderr)).toMatchObject([
         { level: 30, event: 'git-serving', source: remote.fileUrl, ref: 'main', commit: v1, stale: false },
       ]);
-      const quiet = runCli([command, '--cache-dir', cache, '--log-level', 'warn', arg]);
+      const quiet = cli([command, '--cache-dir', cache, '--log-level', 'warn', arg]);
       expect(quiet).toEqual({ status: 0, stdout: loud.stdout, stderr: '' });
     },
   );

@@ -13,17 +13,17 @@
  * go out in one write smaller than PIPE_BUF (atomic, so the server's read returns them together) after a `ping`, and
  * the signal is sent once that `ping` is answered.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { listAll } from '../helpers/faults.js';
+import { listAll } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import { waitFor } from '../helpers/live.js';
-import { hasEvent } from '../helpers/logs.js';
-import { servingPort } from '../helpers/server.js';
+import { startHttpServer } from '../helpers/server.js';
 import { makeTempDir, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import {
   bytesOfRead,
@@ -36,7 +36,6 @@ import {
   type Wire,
 } from '../helpers/wire.js';
 
-const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 /** How long a stop may take, in-flight work included (ms). */
 const STOP_BOUND_MS = 20_000;
 const PIPE_BUF = 4096;
@@ -194,15 +193,6 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-async function startHttp(): Promise<{ wire: Wire; url: string; port: number }> {
-  const wire = spawnWire({ args: ['--http', '127.0.0.1:0', root] });
-  let port: number | undefined;
-  await waitFor(() => (port = servingPort(wire.stderr())) !== undefined && hasEvent(wire.stderr(), 'index-built'), {
-    describe: () => wire.stderr(),
-  });
-  return { wire, url: `http://127.0.0.1:${port}/mcp`, port: port as number };
-}
-
 /**
  * Bytes that arrived on the server's ends of its TCP connections on 127.0.0.1:`port` and that it has not read yet
  * (`rx_queue` of the established sockets in `/proc/net/tcp`).
@@ -274,7 +264,7 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
 
 describe('HTTP', () => {
   it('on SIGTERM, in-flight requests complete, a listen stream gets its final event and ends, then exit 0', async () => {
-    const { wire, url, port } = await startHttp();
+    const { wire, url, port } = await startHttpServer([root]);
     // A 2026-07-28 listen stream, held open.
     const listen = await post(
       url,

@@ -5,14 +5,15 @@
  * it is refused (`symlink-outside-root`), and `--symlinks skip` skips the linked folders. Checked over real stdio with
  * the official client verifying every read, and with `check --json`.
  */
-import { spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { BIN, connect, type Connection } from '../helpers/server.js';
-import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { cli } from '../helpers/cli.js';
+import { sha256 } from '../helpers/disk.js';
+import { connect, type Connection } from '../helpers/server.js';
+import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 
 /** A project with a store of two skills, a host folder linking both, and a secret next to the store. */
 async function makeProject(): Promise<{ project: string; hostFolder: string }> {
@@ -40,7 +41,7 @@ function check(args: readonly string[]): {
   status: number | null;
   report: { skills: { uri: string }[]; diagnostics: { rule: string; file: string; message: string }[] };
 } {
-  const result = spawnSync(process.execPath, [BIN, 'check', '--json', ...args], { encoding: 'utf8' });
+  const result = cli(['check', '--json', ...args]);
   return { status: result.status, report: JSON.parse(result.stdout) as never };
 }
 

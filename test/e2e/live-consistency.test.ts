@@ -10,6 +10,8 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import {
   type BaseTree,
   LIVE_ERAS,
@@ -20,7 +22,7 @@ import {
   waitFor,
 } from '../helpers/live.js';
 import { errorCodeOf } from '../helpers/server.js';
-import { sha256, skillMd } from '../helpers/tree.js';
+import { skillMd } from '../helpers/tree.js';
 
 /** A whole-second mtime, so that restoring it with `utimes` is exact to the nanosecond. */
 const MTIME_S = 1_700_000_000;
@@ -110,7 +112,7 @@ describe.each(LIVE_ERAS)('read consistency, era $label', (era) => {
     expect(await errorCodeOf(live.connection.client.readResource({ uri: 'skill://beta/notes.txt' }))).toBe(-32602);
     await waitFor(() => live.heardSince(mark).listChanged);
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
-    await live.converge(tree!.all);
+    await converge(live, tree!.all);
   });
 
   it('watching: a read racing the watcher still returns the new bytes, and the entry then carries their digest', async () => {

@@ -10,6 +10,8 @@ import path from 'node:path';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
+import { sha256 } from '../helpers/disk.js';
 import {
   type BaseTree,
   LIVE_ERAS,
@@ -20,7 +22,7 @@ import {
   writeAtomically,
 } from '../helpers/live.js';
 import { errorCodeOf, rawRequest } from '../helpers/server.js';
-import { addToTree, sha256, skillMd } from '../helpers/tree.js';
+import { addToTree, skillMd } from '../helpers/tree.js';
 
 /** The `{ uri, digest, size }` entry of `fileUri` in the listed skill `skillUri`. */
 function resourceOf(listed: readonly Skill[], skillUri: string, fileUri: string): unknown {
@@ -46,7 +48,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     const notes = 'inner notes v2\n';
     let mark = live.mark();
     await fsp.writeFile(path.join(tree.inner.dir, 'notes.md'), notes);
-    let listed = await live.converge(tree.all);
+    let listed = await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/inner/notes.md'] });
     for (const skillUri of [tree.alpha.uri, tree.inner.uri]) {
@@ -64,7 +66,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     mark = live.mark();
     await fsp.writeFile(path.join(tree.alpha.dir, 'references', 'guide.md'), guide);
     await fsp.writeFile(path.join(tree.alpha.dir, 'scripts', 'run.sh'), '#!/bin/sh\necho two\n'); // not subscribed
-    listed = await live.converge(tree.all);
+    listed = await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/references/guide.md'] });
     expect(resourceOf(listed, tree.alpha.uri, 'skill://alpha/references/guide.md')).toEqual({
@@ -81,7 +83,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     let mark = live.mark();
     await writeAtomically(path.join(tree.alpha.dir, 'references', 'guide.md'), guide);
     await writeAtomically(path.join(tree.beta.dir, 'notes.txt'), 'beta notes v2, saved atomically\n'); // not subscribed
-    const listed = await live.converge(tree.all);
+    const listed = await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/references/guide.md'] });
     expect(resourceOf(listed, tree.alpha.uri, 'skill://alpha/references/guide.md')).toMatchObject({
@@ -91,7 +93,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
     mark = live.mark();
     const manifest = skillMd('beta', 'Beta skill, described anew.');
     await writeAtomically(path.join(tree.beta.dir, 'SKILL.md'), manifest);
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://beta/SKILL.md'] });
     const beta = (await live.connection.skills.get(tree.beta.uri)).skill;
@@ -113,7 +115,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
       '# Guide\n\nChanged after unsubscribing.\n',
     );
     await fsp.writeFile(path.join(tree.inner.dir, 'notes.md'), 'inner notes, still subscribed\n');
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/inner/notes.md'] });
   });
@@ -131,7 +133,7 @@ describe.each(LIVE_ERAS)('live edits, era $label', (era) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await handle.close();
-    const listed = await live.converge(tree.all);
+    const listed = await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://beta/assets/data.bin'] });
     expect(resourceOf(listed, tree.beta.uri, 'skill://beta/assets/data.bin')).toEqual({

@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import {
   type ExpectedSkill,
   LIVE_ERAS,
@@ -89,7 +90,7 @@ describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
     const onOther = ['s1', 's2', 's4', 's5', 's6'].map(skill);
     server = await startLive([repo], { era, subscribe: SUBSCRIBED });
     const live = server;
-    const initial = await live.converge(onMain);
+    const initial = await converge(live, onMain);
 
     /**
      * The exact `updated` set is due when the checkout was seen in one piece. git replaces a file by unlinking it and
@@ -100,7 +101,7 @@ describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
       const mark = live.mark();
       const rebuildsBefore = await rebuilds(live);
       git(repo!, 'checkout', '-q', branch);
-      await live.converge(expected);
+      await converge(live, expected);
       const rebuildsDuring = (await rebuilds(live)) - rebuildsBefore;
       await live.settle();
       const heard = live.heardSince(mark);
@@ -122,7 +123,7 @@ describe.each(LIVE_ERAS)('live git checkout, era $label', (era) => {
     await writeFilesAtomically(repo, { 's4/ref.md': 's4 ref, edited on main\n' });
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'edit s4');
-    await live.converge(onMain);
+    await converge(live, onMain);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://s4/ref.md'] });
   });

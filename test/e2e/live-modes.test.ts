@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import {
   type BaseTree,
   LIVE_ERAS,
@@ -69,14 +70,14 @@ describe.each(LIVE_ERAS)('watch modes, era $label', (era) => {
       'gamma/ref.md': 'gamma ref\n',
       'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, found by polling.'),
     });
-    await live.converge([...tree.all, gamma]);
+    await converge(live, [...tree.all, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://alpha/references/guide.md'] });
     await live.verifyReads([...tree.all, gamma]);
 
     mark = live.mark();
     await fsp.rm(tree.beta.dir, { recursive: true });
-    await live.converge([tree.alpha, tree.inner, gamma]);
+    await converge(live, [tree.alpha, tree.inner, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
   });

@@ -9,6 +9,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import { type ExpectedSkill, LIVE_ERAS, type LiveServer, startLive, stopLive } from '../helpers/live.js';
 import { makeTree, skillMd } from '../helpers/tree.js';
 
@@ -54,20 +55,20 @@ describe.each(LIVE_ERAS)('a root that is a link, era $label', (era) => {
     const alpha: ExpectedSkill = { uri: 'skill://alpha/SKILL.md', dir: path.join(tree.current, 'alpha') };
     const beta: ExpectedSkill = { uri: 'skill://beta/SKILL.md', dir: path.join(tree.current, 'beta') };
     const gamma: ExpectedSkill = { uri: 'skill://gamma/SKILL.md', dir: path.join(tree.current, 'gamma') };
-    await server.converge([alpha, beta]);
+    await converge(server, [alpha, beta]);
     await server.verifyReads([alpha, beta]);
 
     const mark = server.mark();
     await repoint(tree.current, path.join('releases', '2'));
     // How fast the re-point is followed is measured by bench:live; here only that it converges (the default bound).
-    await server.converge([alpha, gamma]);
+    await converge(server, [alpha, gamma]);
     await server.settle();
     expect(server.heardSince(mark)).toEqual({ listChanged: true, updated: ['skill://alpha/references/guide.md'] });
     await server.verifyReads([alpha, gamma]);
 
     // Edits in the new target are followed.
     await fsp.writeFile(path.join(tree.release2, 'gamma', 'notes.md'), 'notes added after the re-point\n');
-    await server.converge([alpha, gamma]);
+    await converge(server, [alpha, gamma]);
     await server.verifyReads([gamma]);
   });
 
@@ -77,7 +78,7 @@ describe.each(LIVE_ERAS)('a root that is a link, era $label', (era) => {
     server = await startLive([tree.current], { era, subscribe: [], flags: ['--no-watch'] });
     const alpha: ExpectedSkill = { uri: 'skill://alpha/SKILL.md', dir: path.join(tree.current, 'alpha') };
     const beta: ExpectedSkill = { uri: 'skill://beta/SKILL.md', dir: path.join(tree.current, 'beta') };
-    await server.converge([alpha, beta]);
+    await converge(server, [alpha, beta]);
     await server.verifyReads([alpha, beta]);
   });
 });

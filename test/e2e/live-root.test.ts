@@ -8,6 +8,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import {
   BASE_SUBSCRIBED,
   LIVE_ERAS,
@@ -33,13 +34,13 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     root = tree.root;
     server = await startLive([tree.root], { era, subscribe: [...BASE_SUBSCRIBED, 'skill://gamma/SKILL.md'] });
     const live = server;
-    await live.converge(tree.all);
+    await converge(live, tree.all);
 
     let mark = live.mark();
     await fsp.rm(tree.root, { recursive: true, force: true });
     const removed = await live.waitForEvent('root-removed');
     expect(removed).toMatchObject({ level: 40, root: tree.root });
-    await live.converge([]);
+    await converge(live, []);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect(eventsOf(live.logs(), 'diagnostic', { rule: 'root-unusable', file: tree.root })).toMatchObject([
@@ -63,7 +64,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     const gamma = { uri: 'skill://gamma/SKILL.md', dir: path.join(tree.root, 'gamma') };
     const back = await live.waitForEvent('root-back');
     expect(back).toMatchObject({ level: 30, root: tree.root });
-    await live.converge([tree.alpha, gamma]);
+    await converge(live, [tree.alpha, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     await live.verifyReads([tree.alpha, gamma]);
@@ -74,7 +75,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
       path.join(tree.alpha.dir, 'references', 'guide.md'),
       '# Guide\n\nEdited after the root came back.\n',
     );
-    await live.converge([tree.alpha, gamma]);
+    await converge(live, [tree.alpha, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: false, updated: ['skill://alpha/references/guide.md'] });
 
@@ -82,7 +83,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     const delta = { uri: 'skill://delta/SKILL.md', dir: path.join(tree.root, 'delta') };
     mark = live.mark();
     await writeFilesAtomically(tree.root, { 'delta/SKILL.md': skillMd('delta', 'Delta skill, added later.') });
-    await live.converge([tree.alpha, gamma, delta]);
+    await converge(live, [tree.alpha, gamma, delta]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     await live.verifyReads([tree.alpha, gamma, delta]);
@@ -120,10 +121,10 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     });
     server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED });
     const live = server;
-    await live.converge(tree.all);
+    await converge(live, tree.all);
 
     await replace(tree.root, staged);
-    await live.converge([tree.alpha, tree.beta]);
+    await converge(live, [tree.alpha, tree.beta]);
     await live.settle();
 
     let mark = live.mark();
@@ -135,7 +136,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
       path.join(tree.alpha.dir, 'references', 'guide.md'),
       '# Guide\n\nEdited after the replacement.\n',
     );
-    await live.converge([tree.alpha, tree.beta]);
+    await converge(live, [tree.alpha, tree.beta]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({
       listChanged: true,
@@ -147,7 +148,7 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     await writeFilesAtomically(tree.root, {
       'gamma/SKILL.md': skillMd('gamma', 'Gamma skill, added after the replacement.'),
     });
-    await live.converge([tree.alpha, tree.beta, gamma]);
+    await converge(live, [tree.alpha, tree.beta, gamma]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     await live.verifyReads([tree.alpha, tree.beta, gamma]);

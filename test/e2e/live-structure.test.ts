@@ -8,6 +8,7 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import {
   type BaseTree,
   LIVE_ERAS,
@@ -44,7 +45,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     const live = server!;
     let mark = live.mark();
     await fsp.rm(tree.beta.dir, { recursive: true, force: true });
-    await live.converge([tree.alpha, tree.inner]);
+    await converge(live, [tree.alpha, tree.inner]);
     await live.settle();
     // Withdrawn URIs are announced by list_changed, never by `updated` (they have no new digest).
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
@@ -56,7 +57,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
       'beta/assets/data.bin': new Uint8Array([1, 2, 3, 4, 5]),
       'beta/SKILL.md': skillMd('beta', 'Beta skill, recreated.'),
     });
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe(
@@ -76,7 +77,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     const mark = live.mark();
     await fsp.rm(tree.beta.dir, { recursive: true, force: true });
     await fsp.cp(path.join(stage, 'beta'), tree.beta.dir, { recursive: true });
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     const heard = live.heardSince(mark);
     // Whether one rebuild saw both steps (same URIs, new digests) or the withdrawal came first (list_changed, and
@@ -98,7 +99,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
       'helper/tool.md': 'a tool\n',
       'helper/SKILL.md': skillMd('helper', 'Helper nested in alpha.'),
     });
-    const listed = await live.converge([...tree.all, helper]);
+    const listed = await converge(live, [...tree.all, helper]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     const alphaUris = listed.find((skill) => skill.uri === tree.alpha.uri)?.resources;
@@ -109,20 +110,20 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     // An existing directory becomes a nested skill: its files keep their URIs and digests, so nothing is `updated`.
     mark = live.mark();
     await writeAtomically(path.join(assets.dir, 'SKILL.md'), skillMd('assets', 'Assets of beta, now a skill.'));
-    await live.converge([...tree.all, helper, assets]);
+    await converge(live, [...tree.all, helper, assets]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
 
     mark = live.mark();
     await fsp.rm(helper.dir, { recursive: true });
     await fsp.rm(path.join(assets.dir, 'SKILL.md'));
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
 
     mark = live.mark();
     await fsp.rm(tree.inner.dir, { recursive: true });
-    await live.converge([tree.alpha, tree.beta]);
+    await converge(live, [tree.alpha, tree.beta]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     await live.verifyReads([tree.alpha, tree.beta]);
@@ -141,12 +142,12 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
         'grp\\x/tool/a\\b.md': 'a file whose name holds a backslash\n',
         'grp\\x/tool/SKILL.md': skillMd('tool', 'In a backslashed folder.'),
       });
-      await live.converge([...tree.all, grouped]);
+      await converge(live, [...tree.all, grouped]);
       await live.settle();
       expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
       // A later edit inside it is followed too (the walk watches the directory under its real name).
       await writeAtomically(path.join(grouped.dir, 'a\\b.md'), 'edited, and longer than before\n');
-      await live.converge([...tree.all, grouped]);
+      await converge(live, [...tree.all, grouped]);
       await live.verifyReads([grouped]);
     },
   );
@@ -156,7 +157,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     const betaManifest = path.join(tree.beta.dir, 'SKILL.md');
     let mark = live.mark();
     await writeAtomically(betaManifest, skillMd('not-beta', 'Beta skill.'));
-    await live.converge([tree.alpha, tree.inner]);
+    await converge(live, [tree.alpha, tree.inner]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     const [diagnostic, ...more] = diagnosticsFor(live.logs(), betaManifest, 'name-mismatch');
@@ -169,7 +170,7 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
 
     mark = live.mark();
     await writeAtomically(betaManifest, skillMd('beta', 'Beta skill, fixed.'));
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe(
@@ -181,14 +182,14 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     const alphaManifest = path.join(tree.alpha.dir, 'SKILL.md');
     mark = live.mark();
     await writeAtomically(alphaManifest, '---\nname: alpha\n---\n\n# Alpha without a description\n');
-    await live.converge([tree.inner, tree.beta]);
+    await converge(live, [tree.inner, tree.beta]);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     expect(diagnosticsFor(live.logs(), alphaManifest, 'required-fields')).toHaveLength(1);
 
     mark = live.mark();
     await writeAtomically(alphaManifest, skillMd('alpha', 'Alpha skill one.'));
-    await live.converge(tree.all);
+    await converge(live, tree.all);
     await live.settle();
     expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
     await live.verifyReads(tree.all);

@@ -10,6 +10,7 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import {
   type BaseTree,
   type ExpectedSkill,
@@ -41,7 +42,7 @@ describe.each(MODES)('watcher cases ($label)', ({ flags }) => {
 
   it('1. an append to a file', async () => {
     await fsp.appendFile(path.join(tree.alpha.dir, 'references', 'guide.md'), 'Appended line.\n');
-    await server!.converge(tree.all);
+    await converge(server!, tree.all);
     await server!.verifyReads(tree.all);
   });
 
@@ -50,7 +51,7 @@ describe.each(MODES)('watcher cases ($label)', ({ flags }) => {
     const temp = path.join(tree.beta.dir, 'notes.txt.tmp-save');
     await fsp.writeFile(temp, 'beta notes, saved atomically\n');
     await fsp.rename(temp, target);
-    await server!.converge(tree.all);
+    await converge(server!, tree.all);
     await server!.verifyReads(tree.all);
   });
 
@@ -63,7 +64,7 @@ describe.each(MODES)('watcher cases ($label)', ({ flags }) => {
     );
     await fsp.writeFile(path.join(dir, 'one.md'), 'one\n');
     const gamma: ExpectedSkill = { uri: 'skill://group/gamma/SKILL.md', dir: path.join(tree.root, 'group', 'gamma') };
-    await server!.converge([...tree.all, gamma]);
+    await converge(server!, [...tree.all, gamma]);
     await server!.verifyReads([gamma]);
   });
 
@@ -71,17 +72,17 @@ describe.each(MODES)('watcher cases ($label)', ({ flags }) => {
     const dir = path.join(tree.alpha.dir, 'new', 'nested', 'dir');
     await fsp.mkdir(dir, { recursive: true });
     await fsp.writeFile(path.join(dir, 'first.md'), 'first\n');
-    await server!.converge(tree.all);
+    await converge(server!, tree.all);
     await fsp.writeFile(path.join(dir, 'second.md'), 'second, written after the directory was indexed\n');
-    await server!.converge(tree.all);
+    await converge(server!, tree.all);
     await fsp.writeFile(path.join(dir, 'first.md'), 'first, edited later\n');
-    await server!.converge(tree.all);
+    await converge(server!, tree.all);
     await server!.verifyReads(tree.all);
   });
 
   it('5. rm -rf of a skill', async () => {
     await fsp.rm(tree.beta.dir, { recursive: true, force: true });
-    await server!.converge([tree.alpha, tree.inner]);
+    await converge(server!, [tree.alpha, tree.inner]);
   });
 
   it('6 and 7. mv of a skill directory, then an edit inside the renamed directory', async () => {
@@ -89,16 +90,16 @@ describe.each(MODES)('watcher cases ($label)', ({ flags }) => {
     await fsp.mkdir(path.dirname(moved), { recursive: true });
     await fsp.rename(tree.beta.dir, moved);
     const beta: ExpectedSkill = { uri: 'skill://archive/beta/SKILL.md', dir: moved };
-    await server!.converge([tree.alpha, tree.inner, beta]);
+    await converge(server!, [tree.alpha, tree.inner, beta]);
     await fsp.writeFile(path.join(moved, 'notes.txt'), 'beta notes, edited after the move\n');
     await fsp.writeFile(path.join(moved, 'assets', 'more.txt'), 'a new file in a subdirectory of the moved skill\n');
-    await server!.converge([tree.alpha, tree.inner, beta]);
+    await converge(server!, [tree.alpha, tree.inner, beta]);
     await server!.verifyReads([beta]);
   });
 
   it('8. an unlink', async () => {
     await fsp.unlink(path.join(tree.alpha.dir, 'scripts', 'run.sh'));
-    const listed = await server!.converge(tree.all);
+    const listed = await converge(server!, tree.all);
     const alpha = listed.find((skill) => skill.uri === tree.alpha.uri);
     expect(alpha?.resources === 'dynamic' ? [] : alpha?.resources.map((resource) => resource.uri)).toEqual([
       'skill://alpha/SKILL.md',

@@ -4,15 +4,16 @@
  * no `--page-size` (it prints every entry, so the flag would do nothing); and
  * `manifest --check FILE` matches an unchanged tree and reports every kind of change with exact summary lines.
  */
-import { promises as fsp, readFileSync, statSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
+import { diskCatalog } from '../helpers/disk.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { connect, type Connection, ERAS, FIXTURES, REPO, SAMPLE_SKILLS } from '../helpers/server.js';
-import { sha256, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
+import { skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 interface Resource {
   uri: string;
@@ -63,13 +64,7 @@ describe('manifest: what a host lists', () => {
   it('sample-skills: every resource row is the file on disk (digest, size), and SKILL.md is listed', () => {
     const { skills } = manifestOf(['sample-skills']);
     expect(skills.map((skill) => skill.uri)).toEqual(SAMPLE_SKILL_URIS);
-    for (const skill of skills) {
-      expect(skill.resources.map((row) => row.uri)).toContain(skill.uri);
-      for (const row of skill.resources) {
-        const disk = path.join(SAMPLE_SKILLS, ...row.uri.slice('skill://'.length).split('/'));
-        expect(row).toStrictEqual({ uri: row.uri, digest: sha256(readFileSync(disk)), size: statSync(disk).size });
-      }
-    }
+    expect(skills.map(({ uri, resources }) => ({ uri, resources }))).toStrictEqual(diskCatalog(SAMPLE_SKILLS));
   });
 
   it.each([

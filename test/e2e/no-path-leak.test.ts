@@ -3,92 +3,24 @@
  * A full session over real stdio, in both eras, on a copy of `sample-skills` whose absolute path holds a
  * distinctive marker directory: list, get, read every file, read every directory, the compat tools and prompts, and
  * the error paths (unknown skills/files/directories, bad cursors, wrong types, a file that vanished, a file swapped
- * for a special file, an out-of-root symlink, an invalid skill). Every raw stdout line is captured by a tapping
- * transport, before any JSON parsing, and none may contain the marker, the root's absolute path or `os.tmpdir()`.
+ * for a special file, an out-of-root symlink, an invalid skill). Every raw stdout line is kept as it arrived, before
+ * any JSON parsing, and none may contain the marker, the root's absolute path or `os.tmpdir()`.
  * stderr may name paths (it is the operator's log) and is expected to.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { Client, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { type Skill, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { converge } from '../helpers/converge.js';
 import { eventsOf, hasEvent } from '../helpers/logs.js';
-import { ANY_RESULT, BIN, type Era, eraClientOptions, ERAS, SAMPLE_SKILLS } from '../helpers/server.js';
+import { ANY_RESULT, connect, type Connection, type Era, ERAS, SAMPLE_SKILLS } from '../helpers/server.js';
 import { addToTree, makeTempDir, removeTree, skillMd } from '../helpers/tree.js';
-import { waitFor } from '../helpers/wait.js';
 
 const MARKER = 'LEAKMARKER-q7z3x9';
-
-/**
- * A client transport that spawns the server and records every raw stdout line before parsing it, so that a line a
- * normal client would drop (not JSON) is still seen.
- */
-class TappedStdioTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
-  readonly lines: string[] = [];
-  stderr = '';
-  #child: ChildProcess | undefined;
-  #partial = '';
-
-  constructor(private readonly args: readonly string[]) {}
-
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, [BIN, ...this.args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'debug' },
-    });
-    this.#child = child;
-    child.stdin.on('error', () => undefined);
-    child.stderr.on('data', (chunk: Buffer) => {
-      this.stderr += chunk.toString('utf8');
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      this.#partial += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = this.#partial.indexOf('\n')) !== -1) {
-        const line = this.#partial.slice(0, newline);
-        this.#partial = this.#partial.slice(newline + 1);
-        this.lines.push(line);
-        let message: JSONRPCMessage;
-        try {
-          message = JSON.parse(line) as JSONRPCMessage;
-        } catch (error) {
-          this.onerror?.(error as Error);
-          continue;
-        }
-        this.onmessage?.(message);
-      }
-    });
-    child.on('exit', () => this.onclose?.());
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    await new Promise<void>((resolve, reject) =>
-      this.#child?.stdin?.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())),
-    );
-  }
-
-  async close(): Promise<void> {
-    const child = this.#child;
-    if (child === undefined || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.stdin?.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  /** Whatever is left unterminated on stdout (should be nothing). */
-  get partial(): string {
-    return this.#partial;
-  }
-}
 
 /** Every way a host path could be spelled in a JSON line. */
 function forbiddenSpellings(root: string): string[] {
@@ -113,9 +45,7 @@ function forbiddenSpellings(root: string): string[] {
 describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Era) => {
   let base: string;
   let root: string;
-  let transport: TappedStdioTransport;
-  let client: Client;
-  let skills: SkillsClient;
+  let connection: Connection;
 
   beforeAll(async () => {
     base = await makeTempDir();
@@ -130,23 +60,23 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
       'report-writer/references/outside-link': { symlink: path.join(base, 'outside.txt') },
     });
     await fsp.writeFile(path.join(base, 'outside.txt'), 'outside\n');
-    transport = new TappedStdioTransport(['--compat', 'on', '--page-size', '3', root]);
-    client = new Client({ name: 'no-path-leak', version: '1.0.0' }, eraClientOptions(era));
-    await client.connect(transport);
-    skills = new SkillsClient(client);
+    connection = await connect(['--compat', 'on', '--page-size', '3', root], era, {
+      env: { SKILLS_SERVE_LOG_LEVEL: 'debug' },
+      keepLines: true,
+    });
   });
 
   afterAll(async () => {
-    await client?.close();
-    await transport?.close();
+    await connection?.close();
     if (base !== undefined) await removeTree(base);
   });
 
   async function tryRequest(method: string, params: Record<string, unknown>): Promise<void> {
-    await client.request({ method, params }, ANY_RESULT).catch(() => undefined);
+    await connection.client.request({ method, params }, ANY_RESULT).catch(() => undefined);
   }
 
   it('runs a full session (success and error paths) and no stdout line names a host path', async () => {
+    const { client, skills, wire } = connection;
     // Every page of skills/list, every entry through skills/get, every file through resources/read (verified).
     const all: Skill[] = [];
     let cursor: string | undefined;
@@ -245,25 +175,12 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     // A new skill and an edit while connected: notifications carry URIs only.
     await addToTree(root, { 'late/SKILL.md': skillMd('late', 'Added while connected.') });
     await fsp.appendFile(path.join(root, 'pdf-summaries', 'SKILL.md'), '\nEdited.\n');
-    let listed: string[] = [];
-    await waitFor(
-      async () => {
-        listed = [];
-        let next: string | undefined;
-        do {
-          const page = await skills.list(next === undefined ? {} : { cursor: next });
-          listed.push(...page.skills.map((skill) => skill.uri));
-          next = page.nextCursor;
-        } while (next !== undefined);
-        return listed.includes('skill://late/SKILL.md');
-      },
-      { describe: () => `skill://late/SKILL.md was never listed; listed ${JSON.stringify(listed)}` },
-    );
+    await converge(connection, root);
 
     // The session produced a realistic amount of traffic, and stderr did log paths (so the check below means
     // something).
-    expect(transport.lines.length).toBeGreaterThan(60);
-    const errors = transport.lines.filter((line) => line.includes('"error":{'));
+    expect(wire.lines.length).toBeGreaterThan(60);
+    const errors = wire.lines.filter((line) => line.includes('"error":{'));
     expect(errors.length).toBeGreaterThan(30);
     const errorBodies = errors.map((line) => JSON.stringify((JSON.parse(line) as { error: unknown }).error));
     for (const uri of [
@@ -272,15 +189,15 @@ describe.each([ERAS[1], ERAS[2]])('no host path on stdout, era $label', (era: Er
     ]) {
       expect(errorBodies).toContain(JSON.stringify({ code: -32602, message: `Resource not found: ${uri}` }));
     }
-    expect(eventsOf(transport.stderr, 'serving')).toMatchObject([{ transport: 'stdio', roots: [root] }]);
+    expect(eventsOf(wire.logs(), 'serving')).toMatchObject([{ transport: 'stdio', roots: [root] }]);
     expect(
-      hasEvent(transport.stderr, 'diagnostic', { rule: 'name-mismatch', file: path.join(root, 'broken', 'SKILL.md') }),
+      hasEvent(wire.logs(), 'diagnostic', { rule: 'name-mismatch', file: path.join(root, 'broken', 'SKILL.md') }),
     ).toBe(true);
-    expect(transport.partial).toBe('');
+    expect(wire.badLines).toEqual([]);
 
     const spellings = forbiddenSpellings(root);
     const leaks: string[] = [];
-    for (const line of transport.lines) {
+    for (const line of wire.lines) {
       for (const spelling of spellings) {
         const at = line.indexOf(spelling);
         if (at !== -1)

@@ -13,9 +13,9 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { converge, listAll } from '../helpers/converge.js';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
-import { waitFor } from '../helpers/wait.js';
 import { errorOf, type Message, spawnWire, STACK_FRAME, stopAll, type Wire } from '../helpers/wire.js';
 
 interface RpcError {
@@ -353,22 +353,8 @@ describe('a changing disk', () => {
     }
     const root = await temps.tree(spec);
     const session = await startSession([root]);
-    /** Every page of skills/list (a page holds at most 100 entries). */
-    const listAll = async (): Promise<{ uri: string; resources: { uri: string }[] }[]> => {
-      const all: { uri: string; resources: { uri: string }[] }[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = (await session.call('skills/list', cursor === undefined ? {} : { cursor }, 30_000))['result'] as {
-          skills: { uri: string; resources: { uri: string }[] }[];
-          nextCursor?: string;
-        };
-        all.push(...page.skills);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-      return all;
-    };
-    // Requests sent before the first build finishes wait for it.
-    const listed = await listAll();
+    // Requests sent before the first build finishes wait for it; every page (a page holds at most 100 entries).
+    const listed = (await listAll(session.server, 30_000)).skills;
     expect(listed).toHaveLength(SKILLS);
 
     // Known versions of every file: a successful read must return one of them.
@@ -431,21 +417,7 @@ describe('a changing disk', () => {
     expect(problems).toEqual([]);
 
     // Once the watcher catches up, the catalog is exactly the disk.
-    const expected = new Set<string>();
-    for (const entry of await fsp.readdir(root)) expected.add(`skill://${entry}/SKILL.md`);
-    const want = [...expected].sort();
-    let current: string[] = [];
-    await waitFor(
-      async () => {
-        current = (await listAll()).map((skill) => skill.uri).sort();
-        return isDeepStrictEqual(current, want);
-      },
-      {
-        timeoutMs: 20_000,
-        intervalMs: 100,
-        describe: () => `skills/list is ${JSON.stringify(current)}, disk has ${JSON.stringify(want)}`,
-      },
-    );
+    await converge(session.server, root, 20_000);
     await session.expectAlive();
     session.expectWireClean();
   }, 120_000);
@@ -502,16 +474,7 @@ describe('a changing disk', () => {
       code: -32602,
       message: `Resource not found: ${uri}`,
     });
-    let uris: string[] = [];
-    await waitFor(
-      async () => {
-        uris = ((await session.call('skills/list', {}))['result'] as { skills: { uri: string }[] }).skills.map(
-          (skill) => skill.uri,
-        );
-        return isDeepStrictEqual(uris, ['skill://alpha/SKILL.md']);
-      },
-      { describe: () => `skills/list still lists ${JSON.stringify(uris)}` },
-    );
+    expect((await converge(session.server, root)).map((skill) => skill.uri)).toEqual(['skill://alpha/SKILL.md']);
     expect(errorOf(await session.call('skills/get', { uri: 'skill://beta/SKILL.md' }))).toEqual({
       code: -32602,
       message: 'No skill is served at skill://beta/SKILL.md',

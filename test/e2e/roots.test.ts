@@ -10,9 +10,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { cli } from '../helpers/cli.js';
+import { diskFiles } from '../helpers/disk.js';
 import { eventsOf, type LogLine, logLines, waitForEvent } from '../helpers/logs.js';
 import { connect, type Connection, ERAS } from '../helpers/server.js';
-import { sha256, skillMd, tempTrees } from '../helpers/tree.js';
+import { skillMd, tempTrees } from '../helpers/tree.js';
 
 /** `path` as typed on a command line run from this process's working directory (the spawned server inherits it). */
 function relativeArg(abs: string): string {
@@ -38,13 +39,6 @@ async function logsAfterIndex(conn: Connection, timeoutMs = 10_000): Promise<Log
 /** The `skill-path-conflict` diagnostics logged by the first index. */
 async function conflictsLogged(conn: Connection): Promise<LogLine[]> {
   return eventsOf(await logsAfterIndex(conn), 'diagnostic', { rule: 'skill-path-conflict' });
-}
-
-/** `{ uri, digest, size }` rows for `files` (skill-relative path → absolute disk path), sorted by URI. */
-function rowsOnDisk(skillUri: string, files: Record<string, string>): { uri: string; digest: string; size: number }[] {
-  return Object.entries(files)
-    .map(([rel, abs]) => ({ uri: `${skillUri}/${rel}`, digest: sha256(readFileSync(abs)), size: statSync(abs).size }))
-    .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
 /** Reads every listed file of every skill through SkillsClient (verified), comparing bytes with `diskOf(uri)`. */
@@ -88,23 +82,17 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
       {
         uri: 'skill://acme/billing/invoices/SKILL.md',
         frontmatter: { name: 'invoices', description: 'Billing invoices.' },
-        resources: rowsOnDisk('skill://acme/billing/invoices', { 'SKILL.md': path.join(billing, 'invoices/SKILL.md') }),
+        resources: diskFiles(path.join(billing, 'invoices'), 'skill://acme/billing/invoices'),
       },
       {
         uri: 'skill://acme/billing/refunds/SKILL.md',
         frontmatter: { name: 'refunds', description: 'Billing refunds.', license: 'MIT' },
-        resources: rowsOnDisk('skill://acme/billing/refunds', {
-          'SKILL.md': path.join(billing, 'refunds/SKILL.md'),
-          'references/policy.md': path.join(billing, 'refunds/references/policy.md'),
-        }),
+        resources: diskFiles(path.join(billing, 'refunds'), 'skill://acme/billing/refunds'),
       },
       {
         uri: 'skill://alpha/SKILL.md',
         frontmatter: { name: 'alpha', description: 'Team alpha.' },
-        resources: rowsOnDisk('skill://alpha', {
-          'SKILL.md': path.join(team, 'alpha/SKILL.md'),
-          'notes.md': path.join(team, 'alpha/notes.md'),
-        }),
+        resources: diskFiles(path.join(team, 'alpha'), 'skill://alpha'),
       },
     ]);
 
@@ -142,11 +130,7 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
       {
         uri: 'skill://tools/my-skill/SKILL.md',
         frontmatter: { name: 'my-skill', description: 'A root that is a skill.' },
-        resources: rowsOnDisk('skill://tools/my-skill', {
-          'SKILL.md': path.join(dir, 'SKILL.md'),
-          'references/a.md': path.join(dir, 'references/a.md'),
-          'scripts/run.sh': path.join(dir, 'scripts/run.sh'),
-        }),
+        resources: diskFiles(dir, 'skill://tools/my-skill'),
       },
     ]);
     expect(await readAll(connection, (uri) => path.join(dir, uri.slice('skill://tools/my-skill/'.length)))).toBe(3);
@@ -168,9 +152,7 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
     const dup = listing.skills[0];
     if (dup === undefined) throw new Error('unreachable');
     expect(dup.frontmatter).toEqual({ name: 'dup', description: "The first root's dup." });
-    expect(dup.resources).toEqual(
-      rowsOnDisk('skill://dup', { 'SKILL.md': path.join(first, 'dup/SKILL.md'), 'a.md': path.join(first, 'dup/a.md') }),
-    );
+    expect(dup.resources).toEqual(diskFiles(path.join(first, 'dup'), 'skill://dup'));
     const manifest = await connection.skills.read(dup);
     expect(Buffer.from(manifest.bytes).equals(readFileSync(path.join(first, 'dup/SKILL.md')))).toBe(true);
     const a = await connection.skills.read(dup, 'a.md');
@@ -199,12 +181,7 @@ describe('conflicts between roots', () => {
     connection = await connect([second, first], ERAS[2]);
     const [dup] = (await connection.skills.list()).skills;
     expect(dup?.frontmatter).toEqual({ name: 'dup', description: 'Two.' });
-    expect(dup?.resources).toEqual(
-      rowsOnDisk('skill://dup', {
-        'SKILL.md': path.join(second, 'dup/SKILL.md'),
-        'b.md': path.join(second, 'dup/b.md'),
-      }),
-    );
+    expect(dup?.resources).toEqual(diskFiles(path.join(second, 'dup'), 'skill://dup'));
     const conflicts = await conflictsLogged(connection);
     expect(conflicts).toMatchObject([
       {
@@ -275,12 +252,7 @@ describe('conflicts between roots', () => {
     connection = await connect([first, second], ERAS[1]);
     const listing = await connection.skills.list();
     expect(listing.skills.map((skill) => skill.uri)).toEqual(['skill://outer/SKILL.md']);
-    expect(listing.skills[0]?.resources).toEqual(
-      rowsOnDisk('skill://outer', {
-        'SKILL.md': path.join(first, 'outer/SKILL.md'),
-        'o.md': path.join(first, 'outer/o.md'),
-      }),
-    );
+    expect(listing.skills[0]?.resources).toEqual(diskFiles(path.join(first, 'outer'), 'skill://outer'));
     await expect(connection.client.readResource({ uri: 'skill://outer/inner/i.md' })).rejects.toThrow();
     const conflicts = await conflictsLogged(connection);
     expect(conflicts.map((line) => line['file'])).toEqual([path.join(second, 'outer', 'inner')]);

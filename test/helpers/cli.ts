@@ -15,8 +15,8 @@ export interface CliRun {
 
 /**
  * Runs `skills-serve <args>` to completion with empty stdin and a clean environment: `PATH` plus `env` only, so no
- * `SKILLS_SERVE_*` variable of the test's own environment leaks in. Throws if the process could not be started or
- * ran past 20 s.
+ * `SKILLS_SERVE_*` variable of the test's own environment leaks in. Output up to 256 MiB (the `manifest` of a large
+ * tree) is kept. Throws if the process could not be started or ran past 60 s.
  *
  * @param args CLI arguments.
  * @param cwd the working directory (default: the repository, where `sample-skills` names the sample tree).
@@ -27,7 +27,8 @@ export function cli(args: readonly string[], cwd = REPO, env: Record<string, str
     cwd,
     encoding: 'utf8',
     input: '',
-    timeout: 20_000,
+    timeout: 60_000,
+    maxBuffer: 256 * 1024 * 1024,
     env: { PATH: process.env['PATH'] ?? '', ...TEST_CACHE, ...env },
   });
   if (result.error !== undefined) throw result.error;

@@ -1,7 +1,7 @@
 /**
  * Live-update harness for end-to-end tests: a server spawned over real stdio (see `server.ts`) with recorded change
- * notifications, bounded polling (`waitFor`), a disk-derived expectation of every published entry, and a *barrier*
- * that proves every notification due so far has arrived.
+ * notifications, a listing for `converge` (`converge.ts`) to compare with the disk, and a *barrier* that proves every
+ * notification due so far has arrived.
  *
  * The barrier (`settle`) rewrites a file of a "sentinel" skill served from a second root and waits for its
  * `notifications/resources/updated`. Rebuilds are serialized and notifications travel in order on stdout, so once the
@@ -13,12 +13,15 @@ import path from 'node:path';
 
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 
-import { diskFiles } from './disk.js';
-import { type LogFields, type LogLine, logLines, waitForEvent as waitForLogEvent } from './logs.js';
+import { converge } from './converge.js';
+import type { ExpectedSkill } from './disk.js';
+import { isEvent, type LogFields, type LogLine } from './logs.js';
 import { connect, type Connection, type Era, ERAS } from './server.js';
 import { makeTree, removeTree, skillMd } from './tree.js';
 import { WAIT_MS, waitFor } from './wait.js';
+import type { Wire } from './wire.js';
 
+export type { ExpectedSkill } from './disk.js';
 export type { LogLine } from './logs.js';
 export { WAIT_MS, waitFor, type WaitOptions } from './wait.js';
 
@@ -45,16 +48,10 @@ export interface HeardSummary {
   readonly updated: string[];
 }
 
-/** A skill the test expects to be published, with the directory on disk its entry must mirror. */
-export interface ExpectedSkill {
-  /** `SKILL.md` URI. */
-  readonly uri: string;
-  /** Absolute directory of the skill. */
-  readonly dir: string;
-}
-
 export interface LiveServer {
   readonly connection: Connection;
+  /** The server process (for `converge`: its log says when the catalog was swapped). */
+  readonly wire: Wire;
   readonly era: Era;
   /** Every change notification heard so far, in arrival order. */
   readonly heard: Heard[];
@@ -63,16 +60,11 @@ export interface LiveServer {
   /** What was heard since `mark`, without the sentinel's updates. */
   heardSince(mark: number): HeardSummary;
   /** Parsed stderr lines so far. */
-  logs(): LogLine[];
+  logs(): readonly LogLine[];
   /** Resolves with the first stderr log line (so far or to come) whose `event` is `event` and that carries `fields`. */
   waitForEvent(event: string, fields?: LogFields, timeoutMs?: number): Promise<LogLine>;
   /** The whole listing (every page, the sentinel left out), verified by the SDK's `SkillsClient`. */
   list(): Promise<Skill[]>;
-  /**
-   * Polls `skills/list` until it publishes exactly `expected` (plus the sentinel), each entry mirroring its directory;
-   * returns that listing without the sentinel.
-   */
-  converge(expected: readonly ExpectedSkill[], timeoutMs?: number): Promise<Skill[]>;
   /** The barrier: resolves once every notification due for earlier changes has been heard. Needs the watcher. */
   settle(): Promise<void>;
   /**
@@ -129,46 +121,32 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
   if (modern) await listen();
   else for (const uri of subscriptions) await connection.client.subscribeResource({ uri });
 
-  const logs = (): LogLine[] => logLines(connection.stderr());
+  const { wire } = connection;
   const waitForEvent = (event: string, fields: LogFields = {}, timeoutMs = WAIT_MS): Promise<LogLine> =>
-    waitForLogEvent(() => connection.stderr(), event, fields, { timeoutMs });
-  const listAll = async (): Promise<Skill[]> => (await connection.skills.list()).skills;
-  const list = async (): Promise<Skill[]> => (await listAll()).filter((skill) => skill.uri !== SENTINEL_SKILL);
-  const sentinel: ExpectedSkill = { uri: SENTINEL_SKILL, dir: path.join(sentinelRoot, 'sentinel') };
+    wire.waitForLog((line) => isEvent(line, event, fields), { timeoutMs });
+  const list = async (): Promise<Skill[]> => (await connection.list()).filter((skill) => skill.uri !== SENTINEL_SKILL);
+  const sentinelDir = path.join(sentinelRoot, 'sentinel');
 
   if (watching) await waitForEvent('watching');
-  await listAll();
+  await connection.list();
 
   let ticks = 0;
   const server: LiveServer = {
     connection,
+    wire,
     era: options.era,
     heard,
     mark: () => heard.length,
     heardSince: (mark) => summarize(heard.slice(mark)),
-    logs,
+    logs: () => wire.logs(),
     waitForEvent,
     list,
-    async converge(expected, timeoutMs = WAIT_MS) {
-      const wanted = [...expected, sentinel];
-      let listed: Skill[] = [];
-      let mismatch = 'never listed';
-      await waitFor(
-        async () => {
-          listed = await listAll();
-          mismatch = catalogMismatch(listed, wanted) ?? '';
-          return mismatch === '';
-        },
-        { timeoutMs, describe: () => `catalog does not match disk: ${mismatch}\nstderr:\n${connection.stderr()}` },
-      );
-      return listed.filter((skill) => skill.uri !== SENTINEL_SKILL);
-    },
     async settle() {
       if (!watching) throw new Error('settle() needs the watcher');
       const mark = heard.length;
       ticks += 1;
       // A new size each time, so that the barrier does not depend on the server noticing same-size changes.
-      await writeAtomically(path.join(sentinel.dir, 'tick.txt'), `tick ${'.'.repeat(ticks)}\n`);
+      await writeAtomically(path.join(sentinelDir, 'tick.txt'), `tick ${'.'.repeat(ticks)}\n`);
       await waitFor(() => heard.slice(mark).some((item) => item.method === 'updated' && item.uri === SENTINEL_URI), {
         describe: () =>
           `the sentinel's update never arrived; heard ${JSON.stringify(heard.slice(mark))}\nstderr:\n${connection.stderr()}`,
@@ -211,31 +189,6 @@ function summarize(items: readonly Heard[]): HeardSummary {
   for (const item of items)
     if (item.method === 'updated' && item.uri !== SENTINEL_URI && item.uri !== undefined) updated.add(item.uri);
   return { listChanged: items.some((item) => item.method === 'list_changed'), updated: [...updated].sort() };
-}
-
-/** Why `listed` differs from what the directories on disk call for, or `undefined` when it matches. */
-function catalogMismatch(listed: readonly Skill[], expected: readonly ExpectedSkill[]): string | undefined {
-  const listedUris = listed.map((skill) => skill.uri).sort();
-  const expectedUris = expected.map((skill) => skill.uri).sort();
-  if (JSON.stringify(listedUris) !== JSON.stringify(expectedUris)) {
-    return `listed ${JSON.stringify(listedUris)}, expected ${JSON.stringify(expectedUris)}`;
-  }
-  for (const want of expected) {
-    const skill = listed.find((candidate) => candidate.uri === want.uri);
-    const got = JSON.stringify(sortByUri(skill?.resources === 'dynamic' ? [] : (skill?.resources ?? [])));
-    const disk = JSON.stringify(diskFiles(want.dir, want.uri.slice(0, -'/SKILL.md'.length), true));
-    if (got !== disk) return `${want.uri}: resources ${got}, disk ${disk}`;
-  }
-  return undefined;
-}
-
-/** A file list as `{ uri, digest, size }` only, sorted by URI (code-unit order). */
-function sortByUri(
-  items: readonly { uri: string; digest: string; size: number }[],
-): { uri: string; digest: string; size: number }[] {
-  return items
-    .map(({ uri, digest, size }) => ({ uri, digest, size }))
-    .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
 }
 
 function decodeRel(rel: string): string[] {
@@ -308,7 +261,7 @@ export async function makeBaseTree(): Promise<BaseTree> {
 export async function startOnBaseTree(tree: BaseTree, era: Era, flags: readonly string[] = []): Promise<LiveServer> {
   const server = await startLive([tree.root], { era, subscribe: BASE_SUBSCRIBED, flags });
   try {
-    await server.converge(tree.all);
+    await converge(server, tree.all);
   } catch (error) {
     await server.close();
     throw error;

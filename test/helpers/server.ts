@@ -1,18 +1,20 @@
 /**
- * End-to-end harness: spawns the built CLI (`bin/skills-serve.js`) over real stdio and connects the official v2
- * client in a chosen protocol era, with the host-side `SkillsClient` that verifies every read.
+ * End-to-end harness: the built CLI (`bin/skills-serve.js`) over real stdio with the official v2 client connected in
+ * a chosen protocol era and the host-side `SkillsClient` that verifies every read; and over HTTP. Both start the
+ * process through the one spawner, `spawnWire` (`wire.ts`).
  */
-import path from 'node:path';
-import type { Readable } from 'node:stream';
+import {
+  Client,
+  type ClientOptions,
+  type JSONRPCMessage,
+  ProtocolError,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { type Skill, SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 
-import { Client, type ClientOptions, ProtocolError } from '@modelcontextprotocol/client';
-import { SKILLS_EXTENSION_ID, SkillsClient } from '@modelcontextprotocol/client/ext/skills';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-
-import { eventsOf } from './logs.js';
-import { BIN, TEST_CACHE } from './paths.js';
+import { isEvent } from './logs.js';
 import { waitFor } from './wait.js';
-import { SERVER_DEFAULT_LOG_LEVEL, spawnWire } from './wire.js';
+import { SERVER_DEFAULT_LOG_LEVEL, spawnWire, type Wire, type WireOptions } from './wire.js';
 
 export { BIN, FIXTURES, REPO, SAMPLE_SKILLS, TEST_CACHE } from './paths.js';
 
@@ -28,33 +30,22 @@ export type Era = (typeof ERAS)[number];
 export interface Connection {
   readonly client: Client;
   readonly skills: SkillsClient;
-  readonly transport: StdioClientTransport;
+  /** The server process, every message and log line it sent. */
+  readonly wire: Wire;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Every skill listed (every page), verified by `SkillsClient`. */
+  list(): Promise<Skill[]>;
   close(): Promise<void>;
 }
 
-/** Which server to start (default: `node bin/skills-serve.js` of this checkout). */
-export interface SpawnOptions {
-  /**
-   * An executable to run instead, with `args` as its whole argument list: e.g. an installed
-   * `node_modules/.bin/skills-serve` (started through its shebang, as `npx` does), or `process.execPath` with a
-   * script path first. The directory of the Node running the tests is put first on its PATH.
-   */
-  readonly command?: string;
-  /** The server's working directory (default: the test's). */
-  readonly cwd?: string;
-}
-
-/** How {@link connect} starts the server and what its client declares. */
-export interface ConnectOptions extends SpawnOptions {
+/** How {@link connect} starts the server (see `spawnWire`) and what its client declares. */
+export interface ConnectOptions extends Omit<WireOptions, 'args' | 'wrap' | 'bin'> {
   /**
    * Declare the Skills extension in the client's capabilities (`extensions["io.modelcontextprotocol/skills"]`), as a
    * host that implements it does. Default `false`: a host without the extension.
    */
   readonly skillsExtension?: boolean;
-  /** Extra environment variables for the server (`{ SKILLS_SERVE_INSTRUCTIONS_MAX: '2000' }`). */
-  readonly env?: Record<string, string>;
 }
 
 /** The client options that make a host speak `era`: its version negotiation, and the versions it supports if pinned. */
@@ -65,18 +56,47 @@ export function eraClientOptions(era: Era): ClientOptions {
   };
 }
 
-/** The command, arguments and PATH that start the server for `options`. */
-function serverCommand(
-  args: readonly string[],
-  options: SpawnOptions,
-): { command: string; args: string[]; path: string } {
-  const inherited = process.env['PATH'] ?? '';
-  if (options.command === undefined) return { command: process.execPath, args: [BIN, ...args], path: inherited };
-  return {
-    command: options.command,
-    args: [...args],
-    path: [path.dirname(process.execPath), inherited].join(path.delimiter),
-  };
+/**
+ * What a host passes the server it starts besides PATH, as the SDK's stdio transport does (git roots need `HOME`).
+ */
+const HOST_ENV = Object.fromEntries(
+  ['HOME', 'LOGNAME', 'SHELL', 'TERM', 'USER'].flatMap((name) => {
+    const value = process.env[name];
+    return value === undefined ? [] : [[name, value]];
+  }),
+);
+
+/**
+ * An SDK client transport over a {@link Wire}: messages as the wire parsed them (a line that is not JSON-RPC stays in
+ * `wire.badLines`), closing ends stdin. It negotiates an era in place, on the one process, as a host's own transport
+ * does (the SDK's stdio transport would probe on a second, short-lived copy of the server).
+ */
+class WireTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /** Read by the SDK to tell a stdio transport (`pid` and `stderr`) from an HTTP one. */
+  readonly stderr = null;
+
+  constructor(private readonly wire: Wire) {}
+
+  get pid(): number {
+    return this.wire.pid;
+  }
+
+  async start(): Promise<void> {
+    for (const message of this.wire.messages) this.onmessage?.(message as JSONRPCMessage);
+    this.wire.listen((message) => this.onmessage?.(message as JSONRPCMessage));
+    void this.wire.exit.then(() => this.onclose?.());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.wire.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    await this.wire.stop();
+  }
 }
 
 /**
@@ -84,7 +104,7 @@ function serverCommand(
  *
  * @param args CLI arguments (roots and flags).
  * @param era which protocol era to negotiate (default 2025-11-25).
- * @param options another server command (default: this checkout's `bin/skills-serve.js`), and whether the client
+ * @param options how to start the server (see `spawnWire`; a host's HOME and user are passed), and whether the client
  *   declares the Skills extension (default: it does not).
  */
 export async function connect(
@@ -92,31 +112,23 @@ export async function connect(
   era: Era = ERAS[1],
   options: ConnectOptions = {},
 ): Promise<Connection> {
-  const server = serverCommand(args, options);
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: server.args,
-    stderr: 'pipe',
-    env: { PATH: server.path, SKILLS_SERVE_LOG_LEVEL: 'info', ...TEST_CACHE, ...options.env },
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-  });
-  let stderr = '';
-  (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
+  const { skillsExtension, ...spawnOptions } = options;
+  const wire = spawnWire({ ...spawnOptions, args, env: { ...HOST_ENV, ...options.env } });
   const client = new Client(
     { name: 'skills-serve-e2e', version: '1.0.0' },
     {
       ...eraClientOptions(era),
-      ...(options.skillsExtension === true ? { capabilities: { extensions: { [SKILLS_EXTENSION_ID]: {} } } } : {}),
+      ...(skillsExtension === true ? { capabilities: { extensions: { [SKILLS_EXTENSION_ID]: {} } } } : {}),
     },
   );
-  await client.connect(transport);
+  await client.connect(new WireTransport(wire));
+  const skills = new SkillsClient(client);
   return {
     client,
-    skills: new SkillsClient(client),
-    transport,
-    stderr: () => stderr,
+    skills,
+    wire,
+    stderr: wire.stderr,
+    list: async () => (await skills.list()).skills,
     close: () => client.close(),
   };
 }
@@ -149,18 +161,14 @@ export async function rawRequest(
   return (await connection.client.request({ method, params }, ANY_RESULT)) as Record<string, unknown>;
 }
 
-/** A `skills-serve --http` process listening on a free port. */
+/** A `skills-serve --http` process listening on a free port of 127.0.0.1. */
 export interface HttpServer {
   readonly url: string;
   readonly port: number;
+  /** The process (signals, exit, every log line). */
+  readonly wire: Wire;
   stderr(this: void): string;
   stop(): Promise<number | string>;
-}
-
-/** The port an HTTP server logged in its `serving` event, if it logged one yet. */
-export function servingPort(stderr: string): number | undefined {
-  const port = eventsOf(stderr, 'serving', { transport: 'http' })[0]?.['port'];
-  return typeof port === 'number' ? port : undefined;
 }
 
 /**
@@ -175,26 +183,20 @@ export async function startHttpServer(args: readonly string[], env: Record<strin
   const wire = spawnWire({ args: ['--http', '0', ...args], env: { ...SERVER_DEFAULT_LOG_LEVEL, ...env } });
   let port: number | undefined;
   try {
-    await waitFor(
-      () =>
-        !wire.running() ||
-        ((port = servingPort(wire.stderr())) !== undefined && eventsOf(wire.stderr(), 'index-built').length > 0),
-      {
-        timeoutMs: 20_000,
-        describe: () => `the HTTP server logged no serving port and index-built event:\n${wire.stderr()}`,
-      },
-    );
+    const serving = await wire.waitForLog((line) => isEvent(line, 'serving', { transport: 'http' }), {
+      timeoutMs: 20_000,
+    });
+    port = typeof serving['port'] === 'number' ? serving['port'] : undefined;
+    await wire.waitForLog((line) => isEvent(line, 'index-built'), { timeoutMs: 20_000 });
   } catch (error) {
     wire.child.kill('SIGKILL');
     throw error;
   }
-  if (!wire.running() || port === undefined) {
-    const { code, signal } = await wire.exited();
-    throw new Error(`HTTP server exited ${code ?? signal}:\n${wire.stderr()}`);
-  }
+  if (port === undefined) throw new Error(`the HTTP server logged no port:\n${wire.stderr()}`);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
+    wire,
     stderr: wire.stderr,
     stop: async () => {
       wire.child.kill('SIGTERM');

@@ -2,11 +2,9 @@
  * Real temporary directory trees for integration tests (no fs mocks).
  *
  * `makeTree` builds a tree from a flat spec of relative paths; `copyFixture` copies a committed fixture byte for
- * byte; `tempTrees` removes the trees a test made; `sha256` digests bytes independently of `src/` so tests compare
- * the index against the disk.
+ * byte; `tempTrees` removes the trees a test made. What a tree should publish is `disk.ts`.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,9 +142,4 @@ export function catalogTree(count: number): Record<string, string> {
       `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${topic} helper ${index}\n\n## Checklist\n`;
   }
   return tree;
-}
-
-/** `sha256:` + lowercase hex of `bytes`, computed independently of `src/`. */
-export function sha256(bytes: Uint8Array | string): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }

@@ -4,12 +4,14 @@
  * command such as `setpriv`, `sh -c 'ulimit …; exec …'` or `unshare`, or another copy of the CLI), splits stdout into
  * lines as bytes (so a UTF-8 sequence split across pipe reads is never mangled), keeps every message and every line
  * that is not a JSON-RPC 2.0 message, and counts responses per id so that "answered exactly once" can be asserted.
- * A host with an SDK client is `connect` in `server.ts`.
+ * The one way tests start a server process: a host with an SDK client is `connect` in `server.ts` over it, an HTTP
+ * server `startHttpServer` there; one-shot commands (`check`, `manifest`) run through `cli.ts`.
  *
  * Every wait is bounded; {@link stopAll} ends whatever a test file started (stdin end, then SIGKILL by pid).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 import { type LogLine, logLines } from './logs.js';
 import { BIN, TEST_CACHE } from './paths.js';
@@ -93,10 +95,32 @@ export interface WireOptions {
   readonly wrap?: readonly string[];
   /**
    * The CLI to run (default: the checkout's `bin/skills-serve.js`), with `cwd` its working directory: a server run
-   * as another user needs a copy it can read (`readableInstall` in `faults.ts`).
+   * as another user needs a copy it can read (`readableInstall` in `dist.ts`).
    */
   readonly bin?: string;
   readonly cwd?: string;
+  /**
+   * An executable to run instead of `node <bin>`, with `args` as its whole argument list: e.g. an installed
+   * `node_modules/.bin/skills-serve` (started through its shebang, as `npx` does). The directory of the Node running
+   * the tests is put first on its PATH.
+   */
+  readonly command?: string;
+  /** Keep every stdout line as text in {@link Wire.lines}, as it arrived, before any parsing (default: not). */
+  readonly keepLines?: boolean;
+}
+
+/** Where {@link Wire.waitForLog} looks, and for how long. */
+export interface LogWaitOptions {
+  /** Only log lines after the first `after` count (a count taken earlier with `wire.logs().length`). */
+  readonly after?: number;
+  /** Give up after this long (ms); default {@link WAIT_MS}. */
+  readonly timeoutMs?: number;
+}
+
+/** How the process ended. */
+export interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** The state of a process in `/proc/<pid>/status`. */
@@ -114,13 +138,22 @@ export interface Wire {
   readonly pid: number;
   /** Parsed stdout messages, in arrival order. */
   readonly messages: Message[];
-  /** Stdout lines that are not JSON-RPC 2.0 messages, with the reason. */
+  /** Stdout lines that are not JSON-RPC 2.0 messages, with the reason (an unterminated last line counts). */
   readonly badLines: string[];
+  /** Every stdout line as text, with `keepLines` (else empty). */
+  readonly lines: string[];
   /** Responses received for `id` (by {@link idKey}). */
   responses(id: unknown): Message[];
   stderr(this: void): string;
-  /** The stderr lines that are JSON log records (pino), parsed. */
-  logs(): LogLine[];
+  /** The stderr lines that are JSON log records (pino), parsed, each once, as they arrive. */
+  logs(): readonly LogLine[];
+  /**
+   * The first log line after `options.after` (already received or to come) matching `predicate`, as soon as it
+   * arrives; rejects after `options.timeoutMs` or when the process exits first.
+   */
+  waitForLog(predicate: (line: LogLine) => boolean, options?: LogWaitOptions): Promise<LogLine>;
+  /** Calls `listener` with every message from now on (for a client transport); returns the unsubscribe. */
+  listen(listener: (message: Message) => void): () => void;
   /** Writes one message as a line. */
   send(message: unknown): void;
   /** Writes raw bytes, resolving once the pipe accepted them (backpressure respected). */
@@ -145,9 +178,9 @@ export interface Wire {
    * Resolves once the process has exited and its stdout and stderr are drained (the child's `close`), so a test that
    * awaits it sees every line.
    */
-  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exit: Promise<Exit>;
   /** The exit, or a rejection naming `what` after `timeoutMs` (default {@link WAIT_MS}). */
-  exited(timeoutMs?: number, what?: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited(timeoutMs?: number, what?: string): Promise<Exit>;
   running(): boolean;
   status(): ProcStatus;
   /** Open file descriptors (`/proc/<pid>/fd`), or NaN once gone. */
@@ -186,27 +219,96 @@ export function initializeRequest(id: number | string, protocolVersion = '2025-1
   };
 }
 
+/** A list that grows as the process speaks, with waiters for an item to come. */
+class Feed<T> {
+  readonly items: T[] = [];
+  readonly #listeners = new Set<(item: T) => void>();
+
+  /**
+   * @param exit the process's exit: a wait still open then is rejected.
+   * @param tail the end of stderr, for the errors.
+   */
+  constructor(
+    private readonly exit: Promise<Exit>,
+    private readonly tail: () => string,
+  ) {}
+
+  push(item: T): void {
+    this.items.push(item);
+    for (const listener of [...this.#listeners]) listener(item);
+  }
+
+  listen(listener: (item: T) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The first item from index `from` on matching `predicate`, as soon as it arrives. */
+  waitFor(predicate: (item: T) => boolean, from: number, timeoutMs: number, what: string): Promise<T> {
+    const earlier = this.items.slice(from).find(predicate);
+    if (earlier !== undefined) return Promise.resolve(earlier);
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unlisten();
+        outcome();
+      };
+      const unlisten = this.listen((item) => {
+        if (predicate(item)) settle(() => resolve(item));
+      });
+      const timer = setTimeout(() => {
+        settle(() => reject(new Error(`no matching ${what} within ${timeoutMs} ms; stderr tail:\n${this.tail()}`)));
+      }, timeoutMs);
+      void this.exit.then(({ code, signal }) => {
+        const why = `the server exited (${code ?? signal}) before a matching ${what}; stderr tail:\n${this.tail()}`;
+        settle(() => reject(new Error(why)));
+      });
+    });
+  }
+}
+
 /**
- * Spawns `node bin/skills-serve.js <args>` (through `options.wrap` if given) with piped stdio.
+ * Spawns the server with piped stdio: `node bin/skills-serve.js <args>` (another CLI with `options.bin`, an
+ * executable with `options.command`), through `options.wrap` if given. The one way tests start a server process:
+ * `connect` (`server.ts`) runs an SDK client over it, `startHttpServer` serves HTTP from it.
  *
  * @throws Error if the process cannot be spawned.
  */
 export function spawnWire(options: WireOptions): Wire {
-  const serverWords = [process.execPath, options.bin ?? BIN, ...options.args];
+  const inherited = process.env['PATH'] ?? '';
+  const serverWords =
+    options.command === undefined
+      ? [process.execPath, options.bin ?? BIN, ...options.args]
+      : [options.command, ...options.args];
   const words = [...(options.wrap ?? []), ...serverWords];
   const child = spawn(words[0] as string, words.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    env: { PATH: process.env['PATH'] ?? '', SKILLS_SERVE_LOG_LEVEL: 'info', ...TEST_CACHE, ...options.env },
+    env: {
+      PATH:
+        options.command === undefined ? inherited : [path.dirname(process.execPath), inherited].join(path.delimiter),
+      SKILLS_SERVE_LOG_LEVEL: 'info',
+      ...TEST_CACHE,
+      ...options.env,
+    },
   });
   if (child.pid === undefined) throw new Error(`could not spawn ${words.join(' ')}`);
   // The host may write after the server stopped reading: the pending requests fail instead.
   child.stdin?.on('error', () => undefined);
-  const messages: Message[] = [];
-  const badLines: string[] = [];
-  const byId = new Map<string, Message[]>();
-  const waiters = new Set<(message: Message) => void>();
+  // 'close', not 'exit': it comes once stdout and stderr are drained too.
+  const exit = new Promise<Exit>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
   let stderr = '';
+  const tail = (): string => stderr.slice(-2000);
+  const messages = new Feed<Message>(exit, tail);
+  const logs = new Feed<LogLine>(exit, tail);
+  const badLines: string[] = [];
+  const lines: string[] = [];
+  const byId = new Map<string, Message[]>();
   let parts: Buffer[] = [];
   child.stdout?.on('data', (chunk: Buffer) => {
     let start = 0;
@@ -215,27 +317,37 @@ export function spawnWire(options: WireOptions): Wire {
       const line = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
       parts = [];
       start = newline + 1;
+      if (options.keepLines === true) lines.push(line.toString('utf8'));
       const problem = wireProblem(line);
       if (problem !== undefined) {
         badLines.push(`${problem}: ${line.subarray(0, 200).toString('utf8')}`);
         continue;
       }
       const message = JSON.parse(line.toString('utf8')) as Message;
-      messages.push(message);
       if ('id' in message && typeof message['method'] !== 'string') {
         const key = idKey(message['id']);
         byId.set(key, [...(byId.get(key) ?? []), message]);
       }
-      for (const waiter of [...waiters]) waiter(message);
+      messages.push(message);
     }
     if (start < chunk.length) parts.push(chunk.subarray(start));
   });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
+  child.stdout?.on('end', () => {
+    const rest = Buffer.concat(parts);
+    if (rest.length === 0) return;
+    if (options.keepLines === true) lines.push(rest.toString('utf8'));
+    badLines.push(`unterminated last line: ${rest.subarray(0, 200).toString('utf8')}`);
   });
-  // 'close', not 'exit': it comes once stdout and stderr are drained too.
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('close', (code, signal) => resolve({ code, signal }));
+  // Decoded as a stream, so a UTF-8 sequence split across reads is kept whole; each log line is parsed once.
+  child.stderr?.setEncoding('utf8');
+  let parsed = 0;
+  child.stderr?.on('data', (text: string) => {
+    stderr += text;
+    const end = stderr.lastIndexOf('\n') + 1;
+    if (end <= parsed) return;
+    const complete = stderr.slice(parsed, end);
+    parsed = end;
+    for (const line of logLines(complete)) logs.push(line);
   });
   let exitedYet = false;
   void exit.then(() => {
@@ -243,43 +355,20 @@ export function spawnWire(options: WireOptions): Wire {
   });
   let counter = 0;
   const pid = child.pid;
-  const waitFor = (predicate: (message: Message) => boolean, timeoutMs = WAIT_MS): Promise<Message> => {
-    const earlier = messages.find(predicate);
-    if (earlier !== undefined) return Promise.resolve(earlier);
-    return new Promise((resolve, reject) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        waiters.delete(waiter);
-      };
-      const waiter = (message: Message): void => {
-        if (!predicate(message)) return;
-        done();
-        resolve(message);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`no matching message within ${timeoutMs} ms; stderr tail:\n${stderr.slice(-2000)}`));
-      }, timeoutMs);
-      waiters.add(waiter);
-      void exit.then(({ code, signal }) => {
-        if (!waiters.has(waiter)) return;
-        done();
-        reject(
-          new Error(
-            `the server exited (${code ?? signal}) before a matching message; stderr tail:\n${stderr.slice(-2000)}`,
-          ),
-        );
-      });
-    });
-  };
+  const waitFor = (predicate: (message: Message) => boolean, timeoutMs = WAIT_MS): Promise<Message> =>
+    messages.waitFor(predicate, 0, timeoutMs, 'message');
   const wire: Wire = {
     child,
     pid,
-    messages,
+    messages: messages.items,
     badLines,
+    lines,
     responses: (id) => byId.get(idKey(id)) ?? [],
     stderr: () => stderr,
-    logs: () => logLines(stderr),
+    logs: () => logs.items,
+    waitForLog: (predicate, { after = 0, timeoutMs = WAIT_MS } = {}) =>
+      logs.waitFor(predicate, after, timeoutMs, 'log line'),
+    listen: (listener) => messages.listen(listener),
     send: (message) => {
       child.stdin?.write(`${JSON.stringify(message)}\n`);
     },

@@ -15,10 +15,11 @@ import { entryOf } from '../../src/index/entry.js';
 import { findFile } from '../../src/index/snapshot.js';
 import { GitSourceError } from '../../src/roots/git/errors.js';
 import type { Checkout } from '../../src/roots/git/root.js';
+import { sha256 } from '../helpers/disk.js';
 import { committedTree, createRemote, diskTree, git } from '../helpers/git-repo.js';
 import { gitSpec, makeGitRoot, recordingLogger, remoteUrl, TRANSPORTS } from '../helpers/git-root.js';
 import { waitFor } from '../helpers/live.js';
-import { makeTempDir, sha256, skillMd } from '../helpers/tree.js';
+import { makeTempDir, skillMd } from '../helpers/tree.js';
 
 const BINARY = randomBytes(70_000);
 

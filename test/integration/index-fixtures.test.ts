@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { entryOf } from '../../src/index/entry.js';
 import { digestOf } from '../../src/index/record.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
-import { addToTree, copyFixture, FIXTURES_DIR, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { diskFiles, fileOnDisk, sha256 } from '../helpers/disk.js';
+import { addToTree, copyFixture, FIXTURES_DIR, removeTree, skillMd } from '../helpers/tree.js';
 import {
   buildOne,
   childrenOf,
@@ -18,12 +19,10 @@ import {
   expectSnapshotMatchesDisk,
   namespaceFileUris,
   resourcesOf,
-  resourcesOnDisk,
-  rowOnDisk,
   servedFileUris,
   skillsListing,
   skillUris,
-} from './expect-disk.js';
+} from './snapshot.js';
 
 const fixture = (name: string): string => path.join(FIXTURES_DIR, name);
 
@@ -41,10 +40,10 @@ describe('encoding fixture', () => {
     expect(snapshot.diagnostics).toEqual([]);
     for (const name of ['block-scalars', 'bom-skill', 'crlf-skill', 'folded']) {
       expect(resourcesOf(findSkill(snapshot, `skill://${name}/SKILL.md`))).toEqual(
-        await resourcesOnDisk(path.join(root, name), `skill://${name}`),
+        diskFiles(path.join(root, name), `skill://${name}`),
       );
     }
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
     const empty = findFile(snapshot, 'skill://bom-skill/data/empty.txt');
     expect(empty === undefined ? undefined : { digest: digestOf(empty.node), size: empty.node.size }).toEqual({
       digest: sha256(new Uint8Array()),
@@ -99,10 +98,10 @@ describe('names fixture', () => {
       ['skill://odd-names/sub%20dir/inner%20%231.md', 'sub dir/inner #1.md'],
       ['skill://odd-names/what%3F.md', 'what?.md'],
     ];
-    const rows = await Promise.all(expected.map(([uri, rel]) => rowOnDisk(uri, path.join(dir, ...rel.split('/')))));
+    const rows = expected.map(([uri, rel]) => fileOnDisk(uri, path.join(dir, ...rel.split('/'))));
     expect(resourcesOf(findSkill(snapshot, 'skill://odd-names/SKILL.md'))).toEqual(rows);
     for (const [uri] of expected) expect(new URL(uri).href).toBe(uri);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it('finds files under other spellings and lists decoded names', async () => {
@@ -110,7 +109,7 @@ describe('names fixture', () => {
     expect(findFile(snapshot, 'skill://odd-names/caf%c3%a9.md')?.uri).toBe('skill://odd-names/caf%C3%A9.md');
     expect(findFile(snapshot, 'skill://odd-names/a%2Bb.md')?.uri).toBe('skill://odd-names/a+b.md');
     expect(findFile(snapshot, 'skill://odd-names/what?.md')).toBeUndefined();
-    const sub = await rowOnDisk('', path.join(dir, 'sub dir', 'inner #1.md'));
+    const sub = fileOnDisk('', path.join(dir, 'sub dir', 'inner #1.md'));
     expect(childrenOf(snapshot, 'skill://odd-names/sub%20dir')).toEqual([
       {
         uri: 'skill://odd-names/sub%20dir/inner%20%231.md',
@@ -153,12 +152,12 @@ describe('nested fixture', () => {
       'skill://outer/inner/deepest/SKILL.md',
       'skill://outer/inner/ref.md',
     ]);
-    expect(outer).toEqual(await resourcesOnDisk(path.join(root, 'outer'), 'skill://outer'));
+    expect(outer).toEqual(diskFiles(path.join(root, 'outer'), 'skill://outer'));
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(
-      await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'),
+      diskFiles(path.join(root, 'outer/inner'), 'skill://outer/inner'),
     );
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/deepest/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://outer/inner/deepest/SKILL.md', path.join(root, 'outer/inner/deepest/SKILL.md')),
+      fileOnDisk('skill://outer/inner/deepest/SKILL.md', path.join(root, 'outer/inner/deepest/SKILL.md')),
     ]);
     expect(skillsListing(snapshot, 'skill://outer/inner/deepest/SKILL.md')).toEqual(skillUris(snapshot));
     // Its region is the outermost skill's: a change to it rebuilds all three.
@@ -169,7 +168,7 @@ describe('nested fixture', () => {
       ['skill://outer/guide.md', 'text/markdown'],
       ['skill://outer/inner', 'inode/directory'],
     ]);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 });
 
@@ -183,11 +182,11 @@ describe('root-skill fixture', () => {
     expect(skill?.rootUri).toBe('skill://root-skill');
     expect(skill?.segments).toEqual(['root-skill']);
     expect(resourcesOf(skill)).toEqual([
-      await rowOnDisk('skill://root-skill/SKILL.md', path.join(root, 'SKILL.md')),
-      await rowOnDisk('skill://root-skill/references/a.md', path.join(root, 'references/a.md')),
+      fileOnDisk('skill://root-skill/SKILL.md', path.join(root, 'SKILL.md')),
+      fileOnDisk('skill://root-skill/references/a.md', path.join(root, 'references/a.md')),
     ]);
     expect(directoryUris(snapshot)).toEqual(['skill://root-skill', 'skill://root-skill/references']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 });
 
@@ -207,8 +206,8 @@ describe('ignored fixture (temporary copy with .git/)', () => {
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://visible/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://visible/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://visible/SKILL.md', path.join(root, 'visible/SKILL.md')),
-      await rowOnDisk('skill://visible/notes.md', path.join(root, 'visible/notes.md')),
+      fileOnDisk('skill://visible/SKILL.md', path.join(root, 'visible/SKILL.md')),
+      fileOnDisk('skill://visible/notes.md', path.join(root, 'visible/notes.md')),
     ]);
     expect(servedFileUris(snapshot)).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);
     expect(namespaceFileUris(snapshot)).toEqual(['skill://visible/SKILL.md', 'skill://visible/notes.md']);

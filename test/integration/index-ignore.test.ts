@@ -11,7 +11,7 @@ import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
-import { childrenOf, resourcesOf } from './expect-disk.js';
+import { childrenOf, resourcesOf } from './snapshot.js';
 
 const temps = tempTrees();
 afterEach(() => temps.removeAll());

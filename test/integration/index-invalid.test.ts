@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
+import { diskFiles, fileOnDisk } from '../helpers/disk.js';
 import { FIXTURES_DIR, makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import {
   buildOne,
@@ -17,11 +18,9 @@ import {
   expectSnapshotMatchesDisk,
   lineStartingWith,
   resourcesOf,
-  resourcesOnDisk,
-  rowOnDisk,
   servedFileUris,
   skillUris,
-} from './expect-disk.js';
+} from './snapshot.js';
 
 const ROOT = path.join(FIXTURES_DIR, 'invalid');
 const manifest = (skill: string): string => path.join(ROOT, skill, 'SKILL.md');
@@ -51,11 +50,11 @@ describe('invalid fixture', () => {
   it('serves only `good`, with its files and nothing of the invalid skills', async () => {
     expect(skillUris(snapshot)).toEqual(['skill://good/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://good/SKILL.md'))).toEqual(
-      await resourcesOnDisk(path.join(ROOT, 'good'), 'skill://good'),
+      diskFiles(path.join(ROOT, 'good'), 'skill://good'),
     );
     expect(servedFileUris(snapshot)).toEqual(['skill://good/SKILL.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://good']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
     expect(findFile(snapshot, 'skill://bad-yaml/SKILL.md')).toBeUndefined();
     expect(findDirectory(snapshot, 'skill://bad-yaml')).toBeUndefined();
   });
@@ -116,10 +115,10 @@ describe('invalid skills nested in valid ones, and back', () => {
     const snapshot = await buildOne(root);
     expect(skillUris(snapshot)).toEqual(['skill://outer/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://outer/SKILL.md', path.join(root, 'outer/SKILL.md')),
-      await rowOnDisk('skill://outer/guide.md', path.join(root, 'outer/guide.md')),
-      await rowOnDisk('skill://outer/inner/SKILL.md', path.join(root, 'outer/inner/SKILL.md')),
-      await rowOnDisk('skill://outer/inner/ref.md', path.join(root, 'outer/inner/ref.md')),
+      fileOnDisk('skill://outer/SKILL.md', path.join(root, 'outer/SKILL.md')),
+      fileOnDisk('skill://outer/guide.md', path.join(root, 'outer/guide.md')),
+      fileOnDisk('skill://outer/inner/SKILL.md', path.join(root, 'outer/inner/SKILL.md')),
+      fileOnDisk('skill://outer/inner/ref.md', path.join(root, 'outer/inner/ref.md')),
     ]);
     expect(findSkill(snapshot, 'skill://outer/inner/SKILL.md')).toBeUndefined();
     expect(findFile(snapshot, 'skill://outer/inner/ref.md')?.path).toBe(path.join(root, 'outer/inner/ref.md'));
@@ -142,7 +141,7 @@ describe('invalid skills nested in valid ones, and back', () => {
     const snapshot = await buildOne(root);
     expect(skillUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://outer/inner/SKILL.md'))).toEqual(
-      await resourcesOnDisk(path.join(root, 'outer/inner'), 'skill://outer/inner'),
+      diskFiles(path.join(root, 'outer/inner'), 'skill://outer/inner'),
     );
     expect(childrenOf(snapshot, 'skill://outer')).toEqual([
       { uri: 'skill://outer/inner', name: 'inner', mimeType: 'inode/directory' },
@@ -151,7 +150,7 @@ describe('invalid skills nested in valid ones, and back', () => {
     expect(findFile(snapshot, 'skill://outer/guide.md')).toBeUndefined();
     expect(servedFileUris(snapshot)).toEqual(['skill://outer/inner/SKILL.md', 'skill://outer/inner/ref.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://outer', 'skill://outer/inner']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
     expect(snapshot.diagnostics.map(diagKey)).toEqual([
       { severity: 'error', rule: 'required-fields', file: path.join(root, 'outer/SKILL.md') },
     ]);

@@ -10,18 +10,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_HASH_MAX_BYTES } from '../../src/index/digest.js';
 import { entryOf } from '../../src/index/entry.js';
 import { findSkill } from '../../src/index/snapshot.js';
+import { diskFiles, sha256 } from '../helpers/disk.js';
 import type { TreeEntry } from '../helpers/tree.js';
-import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import {
   buildOne,
   diagKeys,
   directoryUris,
   expectSnapshotMatchesDisk,
   resourcesOf,
-  resourcesOnDisk,
   servedFileUris,
   skillUris,
-} from './expect-disk.js';
+} from './snapshot.js';
 
 const MAX_FILES = 512;
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -50,7 +50,7 @@ describe('per-skill limits', () => {
     expect(skillUris(snapshot)).toEqual(['skill://s/SKILL.md']);
     const resources = resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'));
     expect(resources).toHaveLength(MAX_FILES);
-    expect(resources).toEqual(await resourcesOnDisk(path.join(root, 's'), 'skill://s'));
+    expect(resources).toEqual(diskFiles(path.join(root, 's'), 'skill://s'));
   });
 
   it(`leaves out a skill of ${MAX_FILES + 1} files with skill-too-many-files, serving its siblings`, async () => {
@@ -66,7 +66,7 @@ describe('per-skill limits', () => {
     expect(skillUris(snapshot)).toEqual(['skill://ok/SKILL.md']);
     expect(servedFileUris(snapshot)).toEqual(['skill://ok/SKILL.md']);
     expect(directoryUris(snapshot)).toEqual(['skill://ok']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it("counts a nested skill's files toward the enclosing skill only", async () => {
@@ -147,9 +147,9 @@ describe('digests around the chunked-read boundary', () => {
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual(
-      await resourcesOnDisk(path.join(root, 's'), 'skill://s'),
+      diskFiles(path.join(root, 's'), 'skill://s'),
     );
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it('parses and digests a SKILL.md larger than SYNC_HASH_MAX_BYTES', async () => {

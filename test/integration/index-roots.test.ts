@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildSnapshot, IndexBuilder } from '../../src/index/build.js';
 import { findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
+import { diskFiles, fileOnDisk } from '../helpers/disk.js';
 import { makeTree, removeTree, SAMPLE_SKILLS_DIR, skillMd, tempTrees } from '../helpers/tree.js';
 import {
   childrenOf,
@@ -17,11 +18,9 @@ import {
   directoryUris,
   expectSnapshotMatchesDisk,
   resourcesOf,
-  resourcesOnDisk,
-  rowOnDisk,
   servedFileUris,
   skillUris,
-} from './expect-disk.js';
+} from './snapshot.js';
 
 describe('multiple roots', () => {
   const temps = tempTrees();
@@ -48,8 +47,8 @@ describe('multiple roots', () => {
     expect(dup?.dirReal).toBe(path.join(first, 'dup'));
     expect(dup?.description).toBe("The first root's dup.");
     expect(resourcesOf(dup)).toEqual([
-      await rowOnDisk('skill://dup/SKILL.md', path.join(first, 'dup/SKILL.md')),
-      await rowOnDisk('skill://dup/a.md', path.join(first, 'dup/a.md')),
+      fileOnDisk('skill://dup/SKILL.md', path.join(first, 'dup/SKILL.md')),
+      fileOnDisk('skill://dup/a.md', path.join(first, 'dup/a.md')),
     ]);
     expect(findFile(snapshot, 'skill://dup/b.md')).toBeUndefined();
     expect(childrenOf(snapshot, 'skill://dup')?.map((child) => child.uri)).toEqual([
@@ -63,7 +62,7 @@ describe('multiple roots', () => {
     const message = snapshot.diagnostics[0]?.message ?? '';
     expect(message).toContain(first);
     expect(message).toContain(second);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it.each([
@@ -96,8 +95,8 @@ describe('multiple roots', () => {
     expect(snapshot.diagnostics).toEqual([]);
     expect(skillUris(snapshot)).toEqual(['skill://dup/SKILL.md', 'skill://team/x/dup/SKILL.md']);
     expect(resourcesOf(findSkill(snapshot, 'skill://team/x/dup/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://team/x/dup/SKILL.md', path.join(second, 'dup/SKILL.md')),
-      await rowOnDisk('skill://team/x/dup/b.md', path.join(second, 'dup/b.md')),
+      fileOnDisk('skill://team/x/dup/SKILL.md', path.join(second, 'dup/SKILL.md')),
+      fileOnDisk('skill://team/x/dup/b.md', path.join(second, 'dup/b.md')),
     ]);
     expect(childrenOf(snapshot, 'skill://team')).toEqual([
       { uri: 'skill://team/x', name: 'x', mimeType: 'inode/directory' },
@@ -106,7 +105,7 @@ describe('multiple roots', () => {
       { uri: 'skill://team/x/dup', name: 'dup', mimeType: 'inode/directory' },
     ]);
     expect(directoryUris(snapshot)).toEqual(['skill://dup', 'skill://team', 'skill://team/x', 'skill://team/x/dup']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it('follows a link from one root into another served root', async () => {
@@ -122,7 +121,7 @@ describe('multiple roots', () => {
     // The second root serves no skill of its own: said once.
     expect(diagKeys(snapshot)).toEqual([{ severity: 'warning', rule: 'root-empty', file: second }]);
     expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toContainEqual(
-      await rowOnDisk('skill://s/common.md', path.join(second, 'shared/common.md')),
+      fileOnDisk('skill://s/common.md', path.join(second, 'shared/common.md')),
     );
   });
 
@@ -250,7 +249,7 @@ describe('snapshot shape', () => {
     const expected = {
       uri: 'skill://s/SKILL.md',
       frontmatter: { name: 's', description: 'Frozen skill.', metadata: { team: 'core' } },
-      resources: await resourcesOnDisk(path.join(root, 's'), 'skill://s'),
+      resources: diskFiles(path.join(root, 's'), 'skill://s'),
     };
     expect(typeof skill?.json).toBe('string');
     expect(JSON.parse(skill?.json ?? 'null')).toStrictEqual(expected);

@@ -10,6 +10,7 @@ import { entryOf } from '../../src/index/entry.js';
 import { digestOf } from '../../src/index/record.js';
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
+import { diskCatalog, diskFiles, fileOnDisk, fileUrisOf } from '../helpers/disk.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { SAMPLE_SKILLS_DIR } from '../helpers/tree.js';
 import {
@@ -17,15 +18,12 @@ import {
   childrenOf,
   directoryUris,
   expectSnapshotMatchesDisk,
-  listFiles,
   namespaceFileUris,
   resourcesOf,
-  resourcesOnDisk,
-  rowOnDisk,
   servedFileUris,
   skillsListing,
   skillUris,
-} from './expect-disk.js';
+} from './snapshot.js';
 
 const ROOT = path.resolve(SAMPLE_SKILLS_DIR);
 const DIRECTORY = 'inode/directory';
@@ -61,8 +59,8 @@ describe('buildSnapshot over sample-skills', () => {
       expect(skill?.segments).toEqual(skillPath.split('/'));
       expect(skill?.dirReal).toBe(path.join(ROOT, rel));
       expect(skill?.rootIndex).toBe(0);
-      expect(resourcesOf(skill)).toEqual(await resourcesOnDisk(path.join(ROOT, rel), `skill://${skillPath}`));
-      expect(skill?.manifestSize).toBe((await rowOnDisk('', path.join(ROOT, rel, 'SKILL.md'))).size);
+      expect(resourcesOf(skill)).toEqual(diskFiles(path.join(ROOT, rel), `skill://${skillPath}`));
+      expect(skill?.manifestSize).toBe(fileOnDisk('', path.join(ROOT, rel, 'SKILL.md')).size);
     },
   );
 
@@ -89,20 +87,17 @@ describe('buildSnapshot over sample-skills', () => {
   });
 
   it('serves every file exactly once, with the digest and size of the real file', async () => {
-    const expected: string[] = (await listFiles(ROOT)).map((rel) => `skill://${rel}`).sort();
+    const expected = fileUrisOf(diskCatalog(ROOT));
     expect(servedFileUris(snapshot)).toEqual(expected);
     expect(namespaceFileUris(snapshot)).toEqual(expected);
     expect(snapshot.fileCount).toBe(expected.length);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
     const logo = findFile(snapshot, 'skill://report-writer/assets/logo.png');
     expect(logo?.path).toBe(path.join(ROOT, 'report-writer/assets/logo.png'));
     expect(logo?.mimeType).toBe('image/png');
-    expect(logo === undefined ? undefined : { digest: digestOf(logo.node), size: logo.node.size }).toEqual(
-      await rowOnDisk('', path.join(ROOT, 'report-writer/assets/logo.png')).then((row) => ({
-        digest: row.digest,
-        size: row.size,
-      })),
-    );
+    expect(
+      logo === undefined ? undefined : { uri: logo.uri, digest: digestOf(logo.node), size: logo.node.size },
+    ).toEqual(fileOnDisk('skill://report-writer/assets/logo.png', path.join(ROOT, 'report-writer/assets/logo.png')));
   });
 
   it('publishes frontmatter verbatim (folded, literal, metadata)', () => {
@@ -133,7 +128,7 @@ describe('buildSnapshot over sample-skills', () => {
   });
 
   it('lists skill://report-writer/templates: report.md with its size, and sections as a directory', async () => {
-    const report = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/report.md'));
+    const report = fileOnDisk('', path.join(ROOT, 'report-writer/templates/report.md'));
     expect(childrenOf(snapshot, 'skill://report-writer/templates')).toEqual([
       {
         uri: 'skill://report-writer/templates/report.md',
@@ -143,7 +138,7 @@ describe('buildSnapshot over sample-skills', () => {
       },
       { uri: 'skill://report-writer/templates/sections', name: 'sections', mimeType: DIRECTORY },
     ]);
-    const summary = await rowOnDisk('', path.join(ROOT, 'report-writer/templates/sections/executive-summary.md'));
+    const summary = fileOnDisk('', path.join(ROOT, 'report-writer/templates/sections/executive-summary.md'));
     expect(childrenOf(snapshot, 'skill://report-writer/templates/sections')).toEqual([
       {
         uri: 'skill://report-writer/templates/sections/executive-summary.md',

@@ -9,16 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { findFile, findSkill } from '../../src/index/snapshot.js';
+import { fileOnDisk } from '../helpers/disk.js';
 import { skillMd, tempTrees } from '../helpers/tree.js';
-import {
-  buildOne,
-  diagKeys,
-  expectSnapshotMatchesDisk,
-  resourcesOf,
-  rowOnDisk,
-  servedFileUris,
-  skillUris,
-} from './expect-disk.js';
+import { buildOne, diagKeys, expectSnapshotMatchesDisk, resourcesOf, servedFileUris, skillUris } from './snapshot.js';
 
 /** A FIFO that is opened for reading without O_NONBLOCK hangs the build: bound each such test. */
 const FIFO_TIMEOUT_MS = 10_000;
@@ -43,8 +36,8 @@ describe('special files', () => {
         { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipe') },
       ]);
       expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
-        await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
-        await rowOnDisk('skill://s/notes.md', path.join(root, 's/notes.md')),
+        fileOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
+        fileOnDisk('skill://s/notes.md', path.join(root, 's/notes.md')),
       ]);
       expect(findFile(snapshot, 'skill://s/pipe')).toBeUndefined();
     },
@@ -65,7 +58,7 @@ describe('special files', () => {
         { severity: 'warning', rule: 'special-file', file: path.join(root, 's/pipes/pipe') },
       ]);
       expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md']);
-      await expectSnapshotMatchesDisk(snapshot);
+      expectSnapshotMatchesDisk(snapshot);
     },
     FIFO_TIMEOUT_MS,
   );
@@ -110,7 +103,7 @@ describe('special files', () => {
       { severity: 'warning', rule: 'unrepresentable-name', file: path.join(root, 's', 'caf\uFFFD.md') },
     ]);
     expect(servedFileUris(snapshot)).toEqual(['skill://s/SKILL.md', 'skill://s/ok.md']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it.skipIf(RUNNING_AS_ROOT)('skips an unreadable file with unreadable-file and serves the rest', async () => {

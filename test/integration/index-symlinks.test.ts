@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { findDirectory, findFile, findSkill } from '../../src/index/snapshot.js';
+import { fileOnDisk } from '../helpers/disk.js';
 import { addToTree, skillMd, tempTrees } from '../helpers/tree.js';
 import {
   buildOne,
@@ -15,10 +16,9 @@ import {
   diagKeys,
   expectSnapshotMatchesDisk,
   resourcesOf,
-  rowOnDisk,
   servedFileUris,
   skillUris,
-} from './expect-disk.js';
+} from './snapshot.js';
 
 const LOOP_TIMEOUT_MS = 10_000;
 
@@ -38,14 +38,14 @@ describe('symlinks', () => {
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
-      await rowOnDisk('skill://s/alias.md', path.join(root, 's/real.md')),
-      await rowOnDisk('skill://s/common.md', path.join(root, 'shared/common.md')),
-      await rowOnDisk('skill://s/real.md', path.join(root, 's/real.md')),
+      fileOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
+      fileOnDisk('skill://s/alias.md', path.join(root, 's/real.md')),
+      fileOnDisk('skill://s/common.md', path.join(root, 'shared/common.md')),
+      fileOnDisk('skill://s/real.md', path.join(root, 's/real.md')),
     ]);
     expect(findFile(snapshot, 'skill://s/alias.md')?.path).toBe(path.join(root, 's/real.md'));
     expect(findFile(snapshot, 'skill://s/common.md')?.path).toBe(path.join(root, 'shared/common.md'));
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it('serves the files of a linked directory inside the root under the link path', async () => {
@@ -59,10 +59,10 @@ describe('symlinks', () => {
     const snapshot = await buildOne(root);
     expect(snapshot.diagnostics).toEqual([]);
     expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
-      await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
-      await rowOnDisk('skill://s/lib/topic.md', path.join(root, 'library/topic.md')),
-      await rowOnDisk('skill://s/more/deep.md', path.join(root, 's/refs/deep.md')),
-      await rowOnDisk('skill://s/refs/deep.md', path.join(root, 's/refs/deep.md')),
+      fileOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
+      fileOnDisk('skill://s/lib/topic.md', path.join(root, 'library/topic.md')),
+      fileOnDisk('skill://s/more/deep.md', path.join(root, 's/refs/deep.md')),
+      fileOnDisk('skill://s/refs/deep.md', path.join(root, 's/refs/deep.md')),
     ]);
     expect(childrenOf(snapshot, 'skill://s')?.map((child) => [child.uri, child.mimeType])).toEqual([
       ['skill://s/SKILL.md', 'text/markdown'],
@@ -71,7 +71,7 @@ describe('symlinks', () => {
       ['skill://s/refs', 'inode/directory'],
     ]);
     expect(childrenOf(snapshot, 'skill://s/more')?.map((child) => child.uri)).toEqual(['skill://s/more/deep.md']);
-    await expectSnapshotMatchesDisk(snapshot);
+    expectSnapshotMatchesDisk(snapshot);
   });
 
   it('skips a link to a file outside the root with one warning and serves the rest of the skill', async () => {
@@ -176,11 +176,11 @@ describe('symlinks', () => {
         { severity: 'warning', rule: 'symlink-loop', file: path.join(root, 's/b/to-a/to-b') },
       ]);
       expect(resourcesOf(findSkill(snapshot, 'skill://s/SKILL.md'))).toEqual([
-        await rowOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
-        await rowOnDisk('skill://s/a/to-b/y.md', path.join(root, 's/b/y.md')),
-        await rowOnDisk('skill://s/a/x.md', path.join(root, 's/a/x.md')),
-        await rowOnDisk('skill://s/b/to-a/x.md', path.join(root, 's/a/x.md')),
-        await rowOnDisk('skill://s/b/y.md', path.join(root, 's/b/y.md')),
+        fileOnDisk('skill://s/SKILL.md', path.join(root, 's/SKILL.md')),
+        fileOnDisk('skill://s/a/to-b/y.md', path.join(root, 's/b/y.md')),
+        fileOnDisk('skill://s/a/x.md', path.join(root, 's/a/x.md')),
+        fileOnDisk('skill://s/b/to-a/x.md', path.join(root, 's/a/x.md')),
+        fileOnDisk('skill://s/b/y.md', path.join(root, 's/b/y.md')),
       ]);
     },
     LOOP_TIMEOUT_MS,

@@ -13,7 +13,8 @@ import { findFile } from '../../src/index/snapshot.js';
 import { SnapshotStore } from '../../src/index/store.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { LiveIndex } from '../../src/watch/live-index.js';
-import { sha256, skillMd, tempTrees } from '../helpers/tree.js';
+import { sha256 } from '../helpers/disk.js';
+import { skillMd, tempTrees } from '../helpers/tree.js';
 
 const temps = tempTrees();
 afterEach(() => temps.removeAll());

@@ -11,8 +11,9 @@ import path from 'node:path';
 
 import { afterAll, expect, it } from 'vitest';
 
+import { sha256 } from '../helpers/disk.js';
 import { type LogLine, waitForEvent } from '../helpers/logs.js';
-import { makeTree, removeTree, sha256, skillMd } from '../helpers/tree.js';
+import { makeTree, removeTree, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
 import { SERVER_DEFAULT_LOG_LEVEL, spawnWire } from '../helpers/wire.js';
 

@@ -14,7 +14,8 @@ import { diffSnapshots, type SnapshotDiff } from '../../src/index/diff.js';
 import { EMPTY_SNAPSHOT, findDirectory, findFile } from '../../src/index/snapshot.js';
 import type { Snapshot } from '../../src/index/types.js';
 import { regionsOf, type WatchEvent } from '../../src/watch/classify.js';
-import { addToTree, makeTree, removeTree, sha256, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
+import { sha256 } from '../helpers/disk.js';
+import { addToTree, makeTree, removeTree, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 const NO_CHANGE: SnapshotDiff = { listChanged: false, updated: [], skillsChanged: [] };
 

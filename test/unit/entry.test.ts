@@ -16,6 +16,7 @@ import { buildRecord, entryOf, problemsDiagnostic } from '../../src/index/entry.
 import { type ReadFrontmatter, readFrontmatter } from '../../src/index/frontmatter.js';
 import { makeKey } from '../../src/index/record.js';
 import { type Diagnostic, DirNode, FileNode, type SkillRecord } from '../../src/index/types.js';
+import { sha256 } from '../helpers/disk.js';
 import { skillMd as skillMdOf, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
 const SKILL_DIR = '/srv/skills/my-skill';
@@ -26,7 +27,6 @@ const MAX_FILES = 512;
 const MAX_BYTES = 16 * 1024 * 1024;
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
-const sha256 = (bytes: Uint8Array | string): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 /** A file: its bytes, or only a size (for limits: the bytes are never read, the node just says how many there are). */
 type FileSpec = Uint8Array | { readonly size: number };

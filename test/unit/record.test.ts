@@ -25,6 +25,7 @@ import {
   wasRacy,
 } from '../../src/index/record.js';
 import { FileNode } from '../../src/index/types.js';
+import { sha256 } from '../helpers/disk.js';
 import { tempTrees } from '../helpers/tree.js';
 
 const IDENTITY: FileIdentity = {
@@ -35,7 +36,6 @@ const IDENTITY: FileIdentity = {
   dev: 66_306n,
 };
 const raw = (text: string): Buffer => createHash('sha256').update(text).digest();
-const hex = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 const node = (key: string, size = IDENTITY.size): FileNode => new FileNode('f.md', size, key, undefined);
 
 describe('record keys', () => {
@@ -43,7 +43,7 @@ describe('record keys', () => {
     const key = makeKey(raw('content'), IDENTITY.size, IDENTITY, false);
     expect(key).toHaveLength(KEY_LENGTH);
     expect(KEY_LENGTH).toBe(73);
-    expect(digestOf(node(key))).toBe(hex('content'));
+    expect(digestOf(node(key))).toBe(sha256('content'));
     expect(identityOf(node(key))).toEqual(IDENTITY);
     expect(holdsPrivateKey(node(key))).toBe(false);
     expect(holdsPrivateKey(node(makeKey(raw('content'), IDENTITY.size, IDENTITY, true)))).toBe(true);
@@ -94,7 +94,7 @@ describe('record keys', () => {
     makeKey(raw('two'), 3, { ...IDENTITY, dev: 1n }, true);
     digestOf(node(makeKey(raw('three'), 5, IDENTITY, false)));
     expect(first).toBe(copy);
-    expect(digestOf(node(first))).toBe(hex('one'));
+    expect(digestOf(node(first))).toBe(sha256('one'));
   });
 });
 

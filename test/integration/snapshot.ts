@@ -1,9 +1,8 @@
 /**
- * Shared expectations of the index integration tests: what a snapshot should say, computed independently from the
- * bytes on disk (own directory listing, own sha256), never from `src/`.
+ * What a snapshot says, as the index integration tests read it: its skills, the URIs of its files and directory
+ * resources, listings and diagnostics; and the check that every entry agrees with the disk oracle (`disk.ts`).
  */
 import { promises as fsp } from 'node:fs';
-import path from 'node:path';
 
 import { expect } from 'vitest';
 
@@ -18,15 +17,7 @@ import {
   type Snapshot,
 } from '../../src/index/types.js';
 import { buildSkillUri, encodeSegment } from '../../src/index/uri.js';
-import { diskFiles } from '../helpers/disk.js';
-import { sha256 } from '../helpers/tree.js';
-
-/** A `{ uri, digest, size }` resource as the entry lists it. */
-export interface ResourceRow {
-  uri: string;
-  digest: string;
-  size: number;
-}
+import { fileOnDisk, type PublishedFile } from '../helpers/disk.js';
 
 /** Builds generation 1 of a single root mounted without a prefix. */
 export function buildOne(dir: string): Promise<Snapshot> {
@@ -34,11 +25,11 @@ export function buildOne(dir: string): Promise<Snapshot> {
 }
 
 /** The entry's `resources` as an array (fails the test on `"dynamic"`). */
-export function resourcesOf(skill: SkillRecord | undefined): ResourceRow[] {
+export function resourcesOf(skill: SkillRecord | undefined): PublishedFile[] {
   expect(skill).toBeDefined();
   const resources = skill === undefined ? undefined : entryOf(skill).resources;
   expect(Array.isArray(resources)).toBe(true);
-  return [...(resources as ResourceRow[])];
+  return [...(resources as PublishedFile[])];
 }
 
 /** `skill://` URIs of the served skills, in `skills/list` order. */
@@ -105,44 +96,11 @@ export function skillsListing(snapshot: Snapshot, uri: string): string[] {
 }
 
 /**
- * Every regular file under `dir` (recursive, not following links), as sorted `/`-separated relative paths.
- * Names starting with `.` and `node_modules` are left out when `skipIgnored` is set.
- */
-export async function listFiles(dir: string, skipIgnored = true): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (abs: string, rel: string): Promise<void> => {
-    for (const entry of await fsp.readdir(abs, { withFileTypes: true })) {
-      if (skipIgnored && (entry.name.startsWith('.') || entry.name === 'node_modules')) continue;
-      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      if (entry.isDirectory()) await visit(path.join(abs, entry.name), childRel);
-      else if (entry.isFile()) out.push(childRel);
-    }
-  };
-  await visit(dir, '');
-  return out.sort();
-}
-
-/**
- * The resources a skill rooted at host directory `dir` with directory URI `dirUri` must list: every file under it,
- * with sha256 and byte length of the bytes on disk, sorted by URI. Segments are encoded with `encodeURIComponent`
- * (identical to the canonical form for names made of letters, digits, `-`, `_` and `.`).
- */
-export function resourcesOnDisk(dir: string, dirUri: string): Promise<ResourceRow[]> {
-  return Promise.resolve(diskFiles(dir, dirUri));
-}
-
-/** One resource row for the file at `file`, from the bytes on disk. */
-export async function rowOnDisk(uri: string, file: string): Promise<ResourceRow> {
-  const bytes = await fsp.readFile(file);
-  return { uri, digest: sha256(bytes), size: bytes.length };
-}
-
-/**
  * Checks that the files of the namespace are exactly the files the entries list, counted once each, and that every
  * resource of every entry is a served file whose host path holds exactly the bytes the entry's digest and size
  * describe.
  */
-export async function expectSnapshotMatchesDisk(snapshot: Snapshot): Promise<void> {
+export function expectSnapshotMatchesDisk(snapshot: Snapshot): void {
   const served = servedFileUris(snapshot);
   expect(namespaceFileUris(snapshot)).toEqual(served);
   expect(snapshot.fileCount).toBe(served.length);
@@ -150,8 +108,7 @@ export async function expectSnapshotMatchesDisk(snapshot: Snapshot): Promise<voi
     for (const resource of resourcesOf(skill)) {
       const file = findFile(snapshot, resource.uri);
       expect(file, resource.uri).toBeDefined();
-      const bytes = await fsp.readFile(file?.path ?? '');
-      expect({ uri: file?.uri, digest: sha256(bytes), size: bytes.length, nodeSize: file?.node.size }).toEqual({
+      expect({ ...fileOnDisk(file?.uri ?? '', file?.path ?? ''), nodeSize: file?.node.size }).toEqual({
         uri: resource.uri,
         digest: resource.digest,
         size: resource.size,
