@@ -16,11 +16,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { sha256 } from '../helpers/disk.js';
 import { createRemote } from '../helpers/git-repo.js';
 import { eventsOf } from '../helpers/logs.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
 import { connect, type Connection, type Era, eraClientOptions, ERAS, SAMPLE_SKILLS } from '../helpers/server.js';
-import { makeTempDir, sha256, skillMd } from '../helpers/tree.js';
+import { makeTempDir, skillMd } from '../helpers/tree.js';
 import { waitFor } from '../helpers/wait.js';
 import { IMAGE, imageExists, LIMIT_FLAGS, podman, podmanArgs } from './podman.mjs';
 

@@ -172,7 +172,7 @@ describe('git roots', () => {
     expect(check.stdout).toContain('    + skill://alpha/notes.md');
     // --content-only: the one content change, not every entry's new commit.
     const root = `git+${remote.fileUrl}#main:skills`;
-    const content = runCli(['manifest', '--cache-dir', cache, '--check', saved, '--content-only', root]);
+    const content = cli(['manifest', '--cache-dir', cache, '--check', saved, '--content-only', root]);
     expect({ status: content.status, stdout: content.stdout }).toEqual({
       status: 1,
       stdout: [
@@ -184,10 +184,10 @@ describe('git roots', () => {
       ].join('\n'),
     });
     // A commit outside the served folder changes every entry's provenance and no content.
-    await fsp.writeFile(saved, runCli(['manifest', '--cache-dir', cache, root]).stdout);
+    await fsp.writeFile(saved, cli(['manifest', '--cache-dir', cache, root]).stdout);
     await remote.commit({ 'README.md': 'not a skill\n' });
-    expect(runCli(['manifest', '--cache-dir', cache, '--check', saved, root]).status).toBe(1);
-    expect(runCli(['manifest', '--cache-dir', cache, '--check', saved, '--content-only', root])).toMatchObject({
+    expect(cli(['manifest', '--cache-dir', cache, '--check', saved, root]).status).toBe(1);
+    expect(cli(['manifest', '--cache-dir', cache, '--check', saved, '--content-only', root])).toMatchObject({
       status: 0,
       stdout: expect.stringMatching(/^manifest matches: \d+ skill\(s\)\n$/u) as unknown,
     });

@@ -24,9 +24,10 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { sha256 } from '../helpers/disk.js';
 import { waitFor } from '../helpers/live.js';
-import { BIN, SAMPLE_SKILLS, servingPort } from '../helpers/server.js';
-import { sha256 } from '../helpers/tree.js';
+import { eventsOf } from '../helpers/logs.js';
+import { BIN, SAMPLE_SKILLS } from '../helpers/server.js';
 import { generatedCatalog, STEP_MS } from './harness.js';
 import { skillsCli } from './hosts.mjs';
 
@@ -171,8 +172,9 @@ const ADD = ['--skill', '*', '-a', 'claude-code', '-a', 'codex', '-g', '-y', '--
 /** Starts the server on `tree` in a namespace of its own; resolves with it and its port once it listens. */
 async function startServer(tree: string): Promise<{ ns: Namespaced; port: number }> {
   const ns = startInNamespace([BIN, '--http', '127.0.0.1:0', '--log-level', 'info', tree]);
-  await waitFor(() => servingPort(ns.stderr()) !== undefined);
-  const port = servingPort(ns.stderr()) as number;
+  const portOf = (): unknown => eventsOf(ns.stderr(), 'serving')[0]?.['port'];
+  await waitFor(() => typeof portOf() === 'number');
+  const port = portOf() as number;
   // The installer gives discovery 10 s: it starts once the first index is served.
   await waitFor(() => {
     fetchBytes(ns, `http://127.0.0.1:${port}/readyz`);
