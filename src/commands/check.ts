@@ -7,6 +7,7 @@ import path from 'node:path';
 import { planFeed } from '../feed/feed.js';
 import type { Diagnostic, Snapshot } from '../index/types.js';
 import type { SourceSpec } from '../roots/kinds.js';
+import { crossSkillLinks } from './cross-links.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
 /** The `--json` document. */
@@ -21,10 +22,15 @@ export interface CheckReport {
  *
  * @param snapshot a complete build.
  * @param feed add the skills the discovery feed leaves out (warnings, `feed-*`; docs/feed.md) after the index's.
+ *   Links between skills (`crossSkillLinks`) are always added.
  * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
 function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
-  const diagnostics = feed ? [...snapshot.diagnostics, ...planFeed(snapshot.ordered).problems] : snapshot.diagnostics;
+  const diagnostics = [
+    ...snapshot.diagnostics,
+    ...crossSkillLinks(snapshot.ordered),
+    ...(feed ? planFeed(snapshot.ordered).problems : []),
+  ];
   const skills = snapshot.ordered.map((skill) => ({
     uri: skill.uri,
     name: skill.name,

@@ -43,6 +43,8 @@ export const WARNING_RULES = [
   'root-empty',
   'duplicate-root',
   'nested-root',
+  'link-outside-skill',
+  'link-unserved-skill',
 ] as const;
 
 export type ErrorRule = (typeof ERROR_RULES)[number];
@@ -178,6 +180,49 @@ export function secretFile(file: string, holdsPrivateKey: boolean, ignoreFile: s
     `remove it from the skill, or list it in ${ignoreFile} if it is not meant to be published`,
   );
   return line === undefined ? found : { ...found, line, column: 1 };
+}
+
+/**
+ * A relative link in `SKILL.md` that leaves its skill's folder: a host that loads or installs the skill alone cannot
+ * follow it (vercel-labs/skills#860).
+ *
+ * @param target the link as written; `servedAs` the served skill it reaches now, if any.
+ */
+export function linkOutsideSkill(
+  file: string,
+  line: number,
+  column: number,
+  target: string,
+  servedAs?: string,
+): Diagnostic {
+  return {
+    ...warning(
+      'link-outside-skill',
+      file,
+      servedAs === undefined
+        ? `links ${target}, outside this skill, to nothing that is served`
+        : `links ${target}, outside this skill, into ${servedAs}: a host that installs or loads this skill alone cannot follow it`,
+      servedAs === undefined
+        ? 'copy what it needs into the skill folder, or fix the path'
+        : `name the other skill by its URI (${servedAs}) and serve both together, or copy what it needs into the skill folder`,
+    ),
+    line,
+    column,
+  };
+}
+
+/** A `skill://` URI in `SKILL.md` that names no served skill. */
+export function linkUnservedSkill(file: string, line: number, column: number, uri: string): Diagnostic {
+  return {
+    ...warning(
+      'link-unserved-skill',
+      file,
+      `names ${uri}, which is not served beside it`,
+      'serve the skill it names from the same roots, or remove the reference',
+    ),
+    line,
+    column,
+  };
 }
 
 /** Invisible characters in `SKILL.md` that can hide instructions from a reviewer. */

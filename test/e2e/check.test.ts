@@ -514,3 +514,68 @@ describe('check: unusable roots and usage errors', () => {
     expect(run.stderr).toBe(`${error}\n(run skills-serve --help for usage)\n`);
   });
 });
+
+describe('check: links between skills', () => {
+  it('warns of a link out of its skill and of a skill:// URI not served, never of code, URLs or its own files', async () => {
+    const body = [
+      '# gws-drive',
+      '',
+      'Read [the shared setup](../gws-shared/SKILL.md) first, then [the notes](../gws-notes/notes.md).',
+      'Its own [reference](references/api.md) and [anchor](#usage) are fine, as is https://example.com/x.',
+      'Ask skill://gws-shared/SKILL.md for auth; skill://gws-gone/SKILL.md is retired.',
+      '',
+      '```md',
+      '[not a link](../elsewhere.md) and skill://in-a-fence/SKILL.md',
+      '```',
+      'And `[code](../span.md)` too.',
+      '',
+    ].join('\n');
+    const root = await temps.tree({
+      'gws-drive/SKILL.md': `${skillMd('gws-drive', 'Drive files.').replace(/# gws-drive[\s\S]*$/u, '')}${body}`,
+      'gws-drive/references/api.md': 'API.\n',
+      'gws-shared/SKILL.md': skillMd('gws-shared', 'Shared Google Workspace auth.'),
+    });
+    const run = cli(['check', '--json', root]);
+    expect(run.status).toBe(0);
+    const file = path.join(root, 'gws-drive', 'SKILL.md');
+    expect((JSON.parse(run.stdout) as { diagnostics: unknown[] }).diagnostics).toEqual([
+      {
+        severity: 'warning',
+        rule: 'link-outside-skill',
+        file,
+        line: 8,
+        column: 25,
+        message:
+          'links ../gws-shared/SKILL.md, outside this skill, into skill://gws-shared/SKILL.md: a host that installs or loads this skill alone cannot follow it',
+        hint: 'name the other skill by its URI (skill://gws-shared/SKILL.md) and serve both together, or copy what it needs into the skill folder',
+      },
+      {
+        severity: 'warning',
+        rule: 'link-outside-skill',
+        file,
+        line: 8,
+        column: 73,
+        message: 'links ../gws-notes/notes.md, outside this skill, to nothing that is served',
+        hint: 'copy what it needs into the skill folder, or fix the path',
+      },
+      {
+        severity: 'warning',
+        rule: 'link-unserved-skill',
+        file,
+        line: 10,
+        column: 43,
+        message: 'names skill://gws-gone/SKILL.md, which is not served beside it',
+        hint: 'serve the skill it names from the same roots, or remove the reference',
+      },
+    ]);
+    expect(cli(['check', '--strict', root]).status).toBe(1);
+  });
+
+  it('finds none in sample-skills and the shared corpus', () => {
+    const corpus = path.resolve(REPO, '..', 'shared', 'corpora', 'anthropics-skills');
+    for (const root of [SAMPLE_SKILLS, corpus]) {
+      const { diagnostics } = JSON.parse(cli(['check', '--json', root]).stdout) as { diagnostics: { rule: string }[] };
+      expect(diagnostics.filter(({ rule }) => rule.startsWith('link-'))).toEqual([]);
+    }
+  });
+});
