@@ -2,12 +2,16 @@
  * `skills-serve check`: runs the same index as `serve` and reports every skill and every diagnostic, for skill
  * authors before they ship and for CI. Exit 1 when any skill was left out.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { planFeed } from '../feed/feed.js';
+import { descriptionNearDuplicate } from '../index/diagnostics.js';
+import { findKeyLine } from '../index/rules.js';
 import type { Diagnostic, Snapshot } from '../index/types.js';
 import type { SourceSpec } from '../roots/kinds.js';
 import { crossSkillLinks } from './cross-links.js';
+import { similarDescriptions } from './similar-descriptions.js';
 import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 
 /** The `--json` document. */
@@ -22,13 +26,18 @@ export interface CheckReport {
  *
  * @param snapshot a complete build.
  * @param feed add the skills the discovery feed leaves out (warnings, `feed-*`; docs/feed.md) after the index's.
- *   Links between skills (`crossSkillLinks`) are always added.
+ *   Links between skills (`crossSkillLinks`) and near-duplicate descriptions (`similarDescriptions`) are always
+ *   added.
  * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
 function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
   const diagnostics = [
     ...snapshot.diagnostics,
     ...crossSkillLinks(snapshot.ordered),
+    ...similarDescriptions(snapshot.ordered, (skill, like, similarity, more) => {
+      const file = path.join(skill.dirReal, 'SKILL.md');
+      return descriptionNearDuplicate(file, findKeyLine(readText(file), 'description'), like.uri, similarity, more);
+    }),
     ...(feed ? planFeed(snapshot.ordered).problems : []),
   ];
   const skills = snapshot.ordered.map((skill) => ({
@@ -114,4 +123,13 @@ export function displayPath(file: string, cwd: string): string {
 /** `1 file`, `1,234 files` (`many`: the plural when it is not `noun` + `s`). */
 export function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? noun : many}`;
+}
+
+/** A file's text, or `undefined` when it cannot be read now (changed since the build). */
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

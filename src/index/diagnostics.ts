@@ -45,6 +45,7 @@ export const WARNING_RULES = [
   'nested-root',
   'link-outside-skill',
   'link-unserved-skill',
+  'description-near-duplicate',
 ] as const;
 
 export type ErrorRule = (typeof ERROR_RULES)[number];
@@ -209,6 +210,29 @@ export function linkOutsideSkill(
     line,
     column,
   };
+}
+
+/**
+ * A description nearly the same as another served skill's: a model choosing between the two picks at random.
+ *
+ * @param similarity from 0 to 1 (the measure: `commands/similar-descriptions.ts`); `more`: other skills listed
+ *   before it that are alike too.
+ */
+export function descriptionNearDuplicate(
+  file: string,
+  line: number | undefined,
+  like: string,
+  similarity: number,
+  more: number,
+): Diagnostic {
+  const others = more === 0 ? '' : ` (and ${more} more skill${more === 1 ? '' : 's'} listed before it)`;
+  const found = warning(
+    'description-near-duplicate',
+    file,
+    `description is ${Math.round(similarity * 100)}% like the description of ${like}${others} (word pairs shared): a model choosing between them picks at random`,
+    `say what sets this skill apart: when to use it rather than ${like}`,
+  );
+  return line === undefined ? found : { ...found, line, column: 1 };
 }
 
 /** A `skill://` URI in `SKILL.md` that names no served skill. */

@@ -579,3 +579,47 @@ describe('check: links between skills', () => {
     }
   });
 });
+
+describe('check: near-duplicate descriptions', () => {
+  it('warns once per skill alike an earlier one, naming the most alike, and never of distinct skills', async () => {
+    const pdf = 'Summarize PDF documents into key points. Use when the user asks for a summary of a PDF file.';
+    const root = await temps.tree({
+      'pdf-a/SKILL.md': skillMd('pdf-a', pdf),
+      // One word swapped.
+      'pdf-b/SKILL.md': skillMd('pdf-b', pdf.replace('documents', 'files')),
+      // Reordered clauses, same words: alike too.
+      'pdf-c/SKILL.md': skillMd(
+        'pdf-c',
+        'Use when the user asks for a summary of a PDF file. Summarize PDF documents into key points.',
+      ),
+      'sheets/SKILL.md': skillMd('sheets', 'Build spreadsheets with formulas and charts. Use for Excel and CSV work.'),
+    });
+    const run = cli(['check', '--json', root]);
+    expect(run.status).toBe(0);
+    const found = (JSON.parse(run.stdout) as { diagnostics: Record<string, unknown>[] }).diagnostics;
+    expect(
+      found.map(({ rule, file, line, message }) => [rule, path.relative(root, file as string), line, message]),
+    ).toEqual([
+      [
+        'description-near-duplicate',
+        'pdf-b/SKILL.md',
+        3,
+        'description is 79% like the description of skill://pdf-a/SKILL.md (word pairs shared): a model choosing between them picks at random',
+      ],
+      [
+        'description-near-duplicate',
+        'pdf-c/SKILL.md',
+        3,
+        'description is 89% like the description of skill://pdf-a/SKILL.md (and 1 more skill listed before it) (word pairs shared): a model choosing between them picks at random',
+      ],
+    ]);
+  });
+
+  it('finds none in sample-skills and the shared corpus, whose most alike pair scores 0.12', () => {
+    const corpus = path.resolve(REPO, '..', 'shared', 'corpora', 'anthropics-skills');
+    for (const root of [SAMPLE_SKILLS, corpus]) {
+      const { diagnostics } = JSON.parse(cli(['check', '--json', root]).stdout) as { diagnostics: { rule: string }[] };
+      expect(diagnostics.filter(({ rule }) => rule === 'description-near-duplicate')).toEqual([]);
+    }
+  });
+});
