@@ -4,7 +4,9 @@
  * rest), each installer run in a throwaway HOME with telemetry off. On sample-skills and a generated 400-skill catalog:
  * `skills add http://127.0.0.1:PORT --skill '*' -a claude-code -a codex -g -y --copy` installs every skill the feed
  * publishes, each file byte-identical to the tree; an edit on the server reaches `skills update -g -y`; the static
- * export, served by a plain static file server, installs the same bytes, and a tampered artifact is refused.
+ * export, served by a plain static file server, installs the same bytes, and a tampered artifact is refused. Then
+ * stock Claude Code, with no MCP server configured, started offline in that HOME with the stand-in model, describes
+ * every installed skill in its first model request (its native listing).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
@@ -28,7 +30,9 @@ import { sha256 } from '../helpers/disk.js';
 import { waitFor } from '../helpers/live.js';
 import { eventsOf } from '../helpers/logs.js';
 import { BIN, SAMPLE_SKILLS } from '../helpers/server.js';
-import { generatedCatalog, STEP_MS } from './harness.js';
+import { published } from './cases.js';
+import { firstModelRequest, measure, reportLine } from './discoverability.js';
+import { generatedCatalog, HostUser, STEP_MS } from './harness.js';
 import { skillsCli } from './hosts.mjs';
 
 const FEED = '.well-known/agent-skills';
@@ -225,6 +229,45 @@ describe('skills 1.7.4 installs the discovery feed of sample-skills', () => {
         'skill://acme/support/refunds is left out of the discovery feed: 2 skills are named "refunds" (skill://acme/billing/refunds, skill://acme/support/refunds), and an installer would put them in one folder',
       ],
     ]);
+  });
+
+  it("installed for Claude Code, every skill is in stock Claude Code's first model request once, with no MCP server", async () => {
+    // Claude Code's own user (HOME, settings, the stand-in model), with no MCP server: the listing can only come from
+    // the copies the installer puts into ~/.claude/skills.
+    const user = new HostUser('claude', undefined);
+    try {
+      skills(server.ns, user, [
+        'add',
+        `http://127.0.0.1:${server.port}`,
+        '--skill',
+        '*',
+        '-a',
+        'claude-code',
+        '-g',
+        '-y',
+        '--copy',
+      ]);
+      const installed = publishedSkills(tree);
+      expect(readdirSync(path.join(user.home, '.claude', 'skills')).sort()).toEqual([...installed.keys()].sort());
+      // Each installed skill's name and description as the tree's frontmatter has them (the manifest reads it).
+      const entries = published(tree).entries.filter((entry) => installed.has(entry.name));
+      expect(entries.map((entry) => entry.name).sort()).toEqual([...installed.keys()].sort());
+      const prompt = 'Which skills can you use here? (FEED-INSTALLED-PROBE)';
+      // Synchronous: the run ends after the stand-in model logged and answered the requests.
+      const run = user.offline(['-p', prompt]);
+      expect(run.stdout).toBe('FAKE-MODEL-REPLY\n');
+      expect(user.serverStarts()).toBe(0);
+      const request = firstModelRequest(user, prompt);
+      if (request === undefined)
+        throw new Error(`Claude Code sent the model no request offering tools for "${prompt}"`);
+      const measured = measure(request, entries);
+      process.stdout.write(
+        `${reportLine('Claude Code 2.1.332 (claude -p, no MCP server)', 'skills installed from the feed of sample-skills', measured)}\n`,
+      );
+      expect(measured.counts).toEqual(entries.map(() => 1));
+    } finally {
+      await user.close();
+    }
   });
 
   it('brings an edit on the server to `skills update`', async () => {

@@ -96,11 +96,13 @@ export class HostUser {
 
   /**
    * @param name which host.
-   * @param serverArgs the arguments after `skills-serve` (roots and flags).
+   * @param serverArgs the arguments after `skills-serve` (roots and flags), or `undefined` for a Claude Code user with
+   *   no MCP server configured (it lists only the skills its own folders hold).
+   * @throws for `undefined` with another host.
    */
   constructor(
     readonly name: HostName,
-    serverArgs: readonly string[],
+    serverArgs: readonly string[] | undefined,
     options: { readonly alwaysLoad?: boolean } = {},
   ) {
     this.root = realpathSync(mkdtempSync(path.join(os.tmpdir(), `skills-serve-${name}-`)));
@@ -112,11 +114,13 @@ export class HostUser {
     this.modelLog = path.join(this.root, 'model.jsonl');
     this.scriptFile = path.join(this.root, 'script.json');
     this.#socket = `skills-serve-hosts-${process.pid}-${path.basename(this.root)}`;
+    if (serverArgs === undefined && name !== 'claude') throw new Error(`${name} is always configured with the server`);
     const server = {
       command: process.execPath,
-      args: [path.join(HERE, 'tee-mcp.mjs'), this.wireLog, '--', process.execPath, BIN, ...serverArgs],
+      args: [path.join(HERE, 'tee-mcp.mjs'), this.wireLog, '--', process.execPath, BIN, ...(serverArgs ?? [])],
     };
-    if (name === 'claude')
+    if (serverArgs === undefined) this.#configureClaude(undefined);
+    else if (name === 'claude')
       this.#configureClaude(options.alwaysLoad === true ? { ...server, alwaysLoad: true } : server);
     else if (name === 'gemini') this.#configureGemini(server);
     else if (name === 'codex') this.#configureCodex(server);
@@ -128,17 +132,19 @@ export class HostUser {
   /**
    * What a user writes for Claude Code: a project `.mcp.json`, approved in user settings; onboarding, trust and key
    * done. With `"alwaysLoad": true` on the server (what README recommends), Claude Code waits for the server (up to its
-   * 5 s connect timeout) before its first model request, instead of about 2 s.
+   * 5 s connect timeout) before its first model request, instead of about 2 s. Without `server`, neither file names
+   * one.
    */
-  #configureClaude(server: { command: string; args: string[]; alwaysLoad?: true }): void {
-    writeFileSync(
-      path.join(this.project, '.mcp.json'),
-      `${JSON.stringify({ mcpServers: { skills: server } }, null, 2)}\n`,
-    );
+  #configureClaude(server: { command: string; args: string[]; alwaysLoad?: true } | undefined): void {
+    if (server !== undefined)
+      writeFileSync(
+        path.join(this.project, '.mcp.json'),
+        `${JSON.stringify({ mcpServers: { skills: server } }, null, 2)}\n`,
+      );
     mkdirSync(path.join(this.home, '.claude'));
     writeFileSync(
       path.join(this.home, '.claude', 'settings.json'),
-      `${JSON.stringify({ enabledMcpjsonServers: ['skills'] }, null, 2)}\n`,
+      `${JSON.stringify(server === undefined ? {} : { enabledMcpjsonServers: ['skills'] }, null, 2)}\n`,
     );
     const state = {
       hasCompletedOnboarding: true,
