@@ -33,7 +33,7 @@ const EXPECTED: readonly [skill: string, rule: string, linePrefix?: string][] = 
   ['empty-skill-md', 'frontmatter-missing'],
   ['long-compatibility', 'compatibility-length', 'compatibility:'],
   ['long-description', 'description-length', 'description:'],
-  ['metadata-list', 'metadata-values', 'metadata:'],
+  ['metadata-list', 'metadata-values', '  tags:'],
   ['missing-description', 'required-fields'],
   ['name-mismatch', 'name-mismatch', 'name:'],
   ['no-frontmatter', 'frontmatter-missing'],
