@@ -22,24 +22,33 @@ export interface CheckReport {
 }
 
 /**
- * Summarizes a snapshot for `check`.
+ * What `check` reports of a build: the index's diagnostics, then the review of the catalog as a whole: links between
+ * skills (`crossSkillLinks`) and near-duplicate descriptions (`similarDescriptions`). (`check --hosts` reports the
+ * index's only: it is informational; `check` is the author's gate.)
  *
  * @param snapshot a complete build.
- * @param feed add the skills the discovery feed leaves out (warnings, `feed-*`; docs/feed.md) after the index's.
- *   Links between skills (`crossSkillLinks`) and near-duplicate descriptions (`similarDescriptions`) are always
- *   added.
- * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
  */
-function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
-  const diagnostics = [
+function reviewedDiagnostics(snapshot: Snapshot): Diagnostic[] {
+  return [
     ...snapshot.diagnostics,
     ...crossSkillLinks(snapshot.ordered),
     ...similarDescriptions(snapshot.ordered, (skill, like, similarity, more) => {
       const file = path.join(skill.dirReal, 'SKILL.md');
       return descriptionNearDuplicate(file, findKeyLine(readText(file), 'description'), like.uri, similarity, more);
     }),
-    ...(feed ? planFeed(snapshot.ordered).problems : []),
   ];
+}
+
+/**
+ * Summarizes a snapshot for `check`.
+ *
+ * @param snapshot a complete build.
+ * @param feed add the skills the discovery feed leaves out (warnings, `feed-*`; docs/feed.md) after the others
+ *   ({@link reviewedDiagnostics}).
+ * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
+ */
+function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
+  const diagnostics = [...reviewedDiagnostics(snapshot), ...(feed ? planFeed(snapshot.ordered).problems : [])];
   const skills = snapshot.ordered.map((skill) => ({
     uri: skill.uri,
     name: skill.name,

@@ -25,6 +25,8 @@ export const NOT_A_STRING =
 interface Found {
   /** The rule's key's value, when the frontmatter could be read (the plain reader's result). */
   readonly value?: unknown;
+  /** The whole frontmatter, when it could be read. */
+  readonly fields?: Readonly<Record<string, unknown>> | undefined;
   /** The offending line's text. */
   readonly lineText?: string | undefined;
 }
@@ -37,6 +39,11 @@ interface RuleMatcher {
   readonly hint: (match: RegExpExecArray, found: Found) => string;
   /** What to add to the SDK's message (`: it has 1312 characters`), when something was measured. */
   readonly detail?: (found: Found) => string | undefined;
+}
+
+/** Which of `name` and `description` the frontmatter lacks as strings (none when it could not be read). */
+function missingFields(fields: Readonly<Record<string, unknown>> | undefined): string[] {
+  return fields === undefined ? [] : ['name', 'description'].filter((key) => typeof fields[key] !== 'string');
 }
 
 /** Characters as the SDK and the Agent Skills limits count them: code points. */
@@ -79,8 +86,19 @@ const MATCHERS: readonly RuleMatcher[] = [
   {
     pattern: /^SKILL\.md frontmatter must contain string "name" and "description"/u,
     rule: 'required-fields',
-    hint: () =>
-      'add "name:" (the directory name) and "description:" (what the skill does and when to use it) as strings',
+    detail: ({ fields }) => {
+      const missing = missingFields(fields);
+      return missing.length === 0
+        ? undefined
+        : `: ${missing.map((key) => `"${key}"`).join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not a string`;
+    },
+    hint: (_match, { fields }) => {
+      const missing = missingFields(fields);
+      const name = 'add "name:" (the directory name)';
+      const description = 'add "description:" (what the skill does and when to use it)';
+      if (missing.length === 1) return `${missing[0] === 'name' ? name : description} as a string`;
+      return `${name} and "description:" (what the skill does and when to use it) as strings`;
+    },
   },
   {
     pattern: /^frontmatter name "(.*)" must be 1-64 lowercase letters, digits and single hyphens/su,
@@ -173,6 +191,7 @@ export function classifyProblem(
     const lineText = line === undefined ? undefined : linesOf(skillMd)[line - 1];
     const column = columnOf(matcher.rule, message, lineText);
     const found: Found = {
+      fields,
       lineText,
       ...(matcher.key !== undefined && fields !== undefined ? { value: fields[matcher.key] } : {}),
     };

@@ -74,6 +74,10 @@ export interface HttpAuth {
   readonly oauth?: OAuthSettings | undefined;
 }
 
+/** DNS-rebinding protection of a loopback bind: the `Host` and `Origin` of a request must be loopback too. */
+const HOST_GUARD = localhostHostValidation();
+const ORIGIN_GUARD = localhostOriginValidation();
+
 /** Whether a bind address is a wildcard, which names no URL clients use. */
 function isWildcardHost(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '[::]';
@@ -137,41 +141,12 @@ export class HttpAdapter implements Adapter {
     const authorizers = this.#staticAuthorizers(logger);
     const claimViews = this.#claimViews(host);
     this.#gate = new Gate(authorizers);
-    const handlerFor = (view: Visibility | undefined): ViewHandler => {
-      let entry = this.#handlers.get(view);
-      if (entry === undefined) {
-        // No connection to push diagnostics to: they go with each first skills/list page, as far as the view sees
-        // (worked out once per snapshot: a new git commit's roots come with a new snapshot).
-        let memo: { snapshot: Snapshot; diagnostics: readonly PublicDiagnostic[] } | undefined;
-        const diagnostics = (): readonly PublicDiagnostic[] => {
-          const snapshot = runtime.store.current;
-          if (memo?.snapshot !== snapshot)
-            memo = { snapshot, diagnostics: diagnosticsInView(snapshot.diagnostics, runtime.roots, view) };
-          return memo.diagnostics;
-        };
-        const factory = createServerFactory(runtime, {
-          stateless: true,
-          ...(view === undefined ? {} : { visibility: view }),
-          diagnostics,
-        });
-        const handler = createMcpHandler(factory, {
-          legacy: 'stateless',
-          onerror: (error) => logger.debug({ event: 'request-error', err: error }, 'request error'),
-        });
-        const serve = toNodeHandler(handler, {
-          onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed'),
-        });
-        this.#handlers.set(view, (entry = { handler, serve }));
-      }
-      return entry;
-    };
+    const handlerFor = (view: Visibility | undefined): ViewHandler => this.#handlerFor(runtime, view);
     handlerFor(undefined);
     runtime.on('changed', (change) => {
       for (const [view, { handler }] of this.#handlers) announce(handler, change, view);
     });
     const loopback = isLoopbackHost(host);
-    const hostGuard = loopback ? localhostHostValidation() : undefined;
-    const originGuard = loopback ? localhostOriginValidation() : undefined;
     if (!loopback && this.#auth.token === undefined && this.#auth.tokensFile === undefined && !this.#auth.oauth) {
       logger.warn(
         { event: 'http-open', host },
@@ -199,47 +174,9 @@ export class HttpAdapter implements Adapter {
           : pathname.startsWith(`${KEYED_FEEDS}/`)
             ? feedRoutes.keyed
             : undefined);
-      if (route === undefined) {
-        notFound(res);
-        return;
-      }
-      if (route.access === 'public') {
-        route.serve(req, res);
-        return;
-      }
-      // Counted and logged from here on: a request the Host or Origin check refuses too.
-      const exchange: Exchange = {
-        started: performance.now(),
-        subject: undefined,
-        refused: undefined,
-        body: undefined,
-      };
-      res.once('close', () => this.#finished(req, res, route.label(req, exchange), exchange));
-      if (hostGuard !== undefined && !hostGuard(req, res)) return;
-      if (originGuard !== undefined && !originGuard(req, res)) return;
-      const pass = (verdict: Admitted | { ok: false; reason: AuthFailure }): void => {
-        if (!verdict.ok) {
-          exchange.refused = verdict.reason;
-          this.#metrics?.authFailures.inc({ reason: verdict.reason });
-          if (route.admit !== undefined) {
-            notFound(res);
-            return;
-          }
-          const refusal = this.#gate.refusal(verdict.reason);
-          res.writeHead(refusal.status, refusal.headers);
-          res.end(refusal.body);
-          return;
-        }
-        // A listen stream lasts no longer than the admission it was opened with (checked every EXPIRY_SWEEP_MS: one
-        // timer for all, not one per request; the entry goes when the response closes, in #finished).
-        if (verdict.expiresAt !== Infinity) this.#expiring.set(res, verdict.expiresAt);
-        exchange.subject = verdict.subject;
-        route.serve(req, res, verdict, exchange);
-      };
-      // An admission seen before is answered in this turn; only a new token waits for its signature or introspection.
-      const verdict = route.admit?.(req) ?? this.#gate.authorize(authorizationOf(req), req.socket);
-      if (verdict instanceof Promise) void verdict.then(pass);
-      else pass(verdict);
+      if (route === undefined) notFound(res);
+      else if (route.access === 'public') route.serve(req, res);
+      else this.#passGate(route, req, res, loopback);
     });
     // An idle keep-alive connection outlives a load balancer's (60 s on the common ones) and a client's: the server
     // never closes one just as a request is sent on it ("other side closed").
@@ -277,6 +214,71 @@ export class HttpAdapter implements Adapter {
       );
       this.#discoverIssuers();
     }
+  }
+
+  /**
+   * The one way into a gated route: counted and logged from here on (a request the Host or Origin check refuses
+   * too), the DNS-rebinding checks of a loopback bind, then the gate (or the route's own admission: a feed key in the
+   * path); a refusal is answered by the gate's words, or 404 on a route that hides what exists.
+   */
+  #passGate(route: Extract<Route, { access: 'gated' }>, req: IncomingMessage, res: ServerResponse, loopback: boolean) {
+    const exchange: Exchange = { started: performance.now(), subject: undefined, refused: undefined, body: undefined };
+    res.once('close', () => this.#finished(req, res, route.label(req, exchange), exchange));
+    if (loopback && !(HOST_GUARD(req, res) && ORIGIN_GUARD(req, res))) return;
+    const pass = (verdict: Verdict): void => {
+      if (!verdict.ok) {
+        exchange.refused = verdict.reason;
+        this.#metrics?.authFailures.inc({ reason: verdict.reason });
+        if (route.admit !== undefined) {
+          notFound(res);
+          return;
+        }
+        const refusal = this.#gate.refusal(verdict.reason);
+        res.writeHead(refusal.status, refusal.headers);
+        res.end(refusal.body);
+        return;
+      }
+      // A listen stream lasts no longer than the admission it was opened with (checked every EXPIRY_SWEEP_MS: one
+      // timer for all, not one per request; the entry goes when the response closes, in #finished).
+      if (verdict.expiresAt !== Infinity) this.#expiring.set(res, verdict.expiresAt);
+      exchange.subject = verdict.subject;
+      route.serve(req, res, verdict, exchange);
+    };
+    // An admission seen before is answered in this turn; only a new token waits for its signature or introspection.
+    const verdict = route.admit?.(req) ?? this.#gate.authorize(authorizationOf(req), req.socket);
+    if (verdict instanceof Promise) void verdict.then(pass);
+    else pass(verdict);
+  }
+
+  /** The MCP handler of a view (`undefined`: everything), made on first use. */
+  #handlerFor(runtime: Runtime, view: Visibility | undefined): ViewHandler {
+    const { logger } = runtime;
+    let entry = this.#handlers.get(view);
+    if (entry === undefined) {
+      // No connection to push diagnostics to: they go with each first skills/list page, as far as the view sees
+      // (worked out once per snapshot: a new git commit's roots come with a new snapshot).
+      let memo: { snapshot: Snapshot; diagnostics: readonly PublicDiagnostic[] } | undefined;
+      const diagnostics = (): readonly PublicDiagnostic[] => {
+        const snapshot = runtime.store.current;
+        if (memo?.snapshot !== snapshot)
+          memo = { snapshot, diagnostics: diagnosticsInView(snapshot.diagnostics, runtime.roots, view) };
+        return memo.diagnostics;
+      };
+      const factory = createServerFactory(runtime, {
+        stateless: true,
+        ...(view === undefined ? {} : { visibility: view }),
+        diagnostics,
+      });
+      const handler = createMcpHandler(factory, {
+        legacy: 'stateless',
+        onerror: (error) => logger.debug({ event: 'request-error', err: error }, 'request error'),
+      });
+      const serve = toNodeHandler(handler, {
+        onerror: (error) => logger.warn({ event: 'request-failed', err: error }, 'HTTP request failed'),
+      });
+      this.#handlers.set(view, (entry = { handler, serve }));
+    }
+    return entry;
   }
 
   /**

@@ -138,8 +138,8 @@ const INVALID_DIAGNOSTICS = [
   {
     dir: 'missing-description',
     rule: 'required-fields',
-    message: 'SKILL.md frontmatter must contain string "name" and "description"',
-    hint: 'add "name:" (the directory name) and "description:" (what the skill does and when to use it) as strings',
+    message: 'SKILL.md frontmatter must contain string "name" and "description": "description" is not a string',
+    hint: 'add "description:" (what the skill does and when to use it) as a string',
   },
   {
     dir: 'name-mismatch',

@@ -390,7 +390,7 @@ describe('manifest --check', () => {
         {
           uri: 'skill://alpha/SKILL.md',
           rule: 'required-fields',
-          reason: 'SKILL.md frontmatter must contain string "name" and "description"',
+          reason: 'SKILL.md frontmatter must contain string "name" and "description": "description" is not a string',
         },
       ],
       changed: ['skill://beta/SKILL.md', 'skill://beta/inner/SKILL.md'].map((uri) => ({

@@ -125,3 +125,29 @@ describe('the npm package', () => {
     }
   });
 });
+
+describe('a clone that was never built', () => {
+  it('says to build it, in one line, instead of a module-not-found stack trace', () => {
+    const clone = mkdtempSync(path.join(os.tmpdir(), 'skills-serve-unbuilt-'));
+    try {
+      mkdirSync(path.join(clone, 'bin'));
+      writeFileSync(path.join(clone, 'package.json'), '{ "type": "module" }\n');
+      writeFileSync(
+        path.join(clone, 'bin', 'skills-serve.js'),
+        readFileSync(path.join(REPO, 'bin', 'skills-serve.js')),
+      );
+      const run = spawnSync(process.execPath, [path.join(clone, 'bin', 'skills-serve.js'), 'sample-skills'], {
+        encoding: 'utf8',
+        input: '',
+      });
+      expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        status: 1,
+        stdout: '',
+        stderr:
+          'skills-serve: dist/cli.js is missing: this clone is not built yet; run npm ci && npm run build in it\n',
+      });
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  });
+});

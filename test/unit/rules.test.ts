@@ -138,6 +138,30 @@ describe('classifyProblem on real SDK messages', () => {
   });
 
   it.each([
+    [
+      'description',
+      md('---', 'name: my-skill', '---'),
+      '"description" is not a string',
+      'add "description:" (what the skill does and when to use it) as a string',
+    ],
+    [
+      'name',
+      md('---', 'description: d', '---'),
+      '"name" is not a string',
+      'add "name:" (the directory name) as a string',
+    ],
+  ])('required-fields names the missing field: %s', async (_label, skillMd, detail, hint) => {
+    const read = await readFrontmatter(['my-skill'], new TextEncoder().encode(skillMd));
+    expect('problems' in read ? read.problems : []).toEqual([
+      {
+        rule: 'required-fields',
+        message: `SKILL.md frontmatter must contain string "name" and "description": ${detail}`,
+        hint,
+      },
+    ]);
+  });
+
+  it.each([
     ['a number', ['  author: me', '  version: 1.0'], 6, 'version', 'quote the value: version: "1.0"'],
     ['a boolean', ['  beta: true'], 5, 'beta', 'quote the value: beta: "true"'],
     ['null', ['  owner: ~'], 5, 'owner', 'give "owner" a string value, or remove it'],
