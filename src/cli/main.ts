@@ -368,8 +368,40 @@ function sourcesOrExit(args: readonly string[]): SourceSpec[] {
     return resolveSources(args, process.cwd());
   } catch (error) {
     if (!(error instanceof SkillsServeError)) throw error;
-    exitWith(error.message, exitCodeOf(error.code));
+    const meant = error.code === 'ROOT_UNUSABLE' ? commandLike(args[0]) : undefined;
+    exitWith(
+      meant === undefined ? error.message : `${error.message}; did you mean the command "${meant}"?`,
+      exitCodeOf(error.code),
+    );
   }
+}
+
+/** The commands a mistyped first argument may have meant. */
+const COMMANDS = ['serve', 'check', 'manifest', 'export'] as const;
+
+/**
+ * The command a root argument that could not be used was probably meant as: a bare word (no `/`, `=` or `:`) at most
+ * two edits from a command's name (`chek`, `manifets`).
+ */
+function commandLike(arg: string | undefined): string | undefined {
+  if (arg === undefined || !/^[a-z-]+$/u.test(arg)) return undefined;
+  return COMMANDS.find((command) => editDistance(arg, command) <= 2);
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions (two short ASCII words). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, at) => at);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        (row[j] as number) + 1,
+        (next[j - 1] as number) + 1,
+        (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    row = next;
+  }
+  return row[b.length] as number;
 }
 
 function buildProgram(): Command {

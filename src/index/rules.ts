@@ -177,13 +177,14 @@ export function classifyProblem(
     if (match === null) continue;
     if (matcher.rule === 'metadata-values') {
       const offending = findNonStringMetadata(skillMd);
-      if (offending !== undefined)
+      const [first] = offending;
+      if (first !== undefined)
         return {
           rule: matcher.rule,
-          message: `${message}: "${offending.key}" is ${offending.kind}`,
-          hint: offending.fix,
-          line: offending.line,
-          column: offending.column,
+          message: `${message}: ${offending.map(({ key, kind }) => `"${key}" is ${kind}`).join(', ')}`,
+          hint: offending.map(({ fix }) => fix).join('; '),
+          line: first.line,
+          column: first.column,
         };
     }
     const stated = /line (\d+): /u.exec(message)?.[1];
@@ -207,22 +208,23 @@ export function classifyProblem(
 }
 
 /**
- * The first key of the frontmatter's `metadata` block whose value YAML does not read as a string, found in the text
- * (the SDK says only that one is not).
+ * The keys of the frontmatter's `metadata` block whose values YAML does not read as strings, found in the text (the
+ * SDK says only that one is not), so an author fixes them all in one pass.
  *
- * @returns the key, what its value is (`a number`, `a boolean`, `null`, `a list`, `a mapping`, `empty`), the fix,
- *   and its 1-based line and column; `undefined` when the block cannot be read line by line (flow style).
+ * @returns in order, each key, what its value is (`a number`, `a boolean`, `null`, `a list`, `a mapping`, `empty`),
+ *   the fix, and its 1-based line and column; none when the block cannot be read line by line (flow style).
  */
 function findNonStringMetadata(
   skillMd: string | undefined,
-): { key: string; kind: string; fix: string; line: number; column: number } | undefined {
+): { key: string; kind: string; fix: string; line: number; column: number }[] {
+  const found: { key: string; kind: string; fix: string; line: number; column: number }[] = [];
   const start = findKeyLine(skillMd, 'metadata');
-  if (start === undefined) return undefined;
+  if (start === undefined) return found;
   const lines = linesOf(skillMd);
   let indent: number | undefined;
   for (let index = start; index < lines.length; index++) {
     const text = lines[index] as string;
-    if (/^---[\t ]*$/u.test(text) || /^\S/u.test(text)) return undefined;
+    if (/^---[\t ]*$/u.test(text) || /^\S/u.test(text)) break;
     if (text.trim() === '' || text.trimStart().startsWith('#')) continue;
     const width = text.length - text.trimStart().length;
     indent ??= width;
@@ -256,9 +258,9 @@ function findNonStringMetadata(
         : kind === 'empty' || kind === 'null'
           ? `give "${key}" a string value, or remove it`
           : `quote the value: ${key}: "${raw}"`;
-    return { key, kind, fix, line: index + 1, column: width + 1 };
+    found.push({ key, kind, fix, line: index + 1, column: width + 1 });
   }
-  return undefined;
+  return found;
 }
 
 function linesOf(skillMd: string | undefined): string[] {

@@ -476,6 +476,18 @@ describe('check: unusable roots and usage errors', () => {
     });
   });
 
+  it('a mistyped command is read as a missing root, and the message names the command it looks like', async () => {
+    const cwd = await tempDir();
+    expect(cli(['chek', SAMPLE_SKILLS], cwd)).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `skills-serve: skills root ${path.join(cwd, 'chek')} cannot be used (it does not exist); did you mean the command "check"?\n`,
+    });
+    expect(cli(['manifets', SAMPLE_SKILLS], cwd).stderr).toMatch(/did you mean the command "manifest"\?\n$/u);
+    // A folder name far from every command gets no such guess.
+    expect(cli(['skills', SAMPLE_SKILLS], cwd).stderr).not.toMatch(/did you mean/u);
+  });
+
   it('a missing root after a good one → exit 1 naming the missing one', async () => {
     const cwd = await tempDir();
     expect(cli(['check', SAMPLE_SKILLS, './gone/skills'], cwd)).toEqual({

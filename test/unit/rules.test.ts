@@ -161,6 +161,27 @@ describe('classifyProblem on real SDK messages', () => {
     ]);
   });
 
+  it('metadata-values names every key whose value is not a string, at the first one', async () => {
+    const skillMd = md(
+      '---',
+      'name: my-skill',
+      'description: d',
+      'metadata:',
+      '  version: 1.2',
+      '  team: docs',
+      '  count: 3',
+      '---',
+    );
+    const messages = await sdkProblems(skillMd);
+    expect(classifyProblem(messages[0] ?? '', skillMd)).toEqual({
+      rule: 'metadata-values',
+      message: 'frontmatter metadata must map strings to strings: "version" is a number, "count" is a number',
+      hint: 'quote the value: version: "1.2"; quote the value: count: "3"',
+      line: 5,
+      column: 3,
+    });
+  });
+
   it.each([
     ['a number', ['  author: me', '  version: 1.0'], 6, 'version', 'quote the value: version: "1.0"'],
     ['a boolean', ['  beta: true'], 5, 'beta', 'quote the value: beta: "true"'],
