@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import { linkOutsideSkill, linkUnservedSkill } from '../index/diagnostics.js';
 import type { Diagnostic, SkillRecord } from '../index/types.js';
-import { buildSkillUri, parseSkillUri } from '../index/uri.js';
+import { buildSkillUri, decodePercent, parseSkillUri } from '../index/uri.js';
 
 /** Inline links and images (`[text](target "title")`, `<target>` allowed) and reference definitions. */
 const LINK =
@@ -39,7 +39,8 @@ export function crossSkillLinks(skills: readonly SkillRecord[]): Diagnostic[] {
     for (const match of prose.matchAll(LINK)) {
       const raw = (match[1] ?? match[2] ?? '').replace(/^<|>$/gu, '');
       if (raw === '' || raw.startsWith('#') || SCHEME.test(raw) || raw.startsWith('/')) continue;
-      const rel = path.posix.normalize(safeDecode(raw.replace(/[?#].*$/u, '')));
+      const target = raw.replace(/[?#].*$/u, '');
+      const rel = path.posix.normalize(decodePercent(target) ?? target);
       if (!rel.startsWith('../') && rel !== '..') continue;
       const segments = [...skill.segments];
       for (const part of rel.split('/')) {
@@ -73,14 +74,6 @@ function withoutCode(text: string): string {
 /** Whether `prefix` is a whole-segment prefix of `segments`. */
 function isPrefix(prefix: readonly string[], segments: readonly string[]): boolean {
   return prefix.length <= segments.length && prefix.every((segment, index) => segments[index] === segment);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** 1-based line and column of a character offset. */

@@ -123,3 +123,16 @@ export function compareUris(a: string, b: string): number {
   if (a < b) return -1;
   return a > b ? 1 : 0;
 }
+
+/**
+ * Percent-decodes text (RFC 3986 §2.1), as UTF-8.
+ *
+ * @returns the decoded text, or `undefined` when it holds a malformed escape or invalid UTF-8.
+ */
+export function decodePercent(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -16,6 +16,7 @@ import type { HttpEndpoint } from '../config.js';
 import { SkillsServeError } from '../errors.js';
 import { FEED_DIR } from '../feed/feed.js';
 import type { Snapshot } from '../index/types.js';
+import { decodePercent } from '../index/uri.js';
 import { isLoopbackHost } from '../loopback.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
@@ -386,13 +387,7 @@ export class HttpAdapter implements Adapter {
         label,
         serve: (req, res, admitted) => {
           const rest = ((req.url ?? '').split('?')[0] as string).slice(FEED_PREFIX.length);
-          void feeds.serve(
-            req,
-            res,
-            decodeURIComponentSafe(rest),
-            admitted.view,
-            this.#gate.open ? 'runtime' : 'private',
-          );
+          void feeds.serve(req, res, decodePercent(rest) ?? '', admitted.view, this.#gate.open ? 'runtime' : 'private');
         },
       },
       keyed: {
@@ -406,7 +401,7 @@ export class HttpAdapter implements Adapter {
             notFound(res);
             return;
           }
-          void feeds.serve(req, res, decodeURIComponentSafe(pathname.slice(below.length)), admitted.view, 'runtime');
+          void feeds.serve(req, res, decodePercent(pathname.slice(below.length)) ?? '', admitted.view, 'runtime');
         },
       },
       url: {
@@ -558,15 +553,6 @@ function serveMetadata(res: ServerResponse, resource: OAuthAuthorizer): void {
 function notFound(res: ServerResponse): void {
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: `not found; MCP is served at ${MCP_PATH}` }));
-}
-
-/** A path's percent-decoding, or `''` (a path no artifact has) when it is malformed. */
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return '';
-  }
 }
 
 /** Reads a request's body (Node's parser holds it to `content-length`, which the caller bounded). */
