@@ -10,6 +10,9 @@
  *   written as they are, without building the message as one string (`raw-json.ts`).
  * - When stdin ends, the requests already read are answered first (bounded), then it closes; it closes at once when
  *   stdout fails (the host went away). `onclose` fires once.
+ * - **Answering ahead** (`answer-ahead.ts`): it first reads what the entry read of stdin; the SDK's answer to an
+ *   `initialize` the entry already answered is not written again, and every `initialize` answer is recorded for the
+ *   next start.
  */
 import type { Readable, Writable } from 'node:stream';
 
@@ -18,6 +21,7 @@ import { INVALID_REQUEST } from '@modelcontextprotocol/server';
 
 import { classifyLine, type LineVerdict } from '../wire/jsonrpc-gate.js';
 import { type MessagePart, partChunks, serializeParts } from '../wire/raw-json.js';
+import { type Ahead, recordAnswer } from './answer-ahead.js';
 
 /** Bytes of one message queued on stdout before its next chunk waits for the host to read (a few chunks in flight). */
 export const WRITE_AHEAD_BYTES = 4 * 1024 * 1024;
@@ -39,6 +43,20 @@ export type Rejection =
 /** How long stdin's end waits for the answers to requests already read (ms). */
 export const ANSWER_TIMEOUT_MS = 5000;
 
+/** What the wire tells about answering ahead (for the log). */
+export type AheadEvent =
+  | { readonly kind: 'answered'; readonly id: string | number }
+  | { readonly kind: 'differs'; readonly id: string | number }
+  | { readonly kind: 'record-failed'; readonly error: Error };
+
+/** Answering ahead, for the stdio process (`answer-ahead.ts`). */
+export interface AheadOptions {
+  /** What the entry read and answered. */
+  readonly ahead: Ahead;
+  /** Told when an answer was sent ahead, differed from the SDK's, or could not be recorded. */
+  readonly onEvent: (event: AheadEvent) => void;
+}
+
 /** A transport over a readable (stdin) and a writable (stdout) stream. */
 export class StdioWire implements Transport {
   onclose?: () => void;
@@ -58,25 +76,47 @@ export class StdioWire implements Transport {
   /** Ids of requests read and not answered yet (`subscriptions/listen` streams left out: they last). */
   readonly #unanswered = new Set<string | number>();
   readonly #whenAnswered = new Set<() => void>();
+  readonly #ahead: AheadOptions | undefined;
+  /** The `initialize` request read last and not answered yet: its id and params as JSON text. */
+  #initialize: { readonly id: string | number; readonly params: string } | undefined;
 
   /**
    * @param input stdin.
    * @param output stdout.
    * @param onReject told about every line answered with an error instead of being handed on (for the log).
+   * @param ahead answering ahead, for the stdio process; `undefined` records nothing.
    */
-  constructor(input: Readable, output: Writable, onReject: (rejection: Rejection, preview: string) => void) {
+  constructor(
+    input: Readable,
+    output: Writable,
+    onReject: (rejection: Rejection, preview: string) => void,
+    ahead?: AheadOptions,
+  ) {
     this.#input = input;
     this.#output = output;
     this.#onReject = onReject;
+    this.#ahead = ahead;
   }
 
-  /** Starts reading stdin. */
+  /** Starts reading stdin: first what the entry read ahead, then the stream. */
   async start(): Promise<void> {
+    this.#output.on('error', this.#onOutputError);
+    const ahead = this.#ahead?.ahead;
+    if (ahead?.answered !== undefined) this.#ahead?.onEvent({ kind: 'answered', id: ahead.answered.id });
+    for (const chunk of ahead?.pending ?? []) {
+      this.#onData(chunk);
+      if (this.#closed) return;
+    }
+    if (ahead?.ended === true) {
+      setImmediate(this.#onEnd);
+      return;
+    }
     this.#input.on('data', this.#onData);
     this.#input.on('end', this.#onEnd);
     this.#input.on('close', this.#onEnd);
     this.#input.on('error', this.#onInputError);
-    this.#output.on('error', this.#onOutputError);
+    // The entry pauses stdin after reading ahead; a 'data' listener alone does not resume a paused stream.
+    this.#input.resume();
     if (this.#input.readableEnded || this.#input.destroyed) setImmediate(this.#onEnd);
   }
 
@@ -87,7 +127,27 @@ export class StdioWire implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the stdio wire is closed'));
+    const initialize = this.#initializeAnswer(message);
+    if (initialize?.sentAhead === true) {
+      this.#answered(message);
+      return Promise.resolve();
+    }
     const pieces = serializeParts(message);
+    this.#answered(message);
+    const written = this.#writing.then(() => this.#write(pieces));
+    this.#writing = written.catch(() => undefined);
+    if (initialize?.result !== undefined) {
+      const { params, result } = initialize;
+      void written.then(
+        () => this.#record(params, result),
+        () => undefined,
+      );
+    }
+    return written;
+  }
+
+  /** Counts `message` as the answer to its request, when it is one. */
+  #answered(message: JSONRPCMessage): void {
     if (
       'id' in message &&
       !('method' in message) &&
@@ -97,9 +157,36 @@ export class StdioWire implements Transport {
       for (const resolve of this.#whenAnswered) resolve();
       this.#whenAnswered.clear();
     }
-    const written = this.#writing.then(() => this.#write(pieces));
-    this.#writing = written.catch(() => undefined);
-    return written;
+  }
+
+  /**
+   * When `message` answers the `initialize` read last: its params, its result as JSON text (`undefined` for an
+   * error), and whether the entry already sent the answer (then told as `differs` when the SDK's is not the same).
+   */
+  #initializeAnswer(
+    message: JSONRPCMessage,
+  ): { params: string; result: string | undefined; sentAhead: boolean } | undefined {
+    const request = this.#initialize;
+    if (request === undefined || 'method' in message || !('id' in message) || message.id !== request.id) return;
+    this.#initialize = undefined;
+    const result = 'result' in message ? JSON.stringify(message.result) : undefined;
+    const sent = this.#ahead?.ahead.answered;
+    if (sent === undefined || sent.id !== request.id) return { params: request.params, result, sentAhead: false };
+    if (result !== sent.result) {
+      this.#ahead?.onEvent({ kind: 'differs', id: request.id });
+      if (result !== undefined) this.#record(request.params, result);
+    }
+    return { params: request.params, result, sentAhead: true };
+  }
+
+  #record(params: string, result: string): void {
+    const ahead = this.#ahead;
+    if (ahead === undefined) return;
+    try {
+      recordAnswer(ahead.ahead, params, result);
+    } catch (error) {
+      ahead.onEvent({ kind: 'record-failed', error: error as Error });
+    }
   }
 
   /** Stops reading and writing; `onclose` fires (once). */
@@ -232,6 +319,8 @@ export class StdioWire implements Transport {
     const { message } = verdict;
     if ('method' in message && 'id' in message && message.method !== 'subscriptions/listen')
       this.#unanswered.add(message.id);
+    if ('method' in message && 'id' in message && message.method === 'initialize')
+      this.#initialize = { id: message.id, params: JSON.stringify(message.params ?? null) };
     this.onmessage?.(message);
   }
 

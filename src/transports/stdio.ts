@@ -10,7 +10,8 @@ import type { Adapter, Runtime } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { publicDiagnostic } from '../server/diagnostics.js';
 import { ConnectionRegistry } from '../server/subscriptions.js';
-import { StdioWire } from './stdio-wire.js';
+import { takeAhead } from './answer-ahead.js';
+import { type AheadEvent, StdioWire } from './stdio-wire.js';
 
 /** Serves one host on this process's stdin and stdout. */
 export class StdioAdapter implements Adapter {
@@ -38,11 +39,16 @@ export class StdioAdapter implements Adapter {
       connections.notify(diff);
       runtime.compat.refresh();
     });
-    const wire = new StdioWire(process.stdin, process.stdout, (rejection, preview) =>
-      logger.warn(
-        { event: 'rejected', code: rejection.code, id: rejection.id, line: preview },
-        `rejected a message from the client: ${rejection.message}`,
-      ),
+    const ahead = takeAhead();
+    const wire = new StdioWire(
+      process.stdin,
+      process.stdout,
+      (rejection, preview) =>
+        logger.warn(
+          { event: 'rejected', code: rejection.code, id: rejection.id, line: preview },
+          `rejected a message from the client: ${rejection.message}`,
+        ),
+      ahead === undefined ? undefined : { ahead, onEvent: (event) => logAhead(logger, event) },
     );
     this.#wire = wire;
     this.#handle = serveStdio(createServerFactory(runtime, { connections }), {
@@ -82,4 +88,20 @@ export class StdioAdapter implements Adapter {
     await Promise.race([this.#handle?.close().catch(() => undefined), timer]);
     await Promise.race([wire.flushed(), timer]);
   }
+}
+
+/** Logs what answering ahead did: `debug` when it worked, `warn` when the recorded answer was not the SDK's. */
+function logAhead(logger: Runtime['logger'], event: AheadEvent): void {
+  if (event.kind === 'answered')
+    logger.debug({ event: 'initialize-answered-ahead', id: event.id }, 'initialize answered from the last start');
+  else if (event.kind === 'differs')
+    logger.warn(
+      { event: 'initialize-ahead-differs', id: event.id },
+      "the initialize answer sent from the last start's record differs from this start's; recorded again",
+    );
+  else
+    logger.debug(
+      { event: 'initialize-record-failed', message: event.error.message },
+      'the initialize answer could not be recorded in the cache directory',
+    );
 }

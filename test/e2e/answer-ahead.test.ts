@@ -1,0 +1,191 @@
+/**
+ * Answering `initialize` ahead of the bundle (`transports/answer-ahead.ts`), over real stdio: the first start records
+ * the SDK's answer in `<cache>/start/`; the next start with the same command line, environment and host params sends
+ * it before loading the rest, and the SDK's own answer is neither written twice nor lost when it differs.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { REPO } from '../helpers/paths.js';
+import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { type Message, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
+
+const SAMPLE = path.join(REPO, 'sample-skills');
+
+interface RecordFile {
+  version: number;
+  key: string;
+  answers: Record<string, string>;
+}
+
+function start(cacheDir: string, extra: readonly string[] = []): Wire {
+  return spawnWire({
+    args: [SAMPLE, '--cache-dir', cacheDir, ...extra],
+    env: { SKILLS_SERVE_LOG_LEVEL: 'debug' },
+  });
+}
+
+function records(cacheDir: string): Array<{ file: string; record: RecordFile }> {
+  const dir = path.join(cacheDir, 'start');
+  return readdirSync(dir)
+    .sort()
+    .map((name) => ({
+      file: path.join(dir, name),
+      record: JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as RecordFile,
+    }));
+}
+
+/** The handshake, then one complete `skills/list`: the URIs listed. */
+async function session(wire: Wire): Promise<{ initialize: Message; uris: string[] }> {
+  const initialize = await wire.handshake();
+  const list = resultOf<{ skills: Array<{ uri: string }> }>(await wire.request('skills/list', {}));
+  return { initialize, uris: list.skills.map((skill) => skill.uri) };
+}
+
+const aheadLogs = (wire: Wire): string[] =>
+  wire
+    .logs()
+    .map((line) => String(line['event']))
+    .filter((event) => event.startsWith('initialize-'));
+
+afterEach(stopAll);
+
+describe('answering initialize ahead', () => {
+  it('records the first answer, sends it ahead on the next start, and writes it once', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const first = start(cacheDir);
+    const one = await session(first);
+    await first.stop();
+    expect(aheadLogs(first)).toEqual([]);
+    const [recorded] = records(cacheDir);
+    expect(records(cacheDir)).toHaveLength(1);
+    expect(Object.values(recorded?.record.answers ?? {})).toEqual([JSON.stringify(one.initialize['result'])]);
+    expect(Object.keys(recorded?.record.answers ?? {})).toEqual([
+      JSON.stringify({
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw-e2e', version: '1.0.0' },
+      }),
+    ]);
+
+    const second = start(cacheDir);
+    const two = await session(second);
+    await second.stop();
+    expect(aheadLogs(second)).toEqual(['initialize-answered-ahead']);
+    expect(two.initialize).toEqual({ jsonrpc: '2.0', id: 'w1', result: one.initialize['result'] });
+    expect(second.responses('w1')).toHaveLength(1);
+    expect(two.uris).toEqual(SAMPLE_SKILL_URIS);
+    expect(second.badLines).toEqual([]);
+  });
+
+  it('sends what the record says, then records the SDK answer again when it differs', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const first = start(cacheDir);
+    const truth = (await session(first)).initialize['result'] as Record<string, unknown>;
+    await first.stop();
+    const [{ file, record }] = records(cacheDir) as [{ file: string; record: RecordFile }];
+    const [params] = Object.keys(record.answers) as [string];
+    writeFileSync(
+      file,
+      JSON.stringify({ ...record, answers: { [params]: JSON.stringify({ ...truth, instructions: 'tampered' }) } }),
+    );
+
+    const second = start(cacheDir);
+    const told = await session(second);
+    await second.stop();
+    expect((told.initialize['result'] as Record<string, unknown>)['instructions']).toBe('tampered');
+    expect(aheadLogs(second)).toEqual(['initialize-answered-ahead', 'initialize-ahead-differs']);
+    expect(second.responses('w1')).toHaveLength(1);
+    expect(told.uris).toEqual(SAMPLE_SKILL_URIS);
+    expect(records(cacheDir)[0]?.record.answers).toEqual({ [params]: JSON.stringify(truth) });
+
+    const third = start(cacheDir);
+    expect((await session(third)).initialize['result']).toEqual(truth);
+    await third.stop();
+    expect(aheadLogs(third)).toEqual(['initialize-answered-ahead']);
+  });
+
+  it('answers other host params and other command lines through the SDK, and records each', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const first = start(cacheDir);
+    await session(first);
+    await first.stop();
+
+    const otherHost = start(cacheDir);
+    otherHost.send({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'other-host', version: '2' } },
+    });
+    const answer = await otherHost.waitFor((message) => message['id'] === 7);
+    await otherHost.stop();
+    expect((answer['result'] as Record<string, unknown>)['protocolVersion']).toBe('2025-06-18');
+    expect(aheadLogs(otherHost)).toEqual([]);
+    expect(Object.keys(records(cacheDir)[0]?.record.answers ?? {})).toHaveLength(2);
+
+    const otherLine = start(cacheDir, ['--no-watch']);
+    await session(otherLine);
+    await otherLine.stop();
+    expect(aheadLogs(otherLine)).toEqual([]);
+    expect(records(cacheDir)).toHaveLength(2);
+  });
+
+  it('hands every byte read ahead to the wire: a bad first line, then initialize', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const first = start(cacheDir);
+    await session(first);
+    await first.stop();
+
+    const second = start(cacheDir);
+    await second.write('not json\n');
+    const { initialize, uris } = await session(second);
+    await second.stop();
+    expect(second.messages[0]).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringContaining('Parse error') as unknown },
+    });
+    expect(aheadLogs(second)).toEqual([]);
+    expect(initialize['id']).toBe('w1');
+    expect(uris).toEqual(SAMPLE_SKILL_URIS);
+  });
+
+  it('stops gracefully, exit 0, on a signal that comes before the rest has loaded', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const first = start(cacheDir);
+    await session(first);
+    await first.stop();
+
+    const second = start(cacheDir);
+    await second.handshake();
+    second.child.kill('SIGTERM');
+    expect(await second.exited()).toEqual({ code: 0, signal: null });
+    expect(aheadLogs(second)).toEqual(['initialize-answered-ahead']);
+    expect(second.logs().filter((line) => line['event'] === 'stopping')).toMatchObject([{ reason: 'SIGTERM' }]);
+  });
+
+  it('answers an initialize whose line stdin ended without a newline, once', async () => {
+    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const first = start(cacheDir);
+    await session(first);
+    await first.stop();
+
+    const second = start(cacheDir);
+    second.child.stdin?.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
+      }),
+    );
+    const exit = await second.exited();
+    expect(exit.code).toBe(0);
+    expect(second.responses(1)).toHaveLength(1);
+    expect(aheadLogs(second)).toEqual([]);
+  });
+});
