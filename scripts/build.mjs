@@ -43,6 +43,58 @@ const result = await build({
 });
 
 writeFileSync(path.join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.txt'), thirdPartyLicenses(result.metafile));
+writeFileSync(path.join(ROOT, 'dist', 'modes.json'), `${JSON.stringify(loadedPerMode(result.metafile), null, 2)}\n`);
+
+/**
+ * What each way of running loads before it does its work: the chunks reached from `dist/cli.js` through static imports
+ * and the dynamic imports that mode makes (the command line `main.ts` always; `--http` the HTTP transport; each
+ * command its module; a git root its kind's source), with the source files and packages in them. Written to
+ * dist/modes.json (not published) for `test/unit/bundle-modes.test.ts` and `npm run bench`.
+ *
+ * @param {import('esbuild').Metafile} metafile esbuild's metafile.
+ * @returns {Record<string, { bytes: number, chunks: string[], inputs: string[] }>} per mode: the bytes of the
+ *   chunks loaded, their file names, and the inputs bundled in them (`src/…` paths and `node_modules/<package>`).
+ */
+function loadedPerMode(metafile) {
+  const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const byEntry = new Map(outputs.flatMap(([file, output]) => (output.entryPoint ? [[output.entryPoint, file]] : [])));
+  const byFile = new Map(outputs);
+  const closure = (roots) => {
+    const seen = new Set();
+    const visit = (file) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const { path: next, kind } of byFile.get(file)?.imports ?? [])
+        if (kind === 'import-statement' && byFile.has(next)) visit(next);
+    };
+    for (const root of roots) visit(root);
+    return seen;
+  };
+  const entryOf = (source) => {
+    const file = byEntry.get(source);
+    if (file === undefined) throw new Error(`no chunk has ${source} as its entry: is it still imported dynamically?`);
+    return file;
+  };
+  const base = ['src/cli/boot.ts', 'src/cli/main.ts'];
+  const modes = {
+    stdio: base,
+    'stdio, git root': [...base, 'src/roots/git/source.ts'],
+    http: [...base, 'src/transports/http.ts'],
+    check: [...base, 'src/commands/check.ts'],
+    manifest: [...base, 'src/commands/manifest.ts'],
+  };
+  return Object.fromEntries(
+    Object.entries(modes).map(([mode, sources]) => {
+      const files = [...closure(sources.map(entryOf))].sort();
+      const inputs = new Set();
+      for (const file of files)
+        for (const input of Object.keys(byFile.get(file)?.inputs ?? {}))
+          inputs.add(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//u.exec(input)?.[1] ?? input);
+      const bytes = files.reduce((sum, file) => sum + (byFile.get(file)?.bytes ?? 0), 0);
+      return [mode, { bytes, chunks: files.map((file) => path.basename(file)), inputs: [...inputs].sort() }];
+    }),
+  );
+}
 
 /**
  * The license files of every npm package with at least one module in the bundle.

@@ -145,3 +145,39 @@ export function splitPrefixed(
   }
   return { prefix, text: arg.slice(equals + 1) };
 }
+
+/**
+ * A root whose implementation is loaded when it is opened (a kind's code stays out of the start of a server that has
+ * no root of that kind: docs/ARCHITECTURE.md, "Answering ahead").
+ *
+ * @param changesInPlace {@link RootSource.changesInPlace} of the roots `load` makes.
+ * @param load loads the implementation and makes the root (called once, by `start`).
+ * @returns a root that behaves as the loaded one; before `start`, it is not pinned and has no refresh due, and `stop`
+ *   has nothing to stop.
+ */
+export function deferredSource(changesInPlace: boolean, load: () => Promise<RootSource>): RootSource {
+  let loaded: RootSource | undefined;
+  let stopped = false;
+  return {
+    changesInPlace,
+    async start() {
+      loaded ??= await load();
+      if (stopped) await loaded.stop();
+      return loaded.start();
+    },
+    get pinned() {
+      return loaded?.pinned ?? false;
+    },
+    get nextRefreshAt() {
+      return loaded?.nextRefreshAt;
+    },
+    follow(listener) {
+      if (loaded === undefined) throw new Error('a root is followed only once it has started');
+      loaded.follow(listener);
+    },
+    async stop() {
+      stopped = true;
+      await loaded?.stop();
+    },
+  };
+}
