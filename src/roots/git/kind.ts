@@ -3,7 +3,7 @@
  * materialized commit in `<cache>/git/` served with its provenance, a followed branch replaced by each new commit.
  */
 import type { RootSpec } from '../../index/types.js';
-import type { RootKind, RootListener, RootSource } from '../kind.js';
+import type { RootKind, RootListener, RootRefusal, RootSource } from '../kind.js';
 import { provenanceMeta } from './provenance.js';
 import { type Checkout, GitRoot } from './root.js';
 import type { GitSettings } from './settings.js';
@@ -41,8 +41,13 @@ class GitSource implements RootSource {
     return this.#root.nextPollAt;
   }
 
+  get refusal(): RootRefusal | undefined {
+    return this.#root.refusal;
+  }
+
   follow(listener: RootListener): void {
     this.#root.on('polled', (ok) => listener.refreshed(ok));
+    this.#root.on('refused', (refusal) => listener.refused(refusal));
     this.#root.on('commit', (next, previous) => listener.replaced(served(next), () => this.#root.release(previous)));
   }
 
@@ -64,6 +69,10 @@ export const gitKind: RootKind<GitSourceSpec, GitSettings> = {
     name: 'skills_serve_git_polls_total',
     help: 'Polls of followed git branches, by outcome (ok, failed)',
   },
+  refusalMetric: {
+    name: 'skills_serve_git_signature_refusals_total',
+    help: 'Commits refused for their signature (--git-allowed-signers) while the last verified one stays served, by root',
+  },
   source: (spec, { cacheDir, settings, logger }) =>
     new GitSource(
       new GitRoot({
@@ -74,6 +83,7 @@ export const gitKind: RootKind<GitSourceSpec, GitSettings> = {
         limits: settings.limits,
         allow: settings.allow,
         ...(settings.token === undefined ? {} : { token: settings.token }),
+        ...(settings.allowedSigners === undefined ? {} : { allowedSigners: settings.allowedSigners }),
         ...(logger === undefined ? {} : { logger }),
       }),
     ),
