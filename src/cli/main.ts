@@ -272,6 +272,7 @@ function allowedSignersFile(text: string): string {
   } catch (error) {
     throw new RangeError(
       `--git-allowed-signers ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { cause: error },
     );
   }
   checkAllowedSigners(content, file);

@@ -94,11 +94,11 @@ export function commitSignature(commit: string): string | undefined {
  * @param options the repository, the commit (full id), the verifier, the environment, and `describe` (the root as
  *   `<url>#<ref>[:<subdir>]`, for the message).
  * @returns the signer.
- * @throws UnverifiedCommitError (a GitSourceError, `unverified`: exit 1 at start): `<root> at commit <id> is not served: <reason>
- *   (--git-allowed-signers <file>)`, the reason one of `it is not signed`, `its signature is not an SSH signature
- *   (OpenPGP and X.509 signatures are not verified)`, `it is signed by a key not in the allowed signers (<type> key
- *   <fingerprint>)`, `its signature does not verify (<ssh-keygen's words>)`; `git-failed` when the commit cannot be
- *   read from the cache.
+ * @throws UnverifiedCommitError (a GitSourceError, `unverified`: exit 1 at start): `<root> at commit <id> is not
+ *   served: <reason> (--git-allowed-signers <file>)`, the reason one of `it is not signed`, `its signature is not an
+ *   SSH signature (OpenPGP and X.509 signatures are not verified)`, `it is signed by a key not in the allowed signers
+ *   (<type> key <fingerprint>)`, `its signature does not verify (<ssh-keygen's words>)`; GitSourceError `git-failed`
+ *   when the commit cannot be read from the cache, `git-unavailable` when git cannot be started.
  */
 export async function verifyCommit(options: {
   readonly gitDir: string;
@@ -134,10 +134,10 @@ export async function verifyCommit(options: {
     ['gpg.x509.program', verifier.program],
     ['gpg.ssh.allowedSignersFile', verifier.file],
   ].flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-  const child = spawnGit(
-    [...pinned, '--git-dir', gitDir, 'verify-commit', '--raw', '--end-of-options', commit],
-    { env, timeoutMs: 30_000 },
-  );
+  const child = spawnGit([...pinned, '--git-dir', gitDir, 'verify-commit', '--raw', '--end-of-options', commit], {
+    env,
+    timeoutMs: 30_000,
+  });
   child.stdin.end();
   child.stdout.resume();
   const { code, stderr, spawnError } = await child.exited;
