@@ -183,6 +183,18 @@ describe('verified git sources (--git-allowed-signers)', () => {
       `${remote.fileUrl}#v1:skills at commit ${unsigned} is not served: it is not signed (--git-allowed-signers ${allowed})`,
     ]);
 
+    // A file that lists no signer, or cannot be read, is a usage error (exit 2).
+    const empty = path.join(signers.dir, 'empty_signers');
+    await fsp.writeFile(empty, '# nobody yet\n\n');
+    const none = cli(['check', '--cache-dir', cache, '--git-allowed-signers', empty, root]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain(
+      `--git-allowed-signers ${empty} lists no signer (one "principals keytype key" line each)`,
+    );
+    const missing = cli(['check', '--cache-dir', cache, '--git-allowed-signers', `${empty}.missing`, root]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`--git-allowed-signers ${empty}.missing cannot be read (ENOENT)`);
+
     // The server over stdio: the same message, logged as it stops.
     const foreign = await remote.commit({ 'skills/alpha/notes.md': 'notes\n' }, 'foreign', {
       signingKey: mallory.file,

@@ -267,7 +267,7 @@ export class GitRoot extends EventEmitter {
         throw error;
       });
       const fetched = `serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`;
-      if (error.reason === 'unverified') this.#refuse(resolved.advertised, record.commit, error, fetched);
+      if (error instanceof UnverifiedCommitError) this.#refuse(resolved.advertised, record.commit, error, fetched);
       else if (error.reason === 'over-limits' || error.reason === 'unknown-subdir') {
         this.#refusedCommit = resolved.advertised;
         this.#warn(`${error.message}; ${fetched}`);
@@ -323,9 +323,9 @@ export class GitRoot extends EventEmitter {
    * (`git-signature-refused`, with the commit refused and the one served), kept as {@link GitRoot.refusal} and
    * announced (`refused`).
    */
-  #refuse(refused: string, serving: string, error: GitSourceError, still: string): void {
+  #refuse(refused: string, serving: string, error: UnverifiedCommitError, still: string): void {
     this.#refusedCommit = refused;
-    const reason = error instanceof UnverifiedCommitError ? error.why : error.message;
+    const reason = error.why;
     this.#refusal = Object.freeze({ code: SIGNATURE_REFUSED, root: this.#describe, refused, serving, reason });
     this.#options.logger?.warn(
       { event: SIGNATURE_REFUSED, ...this.#logFields(refused), serving, reason },
@@ -462,9 +462,10 @@ export class GitRoot extends EventEmitter {
    */
   async #pollOnce(previous: Checkout): Promise<boolean> {
     const resolved = await resolveRef(this.#context, this.#options.spec.ref);
-    // Back at the served commit: nothing newer is refused any more.
-    if (resolved.advertised === previous.provenance.commit) this.#refusal = undefined;
-    if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit) return false;
+    if (resolved.advertised === this.#refusedCommit) return false;
+    // Back at the served commit, or moved past the commit refused for its signature: that refusal no longer stands.
+    this.#refusal = undefined;
+    if (resolved.advertised === previous.provenance.commit) return false;
     let commit: string;
     let tree: MaterializedTree | undefined;
     let signer: Signer | undefined;
@@ -481,7 +482,7 @@ export class GitRoot extends EventEmitter {
       tree = await this.#materialize(commit);
     } catch (error) {
       // Not signed by an allowed key: refused for good, like a tree over the limits; the verified tree stays served.
-      if (error instanceof GitSourceError && error.reason === 'unverified') {
+      if (error instanceof UnverifiedCommitError) {
         if (!this.#stopped)
           this.#refuse(
             resolved.advertised,
@@ -502,7 +503,6 @@ export class GitRoot extends EventEmitter {
     }
     await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
     const next = this.#checkout(commit, 'branch', false, tree, signer);
-    this.#refusal = undefined;
     const held = this.#held.get(next.root.dir);
     if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
     else held.count += 1;
