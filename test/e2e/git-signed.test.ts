@@ -195,6 +195,18 @@ describe('verified git sources (--git-allowed-signers)', () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain(`--git-allowed-signers ${empty}.missing cannot be read (ENOENT)`);
 
+    // Without ssh-keygen on PATH (only git there), nothing can be verified: the root does not start.
+    const bin = path.join(signers.dir, 'bin');
+    await fsp.mkdir(bin);
+    await fsp.symlink(execFileSync('which', ['git'], { encoding: 'utf8' }).trim(), path.join(bin, 'git'));
+    const noKeygen = cli(['check', '--cache-dir', cache, '--git-allowed-signers', allowed, root], undefined, {
+      PATH: bin,
+    });
+    expect(noKeygen.status).toBe(1);
+    expect(eventsOf(noKeygen.stderr, 'start-failed').map((line) => line.msg)).toEqual([
+      '--git-allowed-signers needs the ssh-keygen program (OpenSSH 8.2 or later) to verify signatures; it is not on PATH',
+    ]);
+
     // The server over stdio: the same message, logged as it stops.
     const foreign = await remote.commit({ 'skills/alpha/notes.md': 'notes\n' }, 'foreign', {
       signingKey: mallory.file,
