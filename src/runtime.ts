@@ -15,6 +15,7 @@ import { SnapshotStore } from './index/store.js';
 import type { Diagnostic, RootSpec, Snapshot } from './index/types.js';
 import type { Logger } from './log.js';
 import { openIndex } from './open-index.js';
+import type { RootRefusal } from './roots/kind.js';
 import type { Sources } from './roots/sources.js';
 import { CompatSurfaces } from './server/compat/surfaces.js';
 import { logDiagnostics } from './server/diagnostics.js';
@@ -41,6 +42,8 @@ export interface RuntimeEvents {
   changed: (change: RuntimeChange) => void;
   /** A check of a root of kind `kind` for a new version ended (for metrics): whether it went through. */
   refreshed: (kind: string, ok: boolean) => void;
+  /** A root of kind `kind` refused a newer version (for metrics); also told for those refused at start. */
+  refused: (kind: string, refusal: RootRefusal) => void;
 }
 
 /** A transport serving the runtime. */
@@ -88,6 +91,7 @@ export class Runtime {
     ready: new Set(),
     changed: new Set(),
     refreshed: new Set(),
+    refused: new Set(),
   };
   readonly #exit: (code: number) => void;
 
@@ -131,6 +135,11 @@ export class Runtime {
         ),
     };
     this.store.onSwap((previous, next) => this.#announce(previous, next));
+  }
+
+  /** The newer versions roots refuse now while serving the ones before (`/readyz` tells them). */
+  get refusals(): readonly RootRefusal[] {
+    return (this.#sources?.refusals ?? []).map((entry) => entry.refusal);
   }
 
   /** The roots being indexed, once the sources are resolved (a replaced root's directory changes with each version). */
@@ -207,6 +216,8 @@ export class Runtime {
     );
     this.#live = live;
     sources.on('refreshed', (kind, ok) => this.#emit('refreshed', kind, ok));
+    sources.on('refused', (kind, refusal) => this.#emit('refused', kind, refusal));
+    for (const { kind, refusal } of sources.refusals) this.#emit('refused', kind, refusal);
     // A root is served from a new directory (its new version): index it, swap it in, then let the old one go.
     sources.on('replaced', (rootIndex, root, done) => {
       builder.setRoot(rootIndex, root);

@@ -5,7 +5,7 @@
  */
 import './heap.js';
 
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -38,6 +38,7 @@ import { resolveSources } from '../roots/root-arg.js';
 import { run } from '../runtime.js';
 import { StdioAdapter } from '../transports/stdio.js';
 import {
+  checkAllowedSigners,
   parseAuthAudience,
   parseAuthIssuer,
   parseAuthScopes,
@@ -66,6 +67,7 @@ interface CommonOptions {
   gitMaxFiles?: number;
   gitMaxBytes?: number;
   gitMaxFetchBytes?: number;
+  gitAllowedSigners?: string;
 }
 
 interface ServeOptions extends CommonOptions {
@@ -248,7 +250,33 @@ function addCommonOptions(command: Command): Command {
         '--git-max-fetch-bytes <size>',
         `most bytes one git fetch may download, e.g. 1G (default ${DEFAULT_GIT_LIMITS.maxFetchBytes})`,
       ).argParser(argParser((text) => parseByteSize(text, '--git-max-fetch-bytes'))),
+    )
+    .addOption(
+      envOption(
+        '--git-allowed-signers <file>',
+        "serve only git commits signed (SSH signatures) by a key this file lists (git's gpg.ssh.allowedSignersFile format)",
+      ).argParser(argParser(allowedSignersFile)),
     );
+}
+
+/**
+ * The absolute path of `--git-allowed-signers` once it is read and lists a signer.
+ *
+ * @throws RangeError naming the file when it cannot be read or lists no signer (a usage error, exit 2).
+ */
+function allowedSignersFile(text: string): string {
+  const file = path.resolve(notBlank('--git-allowed-signers', 'SKILLS_SERVE_GIT_ALLOWED_SIGNERS')(text));
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new RangeError(
+      `--git-allowed-signers ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      { cause: error },
+    );
+  }
+  checkAllowedSigners(content, file);
+  return file;
 }
 
 /**
@@ -311,6 +339,7 @@ function gitSettings(options: CommonOptions, pollMs: number): GitSettings {
       maxFetchBytes: options.gitMaxFetchBytes ?? DEFAULT_GIT_LIMITS.maxFetchBytes,
     }),
     token: token === undefined || token.trim() === '' ? undefined : token,
+    allowedSigners: options.gitAllowedSigners,
     env: process.env,
   });
 }

@@ -79,6 +79,23 @@ export const parseGitPollMs = (text: string): number =>
 /** Parses `--git-max-files`: 1…10,000,000. @throws RangeError otherwise. */
 export const parseGitMaxFiles = (text: string): number => parseIntegerOption(text, '--git-max-files', 1, 10_000_000);
 
+/**
+ * Checks the text of an allowed signers file (`--git-allowed-signers`, git's `gpg.ssh.allowedSignersFile` format:
+ * `principals [options] keytype base64-key` per line, `#` comments): it must list at least one signer. Lines are
+ * otherwise left to `ssh-keygen`, which reads the file at each verification.
+ *
+ * @param text the file's content.
+ * @param file the path, for the message.
+ * @returns how many signer lines it holds.
+ * @throws RangeError naming the file when it holds none.
+ */
+export function checkAllowedSigners(text: string, file: string): number {
+  const signers = text.split(/\r?\n/u).filter((line) => line.trim() !== '' && !line.trim().startsWith('#')).length;
+  if (signers === 0)
+    throw new RangeError(`--git-allowed-signers ${file} lists no signer (one "principals keytype key" line each)`);
+  return signers;
+}
+
 const UNITS: Readonly<Record<string, number>> = {
   '': 1,
   k: 1024,

@@ -24,6 +24,23 @@ export interface RootContext<Settings> {
   readonly logger: RootLogger | undefined;
 }
 
+/**
+ * A newer version a root refuses to serve while it keeps serving the one before (a git commit without an allowed
+ * signature): logged by the kind, counted (`RootKind.refusalMetric`) and told by `/readyz`.
+ */
+export interface RootRefusal {
+  /** Stable code (`git-signature-refused`). */
+  readonly code: string;
+  /** The root as its kind describes it in logs, credential-free (`<url>#<ref>:<subdir>`): one per root. */
+  readonly root: string;
+  /** The version refused (a commit id). */
+  readonly refused: string;
+  /** The version still served (a commit id). */
+  readonly serving: string;
+  /** Why, for people (`it is not signed`). */
+  readonly reason: string;
+}
+
 /** What a followed root tells its owner (`sources.ts`). */
 export interface RootListener {
   /**
@@ -33,6 +50,8 @@ export interface RootListener {
   replaced(root: RootSpec, release: () => Promise<void>): void;
   /** A check for a new version ended (a git branch poll): whether it went through. */
   refreshed(ok: boolean): void;
+  /** A newer version was refused; the one before stays served. */
+  refused(refusal: RootRefusal): void;
 }
 
 /** One root being served: opened once, followed or not, stopped once. */
@@ -54,6 +73,11 @@ export interface RootSource {
   readonly pinned: boolean;
   /** When its next check for a new version is due (ms since the epoch); `undefined` when none is scheduled. */
   readonly nextRefreshAt: number | undefined;
+  /**
+   * The newer version refused while an older one is served, until a newer one is served or the root is back at the
+   * served one; `undefined` for none (and for kinds that never refuse). Valid after `start`, which may refuse one.
+   */
+  readonly refusal?: RootRefusal | undefined;
   /** Follows the root from now on: new versions and refreshes are told to `listener`. */
   follow(listener: RootListener): void;
   /** Stops following and cancels work in flight; resolves once it has ended. Idempotent. */
@@ -100,6 +124,8 @@ export interface RootKind<Spec extends { readonly kind: string }, Settings> {
   readonly notVerified?: string;
   /** The `/metrics` counter of its refreshes by outcome (`ok`, `failed`), for a kind that checks for new versions. */
   readonly refreshMetric?: { readonly name: string; readonly help: string };
+  /** The `/metrics` counter of refused versions by `root` ({@link RootRefusal}), for a kind that refuses some. */
+  readonly refusalMetric?: { readonly name: string; readonly help: string };
   /**
    * Makes the root of `spec` (nothing runs before {@link RootSource.start}).
    *
@@ -170,6 +196,9 @@ export function deferredSource(changesInPlace: boolean, load: () => Promise<Root
     },
     get nextRefreshAt() {
       return loaded?.nextRefreshAt;
+    },
+    get refusal() {
+      return loaded?.refusal;
     },
     follow(listener) {
       if (loaded === undefined) throw new Error('a root is followed only once it has started');

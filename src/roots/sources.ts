@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 
 import type { RootSpec } from '../index/types.js';
-import type { RootLogger, RootSource } from './kind.js';
+import type { RootLogger, RootRefusal, RootSource } from './kind.js';
 import { kindOf, type RootKindSettings, settingsOf, type SourceSpec } from './kinds.js';
 
 /** How long a replaced directory stays on disk after the swap, for reads that began before it (ms). */
@@ -30,13 +30,18 @@ export class Sources extends EventEmitter<{
   replaced: [rootIndex: number, root: RootSpec, done: () => void];
   /** A check of a root of kind `kind` for a new version ended: whether it went through. */
   refreshed: [kind: string, ok: boolean];
+  /** A root of kind `kind` refused a newer version and serves the one before. */
+  refused: [kind: string, refusal: RootRefusal];
 }> {
   readonly #sources: readonly RootSource[];
+  /** Each source's kind name. */
+  readonly #kinds: readonly string[];
   #roots: RootSpec[] = [];
 
-  private constructor(sources: readonly RootSource[]) {
+  private constructor(sources: readonly RootSource[], kinds: readonly string[]) {
     super();
     this.#sources = sources;
+    this.#kinds = kinds;
   }
 
   /**
@@ -51,6 +56,7 @@ export class Sources extends EventEmitter<{
         const kind = kindOf(spec);
         return kind.source(spec, { cacheDir, settings: settingsOf(kind, context.settings), logger });
       }),
+      specs.map((spec) => spec.kind),
     );
     try {
       sources.#roots = await Promise.all(sources.#sources.map((source) => source.start()));
@@ -66,6 +72,7 @@ export class Sources extends EventEmitter<{
       const kind = specs[rootIndex]?.kind ?? '';
       source.follow({
         refreshed: (ok) => sources.emit('refreshed', kind, ok),
+        refused: (refusal) => sources.emit('refused', kind, refusal),
         replaced: (root, release) => {
           sources.#roots[rootIndex] = root;
           // The listener indexes the new directory and calls `done` once it is served; the old one goes after a grace.
@@ -100,6 +107,17 @@ export class Sources extends EventEmitter<{
   msUntilNextRefresh(now = Date.now()): number | undefined {
     const due = this.#sources.flatMap((source) => (source.nextRefreshAt === undefined ? [] : [source.nextRefreshAt]));
     return due.length === 0 ? undefined : Math.max(0, Math.min(...due) - now);
+  }
+
+  /**
+   * The newer versions refused now, with their root's kind (`RootSource.refusal`): those refused at start included,
+   * which no listener heard.
+   */
+  get refusals(): readonly { readonly kind: string; readonly refusal: RootRefusal }[] {
+    return this.#sources.flatMap((source, index) => {
+      const { refusal } = source;
+      return refusal === undefined ? [] : [{ kind: this.#kinds[index] ?? '', refusal }];
+    });
   }
 
   /** Stops following every root. Idempotent. */

@@ -463,9 +463,20 @@ export class HttpAdapter implements Adapter {
     const status = snapshot.generation === 0 ? 'indexing' : issuers === 'none' ? 'issuer_unreachable' : 'ready';
     const path = (req.url ?? '/').split('?')[0];
     res.writeHead(path === READY_PATH && status !== 'ready' ? 503 : 200, { 'content-type': 'application/json' });
-    // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers.
+    // With per-team tokens or OAuth, even the number of skills is not told to unauthenticated callers, nor which
+    // remote and commit a refusal is about (its code is).
     const counts = this.#gate.countsArePublic ? { skills: snapshot.ordered.length } : {};
-    res.end(JSON.stringify({ status, ...counts, generation: snapshot.generation }));
+    // A root that refuses a newer version (a git commit without an allowed signature) still serves the one before, so
+    // the server stays ready; the reason is told.
+    const refused = runtime.refusals.map((refusal) => (this.#gate.countsArePublic ? refusal : { code: refusal.code }));
+    res.end(
+      JSON.stringify({
+        status,
+        ...counts,
+        generation: snapshot.generation,
+        ...(refused.length === 0 ? {} : { refused }),
+      }),
+    );
   }
 
   /** Each issuer's last state logged: a change is logged once, not at every probe. */

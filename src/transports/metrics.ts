@@ -67,6 +67,8 @@ export class HttpMetrics {
   readonly rebuilds: Counter;
   /** Refreshes of roots by kind name (`skills_serve_git_polls_total` for git roots: `RootKind.refreshMetric`). */
   readonly refreshes = new Map<string, Counter<'outcome'>>();
+  /** Refused versions by kind name, labelled by root (`skills_serve_git_signature_refusals_total`). */
+  readonly refusals = new Map<string, Counter<'root'>>();
 
   /**
    * @param runtime read for the catalog gauges when scraped; its `changed` and `refreshed` events are counted.
@@ -106,9 +108,11 @@ export class HttpMetrics {
       help: 'Snapshots swapped in after the first (watch batches and new git commits)',
       registers,
     });
-    for (const { name, refreshMetric } of ROOT_KINDS) {
+    for (const { name, refreshMetric, refusalMetric } of ROOT_KINDS) {
       if (refreshMetric !== undefined)
         this.refreshes.set(name, new Counter({ ...refreshMetric, labelNames: ['outcome'], registers }));
+      if (refusalMetric !== undefined)
+        this.refusals.set(name, new Counter({ ...refusalMetric, labelNames: ['root'], registers }));
     }
     new Gauge({
       name: 'skills_serve_catalog_skills',
@@ -136,5 +140,6 @@ export class HttpMetrics {
     });
     runtime.on('changed', () => this.rebuilds.inc());
     runtime.on('refreshed', (kind, ok) => this.refreshes.get(kind)?.inc({ outcome: ok ? 'ok' : 'failed' }));
+    runtime.on('refused', (kind, refusal) => this.refusals.get(kind)?.inc({ root: refusal.root }));
   }
 }

@@ -45,7 +45,7 @@ describe('environment twins', () => {
         command === 'manifest' ? ['--check', '--content-only', '--help', '--json'] : ['--help'],
       );
       for (const [flag, env] of Object.entries(listed)) if (env !== null) expect(env, flag).toBe(upperSnake(flag));
-      expect(Object.keys(listed)).toHaveLength({ serve: 28, check: 16, manifest: 12 }[command]);
+      expect(Object.keys(listed)).toHaveLength({ serve: 29, check: 17, manifest: 13 }[command]);
     },
   );
 });

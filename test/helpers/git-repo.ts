@@ -53,14 +53,15 @@ export interface TestRemote {
   readonly work: string;
   /**
    * Writes `spec` into the work tree (see `makeTree`), removes `remove` (relative paths), commits everything and
-   * pushes the branch to the bare repository.
+   * pushes the branch to the bare repository. With `signingKey` (an ssh private key file), the commit is signed with
+   * it (`gpg.format=ssh`, `commit -S`).
    *
    * @returns the new commit id.
    */
   commit(
     spec: Record<string, TreeEntry>,
     message?: string,
-    options?: { remove?: readonly string[]; branch?: string },
+    options?: { remove?: readonly string[]; branch?: string; signingKey?: string },
   ): Promise<string>;
   /** Creates an annotated tag at the work repository's HEAD and pushes it. */
   tag(name: string): void;
@@ -102,7 +103,10 @@ export async function createRemote(name = 'skills', projectRoot?: string): Promi
       // Distinct committer dates keep commit ids distinct even when two commits hold the same tree.
       tick += 1;
       const date = `2026-01-01T00:${String(Math.floor(tick / 60)).padStart(2, '0')}:${String(tick % 60).padStart(2, '0')}Z`;
-      execFileSync('git', ['commit', '--quiet', '--allow-empty', '-m', message], {
+      const key = options.signingKey;
+      const signed =
+        key === undefined ? ['commit'] : ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${key}`, 'commit', '-S'];
+      execFileSync('git', [...signed, '--quiet', '--allow-empty', '-m', message], {
         cwd: work,
         env: isolatedGitEnv({ GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date }),
         stdio: 'pipe',

@@ -20,6 +20,8 @@ export type GitFailure =
   | 'unreachable'
   /** The tree (or its download) is over the file or byte limits. */
   | 'over-limits'
+  /** The commit is not signed by a key of `--git-allowed-signers`. */
+  | 'unverified'
   /** Git failed in another way (a corrupt cache, a full disk, …). */
   | 'git-failed';
 

@@ -27,6 +27,10 @@ export const gitKind: RootKind<GitSourceSpec, GitSettings> = {
     name: 'skills_serve_git_polls_total',
     help: 'Polls of followed git branches, by outcome (ok, failed)',
   },
+  refusalMetric: {
+    name: 'skills_serve_git_signature_refusals_total',
+    help: 'Commits refused for their signature (--git-allowed-signers) while the last verified one stays served, by root',
+  },
   source: (spec, context) =>
     deferredSource(false, async () => (await import('./source.js')).gitSource(spec.git, context)),
 };

@@ -19,12 +19,17 @@ export interface Provenance {
   readonly commit: string;
   /** The served subdirectory of the repository, `''` for the whole tree. */
   readonly subdir: string;
+  /**
+   * Who signed the commit, with `--git-allowed-signers` (docs/git-roots.md, "Verified commits"): the principal the
+   * allowed signers file lists for the key, and the key's fingerprint. Absent without the option.
+   */
+  readonly signer?: { readonly principal: string; readonly key: string };
 }
 
 /**
  * The `_meta` object to merge into an entry of a tree with this provenance.
  *
- * @returns `{ "dev.skills-serve/source": { source, ref, commit, subdir } }` (frozen).
+ * @returns `{ "dev.skills-serve/source": { source, ref, commit, subdir[, signer] } }` (frozen).
  */
 export function provenanceMeta(provenance: Provenance): Readonly<Record<string, Provenance>> {
   return Object.freeze({ [PROVENANCE_META_KEY]: Object.freeze({ ...provenance }) });

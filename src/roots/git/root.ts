@@ -9,6 +9,9 @@
  *   uses it; the old tree is then deleted.
  * - An unreachable remote at startup is survived when the cache holds an earlier fetch of the ref (served with a
  *   warning); without one, {@link GitRoot.start} fails naming the URL and the ref.
+ * - With an allowed signers file, every commit is verified in the cache's repository before its tree is written or
+ *   served (`signature.ts`); a followed branch's unverified commit is refused (`refused` event, `refusal`) and the
+ *   last verified commit stays served.
  *
  * Reference counting: every checkout handed out (by `start()` and by each `commit` event, also a commit handed out
  * again when the branch moves back to it) carries one reference owned by the receiver; `release()` drops one. A tree
@@ -19,6 +22,7 @@ import { EventEmitter } from 'node:events';
 import { promises as fsp } from 'node:fs';
 
 import type { RootSpec } from '../../index/types.js';
+import type { RootRefusal } from '../kind.js';
 import {
   directoryExists,
   readRefRecord,
@@ -34,6 +38,14 @@ import { type MaterializedTree, materializeTree } from './materialize.js';
 import type { Provenance } from './provenance.js';
 import { ensureBareRepository, fetchRef, hasCommit, type RefKind, type RemoteContext, resolveRef } from './remote.js';
 import { GIT_NETWORK_TIMEOUT_MS, type GitLimits } from './settings.js';
+import {
+  type CommitVerifier,
+  findSshKeygen,
+  SIGNATURE_REFUSED,
+  type Signer,
+  UnverifiedCommitError,
+  verifyCommit,
+} from './signature.js';
 import type { GitRootSpec } from './spec.js';
 import { tokenAuth } from './token.js';
 import { type GitAllowEntry, isGitRemoteAllowed } from './url.js';
@@ -60,6 +72,8 @@ export interface GitRootOptions {
   readonly allow?: readonly GitAllowEntry[];
   /** `SKILLS_SERVE_GIT_TOKEN`: sent as HTTP Basic auth to this remote's https origin (or loopback http). */
   readonly token?: string;
+  /** `--git-allowed-signers`: absolute path of the allowed signers file; only commits its keys signed are served. */
+  readonly allowedSigners?: string;
   readonly logger?: GitLogger;
 }
 
@@ -89,6 +103,8 @@ export interface GitRoot {
   on(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
   /** After each poll of a followed branch: whether it went through. */
   on(event: 'polled', listener: (ok: boolean) => void): this;
+  /** A new commit of the branch was refused (its signature); the current tree stays served. */
+  on(event: 'refused', listener: (refusal: RootRefusal) => void): this;
   once(event: 'commit', listener: (next: Checkout, previous: Checkout) => void): this;
 }
 
@@ -111,6 +127,10 @@ export class GitRoot extends EventEmitter {
   #lastPollFailure: string | undefined;
   /** A commit refused (over the limits, or without the subdirectory), not fetched again until the branch moves on. */
   #refusedCommit: string | undefined;
+  /** How commits are verified (`--git-allowed-signers`), set by `start()`; `undefined`: they are not. */
+  #verifier: CommitVerifier | undefined;
+  /** The branch's newest commit, refused for its signature while an older one is served. */
+  #refusal: RootRefusal | undefined;
 
   /** @param options the root, cache, environment and policies. */
   constructor(options: GitRootOptions) {
@@ -160,6 +180,8 @@ export class GitRoot extends EventEmitter {
       );
     }
     await checkGitVersion({ env: this.#options.env });
+    const file = this.#options.allowedSigners;
+    if (file !== undefined) this.#verifier = { file, program: await findSshKeygen(this.#options.env) };
     await fsp.mkdir(this.#cache.dir, { recursive: true });
     await ensureBareRepository(this.#cache.gitDir, this.#options.env);
     await removeAbandonedTrees(this.#cache);
@@ -176,6 +198,7 @@ export class GitRoot extends EventEmitter {
         ...this.#logFields(checkout.provenance.commit),
         stale: checkout.stale,
         ...this.#treeFields(checkout),
+        ...this.#signerFields(checkout),
       },
       `serving ${this.#describe} at commit ${checkout.provenance.commit}${checkout.stale ? ' (from the cache)' : ''}`,
     );
@@ -188,7 +211,7 @@ export class GitRoot extends EventEmitter {
     const { spec } = this.#options;
     const record = await readRefRecord(this.#cache, spec.ref);
     if (record !== undefined && record.kind !== 'branch' && (await directoryExists(this.#treeDir(record.commit)))) {
-      return this.#checkout(record.commit, record.kind, false, undefined);
+      return this.#checkout(record.commit, record.kind, false, undefined, await this.#verify(record.commit));
     }
     let resolved;
     try {
@@ -196,11 +219,12 @@ export class GitRoot extends EventEmitter {
     } catch (error) {
       if (!(error instanceof GitSourceError) || error.reason !== 'unreachable') throw error;
       if (record !== undefined && (await directoryExists(this.#treeDir(record.commit)))) {
+        const signer = await this.#verify(record.commit);
         this.#lastPollFailure = error.reason;
         this.#warn(
           `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
         );
-        return this.#checkout(record.commit, record.kind, true, undefined);
+        return this.#checkout(record.commit, record.kind, true, undefined, signer);
       }
       throw new GitSourceError(
         'unreachable',
@@ -208,22 +232,24 @@ export class GitRoot extends EventEmitter {
       );
     }
     if (resolved.kind === 'commit' && (await directoryExists(this.#treeDir(resolved.source))))
-      return this.#checkout(resolved.source, 'commit', false, undefined);
+      return this.#checkout(resolved.source, 'commit', false, undefined, await this.#verify(resolved.source));
     if (
       resolved.kind === 'branch' &&
       record?.commit === resolved.advertised &&
       (await directoryExists(this.#treeDir(record.commit)))
     ) {
-      return this.#checkout(record.commit, 'branch', false, undefined);
+      return this.#checkout(record.commit, 'branch', false, undefined, await this.#verify(record.commit));
     }
     try {
       const commit =
         resolved.kind === 'commit' && (await hasCommit(this.#cache.gitDir, resolved.source, this.#options.env))
           ? resolved.source
           : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
+      // Verified in the cache's repository before its tree is written: an unverified tree is never written to serve.
+      const signer = await this.#verify(commit);
       const tree = await this.#materialize(commit);
       await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
-      return this.#checkout(commit, resolved.kind, false, tree);
+      return this.#checkout(commit, resolved.kind, false, tree, signer);
     } catch (error) {
       // A followed branch whose newest commit cannot be served (refused, or its fetch failed) starts from the last
       // commit fetched for it, as a running server keeps serving it: a bad push must not turn every restart (a
@@ -232,16 +258,24 @@ export class GitRoot extends EventEmitter {
         resolved.kind === 'branch' &&
         record?.kind === 'branch' &&
         error instanceof GitSourceError &&
-        ['over-limits', 'unknown-subdir', 'unreachable', 'git-failed'].includes(error.reason) &&
+        ['over-limits', 'unknown-subdir', 'unverified', 'unreachable', 'git-failed'].includes(error.reason) &&
         (await directoryExists(this.#treeDir(record.commit)));
       if (!fallback || record === undefined) throw error;
-      if (error.reason === 'over-limits' || error.reason === 'unknown-subdir')
+      // The commit served instead must verify too; if it does not, no verified commit is available: the newest
+      // commit's reason is the one to tell.
+      const signer = await this.#verify(record.commit).catch(() => {
+        throw error;
+      });
+      const fetched = `serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`;
+      if (error instanceof UnverifiedCommitError) this.#refuse(resolved.advertised, record.commit, error, fetched);
+      else if (error.reason === 'over-limits' || error.reason === 'unknown-subdir') {
         this.#refusedCommit = resolved.advertised;
-      else this.#lastPollFailure = error.reason;
-      this.#warn(
-        `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
-      );
-      return this.#checkout(record.commit, 'branch', true, undefined);
+        this.#warn(`${error.message}; ${fetched}`);
+      } else {
+        this.#lastPollFailure = error.reason;
+        this.#warn(`${error.message}; ${fetched}`);
+      }
+      return this.#checkout(record.commit, 'branch', true, undefined, signer);
     }
   }
 
@@ -266,11 +300,57 @@ export class GitRoot extends EventEmitter {
     });
   }
 
-  #checkout(commit: string, kind: RefKind, stale: boolean, tree: MaterializedTree | undefined): Checkout {
+  /**
+   * Verifies `commit` in the cache's repository when commits are verified.
+   *
+   * @returns its signer, or `undefined` without `--git-allowed-signers`.
+   * @throws GitSourceError `unverified` naming the root, the commit and the reason; `git-failed`.
+   */
+  async #verify(commit: string): Promise<Signer | undefined> {
+    const verifier = this.#verifier;
+    if (verifier === undefined) return undefined;
+    return verifyCommit({
+      gitDir: this.#cache.gitDir,
+      commit,
+      verifier,
+      env: this.#options.env,
+      describe: this.#describe,
+    });
+  }
+
+  /**
+   * Refuses the branch's newest commit for its signature: not fetched again until the branch moves on, logged once
+   * (`git-signature-refused`, with the commit refused and the one served), kept as {@link GitRoot.refusal} and
+   * announced (`refused`).
+   */
+  #refuse(refused: string, serving: string, error: UnverifiedCommitError, still: string): void {
+    this.#refusedCommit = refused;
+    const reason = error.why;
+    this.#refusal = Object.freeze({ code: SIGNATURE_REFUSED, root: this.#describe, refused, serving, reason });
+    this.#options.logger?.warn(
+      { event: SIGNATURE_REFUSED, ...this.#logFields(refused), serving, reason },
+      `${error.message}; ${still}`,
+    );
+    this.emit('refused', this.#refusal);
+  }
+
+  /** The branch's newest commit refused for its signature while an older one is served; `undefined` for none. */
+  get refusal(): RootRefusal | undefined {
+    return this.#refusal;
+  }
+
+  #checkout(
+    commit: string,
+    kind: RefKind,
+    stale: boolean,
+    tree: MaterializedTree | undefined,
+    signer: Signer | undefined,
+  ): Checkout {
     const { spec } = this.#options;
+    const provenance = { source: spec.remote.display, ref: this.#ref, commit, subdir: spec.subdir };
     return Object.freeze({
       root: Object.freeze({ dir: this.#treeDir(commit), prefix: spec.prefix }),
-      provenance: Object.freeze({ source: spec.remote.display, ref: this.#ref, commit, subdir: spec.subdir }),
+      provenance: Object.freeze(signer === undefined ? provenance : { ...provenance, signer: Object.freeze(signer) }),
       kind,
       stale,
       materialized:
@@ -280,6 +360,12 @@ export class GitRoot extends EventEmitter {
 
   #logFields(commit?: string): object {
     return { source: this.#options.spec.remote.display, ref: this.#ref, ...(commit === undefined ? {} : { commit }) };
+  }
+
+  /** The `signer` of a verified checkout (nothing without `--git-allowed-signers`). */
+  #signerFields(checkout: Checkout): object {
+    const { signer } = checkout.provenance;
+    return signer === undefined ? {} : { signer };
   }
 
   /** `files` and `bytes` of a tree this instance wrote (nothing for one found in the cache). */
@@ -376,9 +462,13 @@ export class GitRoot extends EventEmitter {
    */
   async #pollOnce(previous: Checkout): Promise<boolean> {
     const resolved = await resolveRef(this.#context, this.#options.spec.ref);
-    if (resolved.advertised === previous.provenance.commit || resolved.advertised === this.#refusedCommit) return false;
+    if (resolved.advertised === this.#refusedCommit) return false;
+    // Back at the served commit, or moved past the commit refused for its signature: that refusal no longer stands.
+    this.#refusal = undefined;
+    if (resolved.advertised === previous.provenance.commit) return false;
     let commit: string;
     let tree: MaterializedTree | undefined;
+    let signer: Signer | undefined;
     try {
       commit = await fetchRef(
         this.#context,
@@ -388,8 +478,20 @@ export class GitRoot extends EventEmitter {
         this.#limits.maxFetchBytes,
       );
       if (commit === previous.provenance.commit || this.#stopped) return false;
+      signer = await this.#verify(commit);
       tree = await this.#materialize(commit);
     } catch (error) {
+      // Not signed by an allowed key: refused for good, like a tree over the limits; the verified tree stays served.
+      if (error instanceof UnverifiedCommitError) {
+        if (!this.#stopped)
+          this.#refuse(
+            resolved.advertised,
+            previous.provenance.commit,
+            error,
+            `still serving commit ${previous.provenance.commit}`,
+          );
+        return false;
+      }
       // Over a limit, or without the subdirectory: the same answer for this commit at every poll, so it is refused
       // (warned about once, not fetched again) until the branch moves on. The remote itself is fine.
       if (error instanceof GitSourceError && (error.reason === 'over-limits' || error.reason === 'unknown-subdir')) {
@@ -400,7 +502,7 @@ export class GitRoot extends EventEmitter {
       throw error;
     }
     await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
-    const next = this.#checkout(commit, 'branch', false, tree);
+    const next = this.#checkout(commit, 'branch', false, tree, signer);
     const held = this.#held.get(next.root.dir);
     if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
     else held.count += 1;
@@ -411,6 +513,7 @@ export class GitRoot extends EventEmitter {
         ...this.#logFields(commit),
         previous: previous.provenance.commit,
         ...this.#treeFields(next),
+        ...this.#signerFields(next),
       },
       `${this.#describe} moved from ${previous.provenance.commit} to ${commit}`,
     );

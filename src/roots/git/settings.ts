@@ -39,6 +39,11 @@ export interface GitSettings {
   readonly allow: readonly GitAllowEntry[];
   readonly limits: GitLimits;
   readonly token: string | undefined;
+  /**
+   * Absolute path of the allowed signers file (`--git-allowed-signers`, git's `gpg.ssh.allowedSignersFile` format):
+   * only commits signed by its keys are served. `undefined`: commits are served signed or not.
+   */
+  readonly allowedSigners?: string | undefined;
   /** The process environment (git needs `PATH`, `HOME` and the user's credential setup). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }

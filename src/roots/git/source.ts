@@ -4,7 +4,7 @@
  * git root is opened (`kind.ts`), so a server of folders loads none of the git layer.
  */
 import type { RootSpec } from '../../index/types.js';
-import type { RootContext, RootListener, RootSource } from '../kind.js';
+import type { RootContext, RootListener, RootRefusal, RootSource } from '../kind.js';
 import { provenanceMeta } from './provenance.js';
 import { type Checkout, GitRoot } from './root.js';
 import type { GitSettings } from './settings.js';
@@ -36,8 +36,13 @@ class GitSource implements RootSource {
     return this.#root.nextPollAt;
   }
 
+  get refusal(): RootRefusal | undefined {
+    return this.#root.refusal;
+  }
+
   follow(listener: RootListener): void {
     this.#root.on('polled', (ok) => listener.refreshed(ok));
+    this.#root.on('refused', (refusal) => listener.refused(refusal));
     this.#root.on('commit', (next, previous) => listener.replaced(served(next), () => this.#root.release(previous)));
   }
 
@@ -62,6 +67,7 @@ export function gitSource(spec: GitRootSpec, { cacheDir, settings, logger }: Roo
       limits: settings.limits,
       allow: settings.allow,
       ...(settings.token === undefined ? {} : { token: settings.token }),
+      ...(settings.allowedSigners === undefined ? {} : { allowedSigners: settings.allowedSigners }),
       ...(logger === undefined ? {} : { logger }),
     }),
   );
