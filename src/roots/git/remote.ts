@@ -178,9 +178,18 @@ class GitLockBusy extends Error {
   }
 }
 
-/** The lock file git names in its stderr when it could not take it, if it did. */
-export function gitLockInTheWay(stderr: string): string | undefined {
-  return /Unable to create '([^'\n]+\.lock)': File exists/u.exec(stderr)?.[1];
+/**
+ * The git lock file a failed git run ran into, from its stderr: the one it names (`Unable to create '<file>.lock':
+ * File exists`), or `shallow.lock` when another git rewrote `shallow` under it (`shallow file has changed since we
+ * read it`); `undefined` for any other failure.
+ *
+ * @param gitDir the repository git ran on.
+ * @param stderr git's stderr.
+ */
+export function gitLockInTheWay(gitDir: string, stderr: string): string | undefined {
+  const named = /Unable to create '([^'\n]+\.lock)': File exists/u.exec(stderr)?.[1];
+  if (named !== undefined) return named;
+  return /shallow file has changed since we read it/u.test(stderr) ? path.join(gitDir, 'shallow.lock') : undefined;
 }
 
 /**
@@ -348,7 +357,7 @@ async function fetchRefNow(
     );
   }
   if (code !== 0) {
-    const busy = timedOut ? undefined : gitLockInTheWay(stderr);
+    const busy = timedOut ? undefined : gitLockInTheWay(gitDir, stderr);
     if (busy !== undefined) throw new GitLockBusy(busy);
     const reason = timedOut
       ? `did not finish within ${context.timeoutMs} ms`
