@@ -7,11 +7,13 @@
  *     refs.json                                what each ref resolved to at its last fetch (for offline starts)
  *     refs.json.lock                           held while a process rewrites refs.json
  *     trees/<commit>[-<subdir hash>]/          a materialized tree, complete once it exists (renamed into place)
- *     tmp/<tree>.<host>.<pid>.<random>/        trees being written
+ *     users/<tree>/<host>.<pid>.<random>       one file per root (in any process) serving that tree
+ *     tmp/<tree>.<host>.<pid>.<random>/        trees being written, or being removed
  *
  * A tree directory is immutable once renamed into place: its name is the commit (and subdirectory) it holds. Several
  * processes (on several hosts, over a shared volume) may use one cache at once: writes to `repo.git` and `refs.json`
- * take turns through their lock files; trees are written apart and renamed into place, the first one in wins.
+ * take turns through their lock files; trees are written apart and renamed into place, the first one in wins; a
+ * branch's old tree is removed by the last root that served it ({@link leaveTree}).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -40,6 +42,7 @@ export interface RemoteCache {
   readonly gitDir: string;
   readonly refsFile: string;
   readonly treesDir: string;
+  readonly usersDir: string;
   readonly tmpDir: string;
 }
 
@@ -62,6 +65,7 @@ export function remoteCache(cacheDir: string, remote: GitRemote): RemoteCache {
     gitDir: path.join(dir, 'repo.git'),
     refsFile: path.join(dir, 'refs.json'),
     treesDir: path.join(dir, 'trees'),
+    usersDir: path.join(dir, 'users'),
     tmpDir: path.join(dir, 'tmp'),
   };
 }
@@ -158,6 +162,94 @@ const FOREIGN_TEMP_MS = 24 * 60 * 60 * 1000;
  */
 export function tempTreeName(finalName: string): string {
   return `${finalName}.${HOST_PART}.${process.pid}.${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * A name for one root's registrations as a user of trees ({@link enterTree}): `<host>.<pid>.<random>`, so a user of
+ * this host that no longer runs is told apart.
+ */
+export function treeUserName(): string {
+  return tempTreeName('').slice(1);
+}
+
+/** The registrations of a tree's users. */
+function usersOf(cache: RemoteCache, tree: string): string {
+  return path.join(cache.usersDir, path.basename(tree));
+}
+
+/**
+ * Registers `user` as serving `tree` (a directory under `trees/`), so that no other root sharing the cache removes it
+ * meanwhile. Register before looking whether the tree is there: a tree found after registering stays.
+ *
+ * @throws the file system's error when the cache is not writable.
+ */
+export async function enterTree(cache: RemoteCache, tree: string, user: string): Promise<void> {
+  const dir = usersOf(cache, tree);
+  for (let attempt = 0; ; attempt++) {
+    await fsp.mkdir(dir, { recursive: true });
+    try {
+      await fsp.writeFile(path.join(dir, user), '');
+      return;
+    } catch (error) {
+      // The last user of the tree removed the directory between the two steps.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 2) throw error;
+    }
+  }
+}
+
+/**
+ * Drops `user`'s registration for `tree` and, with `remove`, removes the tree when no other user that still runs is
+ * registered: it is moved under `tmp/` first (atomic), the registrations are read again, and a tree someone
+ * registered for meanwhile is moved back. Users of another host are trusted to run until they leave (a replica that
+ * died leaves its trees behind rather than a tree removed under a live one).
+ *
+ * @param isAlive whether a process id of this host runs.
+ * @returns whether the tree was removed.
+ */
+export async function leaveTree(
+  cache: RemoteCache,
+  tree: string,
+  user: string,
+  remove: boolean,
+  isAlive: (pid: number) => boolean = processIsAlive,
+): Promise<boolean> {
+  const dir = usersOf(cache, tree);
+  await fsp.rm(path.join(dir, user), { force: true });
+  if (!remove || (await hasUsers(dir, isAlive))) return false;
+  await fsp.mkdir(cache.tmpDir, { recursive: true });
+  const aside = path.join(cache.tmpDir, tempTreeName(path.basename(tree)));
+  try {
+    await fsp.rename(tree, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  if (await hasUsers(dir, isAlive)) {
+    // Someone found it before it moved: back it goes (unless the tree was written again meanwhile).
+    await fsp.rename(aside, tree).catch(() => undefined);
+    await fsp.rm(aside, { recursive: true, force: true });
+    return false;
+  }
+  await fsp.rm(aside, { recursive: true, force: true });
+  await fsp.rmdir(dir).catch(() => undefined);
+  return true;
+}
+
+/** Whether a tree's registrations name a user that may run (dropping those of this host's gone processes). */
+async function hasUsers(dir: string, isAlive: (pid: number) => boolean): Promise<boolean> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return false;
+  }
+  let users = 0;
+  for (const name of names) {
+    const match = /^([A-Za-z0-9_-]+)\.(\d+)\.[0-9a-f]+$/u.exec(name);
+    if (match?.[1] === HOST_PART && !isAlive(Number(match[2]))) await fsp.rm(path.join(dir, name), { force: true });
+    else users += 1;
+  }
+  return users > 0;
 }
 
 /**
