@@ -12,9 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { directoryExists, remoteCache, removeAbandonedTrees, tempTreeName } from '../../src/roots/git/cache.js';
 import { HOST, LockTimeoutError, withLock } from '../../src/roots/git/lock.js';
 import { gitLockInTheWay } from '../../src/roots/git/remote.js';
+import { GIT_NETWORK_TIMEOUT_MS } from '../../src/roots/git/settings.js';
 import { parseGitUrl } from '../../src/roots/git/url.js';
 import { committedTree, createRemote, diskTree, isolatedGitEnv } from '../helpers/git-repo.js';
-import { gitSpec, makeGitRoot } from '../helpers/git-root.js';
+import { gitSpec, makeGitRoot, recordingLogger } from '../helpers/git-root.js';
 import { makeTempDir, skillMd } from '../helpers/tree.js';
 
 describe('git-root cache', () => {
@@ -115,6 +116,24 @@ describe('git-root cache', () => {
     expect(most).toBe(1);
     expect(await fsp.readdir(dir)).toEqual([]);
   });
+
+  it("waits out git's own lock file in the repository and removes one older than the network timeout: no warning", async () => {
+    const remote = await createRemote();
+    await remote.commit({ 'one/SKILL.md': skillMd('one', 'One.') });
+    const cacheDir = await makeTempDir();
+    const logger = recordingLogger();
+    const root = await makeGitRoot(gitSpec(remote.fileUrl, 'main'), { cacheDir, logger });
+    const first = await root.start();
+    const second = await remote.commit({ 'two/SKILL.md': skillMd('two', 'Two.') });
+    // What a git killed in the repository (SIGKILL, a crash) leaves behind: git itself refuses to go on.
+    const shallowLock = path.join(path.dirname(path.dirname(first.root.dir)), 'repo.git', 'shallow.lock');
+    await fsp.writeFile(shallowLock, '');
+    const old = new Date(Date.now() - 2 * GIT_NETWORK_TIMEOUT_MS);
+    await fsp.utimes(shallowLock, old, old);
+    expect(await root.pollNow()).toBe(true);
+    expect(await directoryExists(path.join(path.dirname(first.root.dir), second))).toBe(true);
+    expect(logger.warnings()).toEqual([]);
+  }, 60_000);
 
   it("reads git's own lock contention from its message, not as an unreachable remote", () => {
     expect(

@@ -197,8 +197,9 @@ export function gitLockInTheWay(gitDir: string, stderr: string): string | undefi
  * the commit it names. Processes sharing the cache take turns: the fetch runs holding the repository's lock
  * (`lock.ts`; in this process too, roots of one URL share the repository), and a process that waited for it first
  * looks whether what it wants arrived meanwhile, so N servers started together download a commit once. A git lock
- * file in the way (a git not run by a server of this version, or one killed) is waited for and the fetch tried again
- * ({@link GIT_LOCK_ATTEMPTS} times); one older than the network timeout is removed (no git run of ours lives longer).
+ * file in the way (a git not run by a server of this version, or one killed) is waited for ({@link GIT_LOCK_WAIT_MS})
+ * and the fetch tried again, {@link GIT_LOCK_ATTEMPTS} times in all; one older than the network timeout is removed (no
+ * git run of ours lives longer).
  * While git receives the pack, the new files under `objects/pack` are measured every {@link WATCHDOG_MS} ms; past
  * `maxFetchBytes` the fetch is killed and its partial pack removed.
  *
@@ -228,11 +229,13 @@ export async function fetchRef(
         return await fetchRefNow(context, gitDir, resolved, ref, maxFetchBytes);
       } catch (error) {
         if (!(error instanceof GitLockBusy)) throw error;
-        const gone = await waitUntilGone(error.lockFile, GIT_LOCK_WAIT_MS, context.signal);
-        if (!gone && !(await removeIfOlder(error.lockFile, context.timeoutMs)) && attempt >= GIT_LOCK_ATTEMPTS) {
+        const gone =
+          (await waitUntilGone(error.lockFile, GIT_LOCK_WAIT_MS, context.signal)) ||
+          (await removeIfOlder(error.lockFile, context.timeoutMs));
+        if (!gone || attempt >= GIT_LOCK_ATTEMPTS) {
           throw new GitSourceError(
             'git-failed',
-            `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}) into the cache: git's lock file ${error.lockFile} stays in the way (another git works on the cache's repository, or one was killed there: remove the file if no git runs)`,
+            `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}) into the cache: git's lock file ${error.lockFile} ${gone ? 'keeps getting' : 'stays'} in the way (another git works on the cache's repository, or one was killed there: remove the file if no git runs)`,
           );
         }
       }
