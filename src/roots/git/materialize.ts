@@ -9,14 +9,15 @@
  * Limits on files and bytes are checked against the listing before anything is written.
  *
  * The tree is written to a fresh directory under the cache's `tmp/` and renamed into place, so a tree directory
- * that exists is complete.
+ * that exists is complete. Processes sharing the cache that write the same tree at once race only at that rename:
+ * the first one in wins, the others drop their copy and use the winner's (the same bytes).
  */
-import { randomBytes } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 
 import { isPathWithin } from '../../paths.js';
 import { BatchReader } from './batch.js';
+import { tempTreeName } from './cache.js';
 import { GitCommandError, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
 import { spawnGit } from './exec.js';
@@ -87,12 +88,13 @@ function isSafePath(rel: string): boolean {
 /**
  * Materializes `<commit>:<subdir>` into `target`.
  *
- * @returns counts and skipped paths.
+ * @returns counts and skipped paths; `undefined` when another writer (a process sharing the cache) renamed the same
+ *   tree into place first: its tree, the same bytes, is the one at `target`, and it is that writer's.
  * @throws GitSourceError `unknown-subdir` when the subdirectory does not exist at the commit or is not a directory;
  *   `over-limits` naming the limit and the tree's size (nothing is written); `git-failed` when the cache's
  *   repository cannot be read or the disk refuses a write (the partial tree is removed).
  */
-export async function materializeTree(options: MaterializeOptions): Promise<MaterializedTree> {
+export async function materializeTree(options: MaterializeOptions): Promise<MaterializedTree | undefined> {
   const { gitDir, commit, subdir, env } = options;
   const treeish = subdir === '' ? `${commit}^{tree}` : `${commit}:${subdir}`;
   let type: string;
@@ -145,22 +147,23 @@ export async function materializeTree(options: MaterializeOptions): Promise<Mate
     );
 
   await fsp.mkdir(options.tmpDir, { recursive: true });
-  const temp = path.join(
-    options.tmpDir,
-    `${path.basename(options.target)}.${process.pid}.${randomBytes(4).toString('hex')}`,
-  );
+  const temp = path.join(options.tmpDir, tempTreeName(path.basename(options.target)));
   await fsp.mkdir(temp);
   let outsideLinks: readonly string[];
   try {
     outsideLinks = await writeEntries(temp, written, gitDir, env);
     await fsp.mkdir(path.dirname(options.target), { recursive: true });
     try {
+      // rename() replaces an empty directory: a tree of no files (only submodules) is looked for first.
+      if (written.length === 0 && (await fsp.stat(options.target).catch(() => undefined)) !== undefined)
+        throw Object.assign(new Error('the tree is in place'), { code: 'EEXIST' });
       await fsp.rename(temp, options.target);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // Another process materialized the same commit first: its tree is the same bytes, keep it.
       if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw error;
       await fsp.rm(temp, { recursive: true, force: true });
+      return undefined;
     }
   } catch (error) {
     await fsp.rm(temp, { recursive: true, force: true });

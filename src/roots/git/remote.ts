@@ -7,9 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
+import { repositoryLockFile } from './cache.js';
 import { GitCommandError, gitReason, gitUnavailable, runGit } from './command.js';
 import { GitSourceError } from './errors.js';
 import { spawnGit } from './exec.js';
+import { LockTimeoutError, STALE_MS, waitUntilGone, withLock } from './lock.js';
 import { isCommitId } from './spec.js';
 import type { GitRemote } from './url.js';
 import { redactSecrets } from './url.js';
@@ -158,10 +160,48 @@ async function newBytes(dir: string, baseline: ReadonlySet<string>): Promise<num
 /** How often the download watchdog measures a running fetch (ms). */
 const WATCHDOG_MS = 100;
 
+/** How often one fetch is tried again after git found one of its own lock files taken (`shallow.lock`, …). */
+const GIT_LOCK_ATTEMPTS = 5;
+
+/** How long a fetch waits for a git lock file of the cache's repository to go before giving up this time (ms). */
+const GIT_LOCK_WAIT_MS = 10_000;
+
+/**
+ * Git refused to run because one of its lock files in the cache's repository exists (`Unable to create
+ * '…/shallow.lock': File exists`): another git works on it, or one was killed there. Contention, never an unreachable
+ * remote.
+ */
+class GitLockBusy extends Error {
+  constructor(readonly lockFile: string) {
+    super(`${lockFile} exists`);
+    this.name = 'GitLockBusy';
+  }
+}
+
+/**
+ * The git lock file a failed git run ran into, from its stderr: the one it names (`Unable to create '<file>.lock':
+ * File exists`), or `shallow.lock` when another git rewrote `shallow` under it (`shallow file has changed since we
+ * read it`); `undefined` for any other failure.
+ *
+ * @param gitDir the repository git ran on.
+ * @param stderr git's stderr.
+ */
+export function gitLockInTheWay(gitDir: string, stderr: string): string | undefined {
+  const named = /Unable to create '([^'\n]+\.lock)': File exists/u.exec(stderr)?.[1];
+  if (named !== undefined) return named;
+  return /shallow file has changed since we read it/u.test(stderr) ? path.join(gitDir, 'shallow.lock') : undefined;
+}
+
 /**
  * Fetches one ref or commit, shallow (`--depth=1`, no tags, no submodules), into the bare repository, and returns
- * the commit it names. While git receives the pack, the new files under `objects/pack` are measured every
- * {@link WATCHDOG_MS} ms; past `maxFetchBytes` the fetch is killed and its partial pack removed.
+ * the commit it names. Processes sharing the cache take turns: the fetch runs holding the repository's lock
+ * (`lock.ts`; in this process too, roots of one URL share the repository), and a process that waited for it first
+ * looks whether what it wants arrived meanwhile, so N servers started together download a commit once. A git lock
+ * file in the way (a git not run by a server of this version, or one killed) is waited for ({@link GIT_LOCK_WAIT_MS})
+ * and the fetch tried again, {@link GIT_LOCK_ATTEMPTS} times in all; one older than the network timeout is removed (no
+ * git run of ours lives longer).
+ * While git receives the pack, the new files under `objects/pack` are measured every {@link WATCHDOG_MS} ms; past
+ * `maxFetchBytes` the fetch is killed and its partial pack removed.
  *
  * @param context the remote and how to reach it.
  * @param gitDir the cache's bare repository (created by {@link ensureBareRepository}).
@@ -170,7 +210,8 @@ const WATCHDOG_MS = 100;
  * @param maxFetchBytes the download limit (bytes).
  * @returns the full commit id fetched (an annotated tag peeled to its commit).
  * @throws GitSourceError `over-limits` past the download limit; `unknown-ref` when the remote refuses the commit id
- *   (`not our ref`); `unreachable` for any other failure to fetch.
+ *   (`not our ref`); `git-failed` when the repository stays locked (by another process past the network timeout, or
+ *   by a git lock file that does not go); `unreachable` for any other failure to fetch.
  */
 export async function fetchRef(
   context: RemoteContext,
@@ -179,24 +220,57 @@ export async function fetchRef(
   ref: string | undefined,
   maxFetchBytes: number,
 ): Promise<string> {
-  const previous = fetching.get(gitDir) ?? Promise.resolve();
-  const run = previous.then(() => fetchRefNow(context, gitDir, resolved, ref, maxFetchBytes));
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  fetching.set(gitDir, settled);
-  void settled.then(() => {
-    if (fetching.get(gitDir) === settled) fetching.delete(gitDir);
-  });
-  return run;
+  const task = async (): Promise<string> => {
+    // Fetched by another process (or root) while this one waited: nothing to download.
+    const present = await peelToCommit(gitDir, `${resolved.advertised}^{commit}`, context.env).catch(() => '');
+    if (present !== '') return present;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fetchRefNow(context, gitDir, resolved, ref, maxFetchBytes);
+      } catch (error) {
+        if (!(error instanceof GitLockBusy)) throw error;
+        const gone =
+          (await waitUntilGone(error.lockFile, GIT_LOCK_WAIT_MS, context.signal)) ||
+          (await removeIfOlder(error.lockFile, context.timeoutMs));
+        if (!gone || attempt >= GIT_LOCK_ATTEMPTS) {
+          throw new GitSourceError(
+            'git-failed',
+            `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}) into the cache: git's lock file ${error.lockFile} ${gone ? 'keeps getting' : 'stays'} in the way (another git works on the cache's repository, or one was killed there: remove the file if no git runs)`,
+          );
+        }
+      }
+    }
+  };
+  try {
+    return await withLock(repositoryLockFile(gitDir), task, {
+      timeoutMs: context.timeoutMs + STALE_MS,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    });
+  } catch (error) {
+    if (!(error instanceof LockTimeoutError)) throw error;
+    throw new GitSourceError(
+      'git-failed',
+      `cannot fetch ${context.remote.display} (ref ${ref ?? 'HEAD'}) into the cache: ${error.message}`,
+    );
+  }
+}
+
+/** Removes `file` if it was last modified more than `ageMs` ago; whether it did. */
+async function removeIfOlder(file: string, ageMs: number): Promise<boolean> {
+  try {
+    if (Date.now() - (await fsp.stat(file)).mtimeMs <= ageMs) return false;
+    await fsp.rm(file, { force: true });
+    return true;
+  } catch {
+    return true;
+  }
 }
 
 /**
- * Fetches into one bare repository run one at a time in this process (roots of one URL share it): each measures the
- * new packs against its own baseline and writes the same temporary ref.
+ * The lock files a fetch takes in the repository (`--depth` rewrites `shallow`, the refspec writes one ref, a ref
+ * deletion rewrites `packed-refs`). A git killed by us (timeout, download limit, stop) cannot remove its own.
  */
-const fetching = new Map<string, Promise<void>>();
+const FETCH_GIT_LOCKS = ['shallow.lock', 'packed-refs.lock', `${FETCHED_REF}.lock`];
 
 async function fetchRefNow(
   context: RemoteContext,
@@ -208,6 +282,7 @@ async function fetchRefNow(
   const packDir = path.join(gitDir, 'objects', 'pack');
   await fsp.mkdir(packDir, { recursive: true });
   const baseline = new Set(await fsp.readdir(packDir));
+  const startedAt = Date.now();
   const child = spawnGit(
     [
       '--git-dir',
@@ -256,6 +331,15 @@ async function fetchRefNow(
     received = Math.max(received, await newBytes(packDir, baseline));
     overLimit = received > maxFetchBytes;
   }
+  if (code === null) {
+    // Killed (timeout, download limit, stop): remove the git lock files it held. The repository lock is held, so
+    // any made since the fetch began are its own.
+    for (const name of FETCH_GIT_LOCKS) {
+      const file = path.join(gitDir, ...name.split('/'));
+      const stat = await fsp.stat(file).catch(() => undefined);
+      if (stat !== undefined && stat.mtimeMs >= startedAt - 1_000) await fsp.rm(file, { force: true });
+    }
+  }
   if (overLimit || code !== 0) {
     // Drop what this fetch brought: a partial pack (tmp_*) after a failure; past the limit, complete packs too and the
     // ref that would point into them.
@@ -276,6 +360,8 @@ async function fetchRefNow(
     );
   }
   if (code !== 0) {
+    const busy = timedOut ? undefined : gitLockInTheWay(gitDir, stderr);
+    if (busy !== undefined) throw new GitLockBusy(busy);
     const reason = timedOut
       ? `did not finish within ${context.timeoutMs} ms`
       : gitReason(redactSecrets(stderr, context.secrets)) || `git exited with code ${String(code)}`;

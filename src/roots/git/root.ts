@@ -14,9 +14,10 @@
  *   last verified commit stays served.
  *
  * Reference counting: every checkout handed out (by `start()` and by each `commit` event, also a commit handed out
- * again when the branch moves back to it) carries one reference owned by the receiver; `release()` drops one. A tree
- * this instance materialized is removed when its count reaches 0 and it is no longer current. Trees found in the
- * cache and trees of tags and commits are kept: another server sharing the cache may be serving them.
+ * again when the branch moves back to it) carries one reference owned by the receiver; `release()` drops one. Every
+ * tree held is registered in the cache as used by this root (`enterTree`), so that servers sharing the cache never
+ * remove a tree another one serves: a branch's tree whose count reaches 0 and that is no longer current is removed
+ * by the last root of any process to leave it (`leaveTree`). Trees of tags and commits are kept.
  */
 import { EventEmitter } from 'node:events';
 import { promises as fsp } from 'node:fs';
@@ -25,11 +26,14 @@ import type { RootSpec } from '../../index/types.js';
 import type { RootRefusal } from '../kind.js';
 import {
   directoryExists,
+  enterTree,
+  leaveTree,
   readRefRecord,
   type RemoteCache,
   remoteCache,
   removeAbandonedTrees,
   treeDir,
+  treeUserName,
   writeRefRecord,
 } from './cache.js';
 import { checkGitVersion } from './command.js';
@@ -94,7 +98,7 @@ export interface Checkout {
 /** Reference count and ownership of one handed-out tree. */
 interface Held {
   count: number;
-  /** Written by this instance for a branch: may be deleted once released. */
+  /** A branch's tree: removed once released, unless another root sharing the cache still serves it. */
   readonly deletable: boolean;
 }
 
@@ -118,6 +122,8 @@ export class GitRoot extends EventEmitter {
   readonly #context: RemoteContext;
   readonly #abort = new AbortController();
   readonly #held = new Map<string, Held>();
+  /** This root's name among the users of the cache's trees. */
+  readonly #user = treeUserName();
   #current: Checkout | undefined;
   #timer: NodeJS.Timeout | undefined;
   #nextPollAt: number | undefined;
@@ -185,12 +191,12 @@ export class GitRoot extends EventEmitter {
     await fsp.mkdir(this.#cache.dir, { recursive: true });
     await ensureBareRepository(this.#cache.gitDir, this.#options.env);
     await removeAbandonedTrees(this.#cache);
-    const checkout = await this.#first();
+    let checkout = await this.#first();
+    await enterTree(this.#cache, checkout.root.dir, this.#user);
+    // Its last user in another process may have removed it between the look and the registration: look again.
+    if (!(await directoryExists(checkout.root.dir))) checkout = await this.#first();
     this.#current = checkout;
-    this.#held.set(checkout.root.dir, {
-      count: 1,
-      deletable: checkout.kind === 'branch' && checkout.materialized !== undefined,
-    });
+    this.#held.set(checkout.root.dir, { count: 1, deletable: checkout.kind === 'branch' });
     if (checkout.kind === 'branch') this.#schedule();
     this.#options.logger?.info(
       {
@@ -501,10 +507,15 @@ export class GitRoot extends EventEmitter {
       }
       throw error;
     }
+    if (!this.#held.has(this.#treeDir(commit))) {
+      await enterTree(this.#cache, this.#treeDir(commit), this.#user);
+      // Removed by its last user in another process between the look and the registration: written again.
+      tree ??= await this.#materialize(commit);
+    }
     await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
     const next = this.#checkout(commit, 'branch', false, tree, signer);
     const held = this.#held.get(next.root.dir);
-    if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
+    if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: true });
     else held.count += 1;
     this.#current = next;
     this.#options.logger?.info(
@@ -523,8 +534,9 @@ export class GitRoot extends EventEmitter {
   }
 
   /**
-   * Drops one reference. When none is left and the checkout is no longer current, a tree this instance materialized
-   * is deleted (its removal is awaited; a failure to remove it is logged, never thrown).
+   * Drops one reference. When none is left and the checkout is no longer current, this root leaves the tree and a
+   * branch's tree is deleted unless another root sharing the cache still serves it (its removal is awaited; a failure
+   * to remove it is logged, never thrown).
    *
    * @throws RangeError when the checkout holds no reference.
    */
@@ -535,9 +547,8 @@ export class GitRoot extends EventEmitter {
     held.count -= 1;
     if (held.count > 0 || this.#current?.root.dir === checkout.root.dir) return;
     this.#held.delete(checkout.root.dir);
-    if (!held.deletable) return;
     try {
-      await fsp.rm(checkout.root.dir, { recursive: true, force: true });
+      await leaveTree(this.#cache, checkout.root.dir, this.#user, held.deletable);
     } catch (error) {
       this.#warn(`cannot remove the old tree of commit ${checkout.provenance.commit}: ${(error as Error).message}`);
     }
@@ -563,5 +574,9 @@ export class GitRoot extends EventEmitter {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#abort.abort();
     await this.#polling;
+    // Its trees stay (a later start serves them from the cache); this root no longer holds them.
+    await Promise.all(
+      [...this.#held.keys()].map((dir) => leaveTree(this.#cache, dir, this.#user, false).catch(() => undefined)),
+    );
   }
 }
