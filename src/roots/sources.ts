@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 
 import type { RootSpec } from '../index/types.js';
-import type { RootLogger, RootSource } from './kind.js';
+import type { RootLogger, RootSource, RootStatus } from './kind.js';
 import { kindOf, type RootKindSettings, settingsOf, type SourceSpec } from './kinds.js';
 
 /** How long a replaced directory stays on disk after the swap, for reads that began before it (ms). */
@@ -32,11 +32,14 @@ export class Sources extends EventEmitter<{
   refreshed: [kind: string, ok: boolean];
 }> {
   readonly #sources: readonly RootSource[];
+  /** Each root's kind name, in command-line order. */
+  readonly #kinds: readonly string[];
   #roots: RootSpec[] = [];
 
-  private constructor(sources: readonly RootSource[]) {
+  private constructor(sources: readonly RootSource[], kinds: readonly string[]) {
     super();
     this.#sources = sources;
+    this.#kinds = kinds;
   }
 
   /**
@@ -51,6 +54,7 @@ export class Sources extends EventEmitter<{
         const kind = kindOf(spec);
         return kind.source(spec, { cacheDir, settings: settingsOf(kind, context.settings), logger });
       }),
+      specs.map((spec) => spec.kind),
     );
     try {
       sources.#roots = await Promise.all(sources.#sources.map((source) => source.start()));
@@ -100,6 +104,17 @@ export class Sources extends EventEmitter<{
   msUntilNextRefresh(now = Date.now()): number | undefined {
     const due = this.#sources.flatMap((source) => (source.nextRefreshAt === undefined ? [] : [source.nextRefreshAt]));
     return due.length === 0 ? undefined : Math.max(0, Math.min(...due) - now);
+  }
+
+  /**
+   * What each root with versions serves now (`RootSource.status`): its position on the command line, its kind's name
+   * and its status; roots of kinds without versions (folders) are left out.
+   */
+  statuses(): { readonly rootIndex: number; readonly kind: string; readonly status: RootStatus }[] {
+    return this.#sources.flatMap((source, rootIndex) => {
+      const status = source.status?.();
+      return status === undefined ? [] : [{ rootIndex, kind: this.#kinds[rootIndex] ?? '', status }];
+    });
   }
 
   /** Stops following every root. Idempotent. */

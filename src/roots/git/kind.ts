@@ -3,7 +3,7 @@
  * materialized commit in `<cache>/git/` served with its provenance, a followed branch replaced by each new commit.
  */
 import type { RootSpec } from '../../index/types.js';
-import type { RootKind, RootListener, RootSource } from '../kind.js';
+import type { RootKind, RootListener, RootSource, RootStatus } from '../kind.js';
 import { provenanceMeta } from './provenance.js';
 import { type Checkout, GitRoot } from './root.js';
 import type { GitSettings } from './settings.js';
@@ -15,9 +15,14 @@ export interface GitSourceSpec {
   readonly git: GitRootSpec;
 }
 
-/** The root a checkout is served as: its tree, the configured prefix, and its provenance for `_meta`. */
+/** The root a checkout is served as: its tree, the configured prefix, its provenance for `_meta`, its commit. */
 function served(checkout: Checkout): RootSpec {
-  return { dir: checkout.root.dir, prefix: checkout.root.prefix, meta: provenanceMeta(checkout.provenance) };
+  return {
+    dir: checkout.root.dir,
+    prefix: checkout.root.prefix,
+    meta: provenanceMeta(checkout.provenance),
+    version: checkout.provenance.commit,
+  };
 }
 
 /** One git root behind the shape every kind shares. */
@@ -39,6 +44,10 @@ class GitSource implements RootSource {
 
   get nextRefreshAt(): number | undefined {
     return this.#root.nextPollAt;
+  }
+
+  status(): RootStatus {
+    return this.#root.status;
   }
 
   follow(listener: RootListener): void {

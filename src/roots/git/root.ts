@@ -73,6 +73,8 @@ export interface Checkout {
   readonly kind: RefKind;
   /** True when the remote could not be reached and this is the last fetched commit from the cache. */
   readonly stale: boolean;
+  /** When the commit was fetched into the cache (ms since the epoch; the ref record's), when known. */
+  readonly fetchedAt: number | undefined;
   /** Files, bytes and skipped paths when this instance wrote the tree; `undefined` when it came from the cache. */
   readonly materialized: Omit<MaterializedTree, 'dir'> | undefined;
 }
@@ -188,7 +190,7 @@ export class GitRoot extends EventEmitter {
     const { spec } = this.#options;
     const record = await readRefRecord(this.#cache, spec.ref);
     if (record !== undefined && record.kind !== 'branch' && (await directoryExists(this.#treeDir(record.commit)))) {
-      return this.#checkout(record.commit, record.kind, false, undefined);
+      return this.#checkout(record.commit, record.kind, false, undefined, record.fetchedAt);
     }
     let resolved;
     try {
@@ -200,7 +202,7 @@ export class GitRoot extends EventEmitter {
         this.#warn(
           `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
         );
-        return this.#checkout(record.commit, record.kind, true, undefined);
+        return this.#checkout(record.commit, record.kind, true, undefined, record.fetchedAt);
       }
       throw new GitSourceError(
         'unreachable',
@@ -214,7 +216,7 @@ export class GitRoot extends EventEmitter {
       record?.commit === resolved.advertised &&
       (await directoryExists(this.#treeDir(record.commit)))
     ) {
-      return this.#checkout(record.commit, 'branch', false, undefined);
+      return this.#checkout(record.commit, 'branch', false, undefined, record.fetchedAt);
     }
     try {
       const commit =
@@ -222,8 +224,9 @@ export class GitRoot extends EventEmitter {
           ? resolved.source
           : await fetchRef(this.#context, this.#cache.gitDir, resolved, spec.ref, this.#limits.maxFetchBytes);
       const tree = await this.#materialize(commit);
-      await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
-      return this.#checkout(commit, resolved.kind, false, tree);
+      const fetchedAt = Date.now();
+      await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt });
+      return this.#checkout(commit, resolved.kind, false, tree, fetchedAt);
     } catch (error) {
       // A followed branch whose newest commit cannot be served (refused, or its fetch failed) starts from the last
       // commit fetched for it, as a running server keeps serving it: a bad push must not turn every restart (a
@@ -241,7 +244,7 @@ export class GitRoot extends EventEmitter {
       this.#warn(
         `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
       );
-      return this.#checkout(record.commit, 'branch', true, undefined);
+      return this.#checkout(record.commit, 'branch', true, undefined, record.fetchedAt);
     }
   }
 
@@ -266,13 +269,20 @@ export class GitRoot extends EventEmitter {
     });
   }
 
-  #checkout(commit: string, kind: RefKind, stale: boolean, tree: MaterializedTree | undefined): Checkout {
+  #checkout(
+    commit: string,
+    kind: RefKind,
+    stale: boolean,
+    tree: MaterializedTree | undefined,
+    fetchedAt?: number,
+  ): Checkout {
     const { spec } = this.#options;
     return Object.freeze({
       root: Object.freeze({ dir: this.#treeDir(commit), prefix: spec.prefix }),
       provenance: Object.freeze({ source: spec.remote.display, ref: this.#ref, commit, subdir: spec.subdir }),
       kind,
       stale,
+      fetchedAt,
       materialized:
         tree === undefined ? undefined : Object.freeze({ files: tree.files, bytes: tree.bytes, skipped: tree.skipped }),
     });
@@ -399,8 +409,9 @@ export class GitRoot extends EventEmitter {
       }
       throw error;
     }
-    await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
-    const next = this.#checkout(commit, 'branch', false, tree);
+    const fetchedAt = Date.now();
+    await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt });
+    const next = this.#checkout(commit, 'branch', false, tree, fetchedAt);
     const held = this.#held.get(next.root.dir);
     if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: tree !== undefined });
     else held.count += 1;
@@ -446,6 +457,18 @@ export class GitRoot extends EventEmitter {
    */
   get nextPollAt(): number | undefined {
     return this.#nextPollAt;
+  }
+
+  /**
+   * The commit served, when it was fetched, and whether it is a fallback: the remote could not be reached (at start or
+   * at the last poll) and the cached commit is served. Valid after {@link GitRoot.start}.
+   */
+  get status(): { version: string; fetchedAt: number | undefined; stale: boolean } {
+    return {
+      version: this.#current?.provenance.commit ?? '',
+      fetchedAt: this.#current?.fetchedAt,
+      stale: this.#lastPollFailure !== undefined,
+    };
   }
 
   /** Whether the served tree is a branch's (a moving ref), followed or not. */
