@@ -1,12 +1,18 @@
 /**
  * `/metrics` of `--http` in the Prometheus text exposition format, through `prom-client` (one registry per adapter,
  * not the library's global one), and the method label every request is counted under (docs/ARCHITECTURE.md,
- * "Operating").
+ * "Operating"; the metric list: docs/operations.md, "Metrics and access log").
  */
+import { readdirSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+import type { SkillRecord } from '../index/types.js';
+import { SKILL_SCHEME } from '../index/uri.js';
 import { ROOT_KINDS } from '../roots/kinds.js';
 import type { Runtime } from '../runtime.js';
+import type { Visibility } from '../server/visibility.js';
 
 /** The path metrics are served on. */
 export const METRICS_PATH = '/metrics';
@@ -48,13 +54,191 @@ export function methodLabel(header: string | string[] | undefined, body: Buffer 
   return KNOWN_METHODS.has(method) ? method : 'other';
 }
 
-/** The outcome label of a finished response: by status. */
-export function outcomeLabel(status: number): string {
-  if (status >= 200 && status < 300) return 'ok';
+/**
+ * The outcome label of a finished response: by status, and `error` for a JSON-RPC error answered with a 2xx status
+ * (the SDK answers most errors of a request it read with 200).
+ *
+ * @param rpcError the JSON-RPC error code the response carried, if any ({@link jsonRpcErrorCode}).
+ */
+export function outcomeLabel(status: number, rpcError?: number): string {
+  if (status >= 200 && status < 300) return rpcError === undefined ? 'ok' : 'error';
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';
   return status >= 500 ? 'server_error' : 'client_error';
+}
+
+/**
+ * The JSON-RPC error codes counted under their own value (JSON-RPC 2.0 §5.1, and the MCP SDK's: -32000 transport
+ * errors, -32001 unauthorized, -32002 resource not found, -32020 header mismatch, -32021 missing client capability,
+ * -32022 unsupported protocol version, -32042 URL elicitation); any other code is `other`, so labels stay few.
+ */
+const KNOWN_ERROR_CODES = new Set([
+  -32700, -32600, -32601, -32602, -32603, -32000, -32001, -32002, -32020, -32021, -32022, -32042,
+]);
+
+/** The `code` label of a JSON-RPC error code. */
+export function errorCodeLabel(code: number): string {
+  return KNOWN_ERROR_CODES.has(code) ? String(code) : 'other';
+}
+
+/** How much of a response chunk is looked at for a JSON-RPC error (bytes): its start, where a response's keys are. */
+const SNIFF_BYTES = 256;
+
+/**
+ * A JSON-RPC error response at the start of a chunk the transport writes: a JSON body, or one server-sent event
+ * (`event: message` / `data: {…}`), whose top-level object holds `"error":{"code":N` after at most its `jsonrpc` and
+ * `id` members (the order the SDK writes them in). A result never matches: its `"result"` comes first or right after
+ * those members, and inside a JSON string every `"` is escaped.
+ */
+const ERROR_RESPONSE =
+  /^(?:(?:event|id|retry):[^\n]*\n)*(?:data: ?)?\{(?:"jsonrpc":"2\.0",|"id":(?:-?\d+|"[^"\\]{0,128}"|null),){0,2}"error":\{"code":(-?\d{1,9})[,}]/u;
+
+/**
+ * The JSON-RPC error code a response chunk starts with (a JSON body or one server-sent event), if it is an error
+ * response. Looks at the first {@link SNIFF_BYTES} bytes only, so a long string id is not recognized.
+ */
+export function jsonRpcErrorCode(chunk: string | Uint8Array): number | undefined {
+  const head =
+    typeof chunk === 'string'
+      ? chunk.slice(0, SNIFF_BYTES)
+      : Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.byteLength, SNIFF_BYTES)).toString('latin1');
+  const match = ERROR_RESPONSE.exec(head);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** The `view` label of a request: its view's name, `*` for one that sees everything. */
+export function viewLabel(view: Visibility | undefined): string {
+  return view === undefined ? '*' : view.name;
+}
+
+/** A skill's label: its skill path as in its URI (`acme/billing/refunds`). */
+function skillLabel(skill: SkillRecord): string {
+  return skill.rootUri.slice(SKILL_SCHEME.length);
+}
+
+/**
+ * Per-skill usage: how often each skill's `SKILL.md` reached a client, by view, and one series per skill served (so
+ * "never read" can be asked). Skill paths are names a view may not be allowed to see, so these series are served only
+ * to a scrape that may see everything (`HttpAdapter`). At most one series per served skill and view that read it:
+ * a skill's series go with the snapshot that stops serving it.
+ */
+export class UsageMetrics {
+  readonly registry = new Registry();
+  readonly #reads: Counter<'skill' | 'view'>;
+  /** The views each skill's series exists for (skill label → views). */
+  readonly #series = new Map<string, Set<string>>();
+
+  constructor(runtime: Runtime) {
+    const registers = [this.registry];
+    this.#reads = new Counter({
+      name: 'skills_serve_skill_reads_total',
+      help: "Reads of a skill's SKILL.md (resources/read, the read_skill tool, its prompt), by skill path and view",
+      labelNames: ['skill', 'view'],
+      registers,
+    });
+    new Gauge({
+      name: 'skills_serve_skill_info',
+      help: 'One series per skill served, by skill path',
+      labelNames: ['skill'],
+      registers,
+      collect() {
+        this.reset();
+        for (const skill of runtime.store.current.ordered) this.set({ skill: skillLabel(skill) }, 1);
+      },
+    });
+    runtime.on('changed', ({ next }) => {
+      for (const [skill, views] of this.#series) {
+        if (next.skills.has(`${SKILL_SCHEME}${skill}/SKILL.md`)) continue;
+        for (const view of views) this.#reads.remove({ skill, view });
+        this.#series.delete(skill);
+      }
+    });
+  }
+
+  /** Counts one read of `skill`'s `SKILL.md` by a request of `view`. */
+  read(skill: SkillRecord, view: string): void {
+    const label = skillLabel(skill);
+    let views = this.#series.get(label);
+    if (views === undefined) this.#series.set(label, (views = new Set()));
+    views.add(view);
+    this.#reads.inc({ skill: label, view });
+  }
+}
+
+/** How often the event-loop delay is sampled once someone scrapes (ms): 100 timer wakeups a second. */
+const EVENT_LOOP_SAMPLE_MS = 10;
+
+/**
+ * Process metrics under the usual names (`process_*`, `nodejs_*`), computed when scraped. Not prom-client's
+ * `collectDefaultMetrics`: it keeps an event-loop delay timer firing every 10 ms and a GC observer running whether
+ * anyone scrapes or not. Here the event-loop delay histogram starts at the first scrape, and reports (then resets)
+ * what it saw since the previous one.
+ */
+function registerProcessMetrics(registers: Registry[]): void {
+  new Counter({
+    name: 'process_cpu_seconds_total',
+    help: 'User and system CPU time spent, in seconds',
+    registers,
+    collect() {
+      const { user, system } = process.cpuUsage();
+      this.reset();
+      this.inc((user + system) / 1e6);
+    },
+  });
+  new Gauge({
+    name: 'process_resident_memory_bytes',
+    help: 'Resident set size, in bytes',
+    registers,
+    collect() {
+      this.set(process.memoryUsage.rss());
+    },
+  });
+  new Gauge({
+    name: 'nodejs_heap_size_used_bytes',
+    help: 'V8 heap used, in bytes',
+    labelNames: ['space'],
+    registers,
+    collect() {
+      const { heapUsed, heapTotal, external } = process.memoryUsage();
+      this.set({ space: 'used' }, heapUsed);
+      this.set({ space: 'total' }, heapTotal);
+      this.set({ space: 'external' }, external);
+    },
+  });
+  if (process.platform === 'linux') {
+    new Gauge({
+      name: 'process_open_fds',
+      help: 'Open file descriptors',
+      registers,
+      collect() {
+        // Less the one the listing itself held.
+        this.set(readdirSync('/proc/self/fd').length - 1);
+      },
+    });
+  }
+  let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
+  new Gauge({
+    name: 'nodejs_eventloop_delay_seconds',
+    help: 'Event-loop delay since the previous scrape, in seconds (sampled every 10 ms from the first scrape on)',
+    labelNames: ['quantile'],
+    registers,
+    collect() {
+      if (delay === undefined) {
+        delay = monitorEventLoopDelay({ resolution: EVENT_LOOP_SAMPLE_MS });
+        delay.enable();
+        return;
+      }
+      // The histogram holds the time between samples: the sampling interval itself is no delay.
+      const seconds = (ns: number): number => Math.max(0, ns / 1e6 - EVENT_LOOP_SAMPLE_MS) / 1000;
+      if (delay.count > 0) {
+        this.set({ quantile: '0.5' }, seconds(delay.percentile(50)));
+        this.set({ quantile: '0.99' }, seconds(delay.percentile(99)));
+        this.set({ quantile: '1' }, seconds(delay.max));
+      }
+      delay.reset();
+    },
+  });
 }
 
 /** The metrics of one HTTP adapter. */
@@ -63,6 +247,7 @@ export class HttpMetrics {
   readonly requests: Counter<'method' | 'outcome'>;
   readonly latency: Histogram<'method' | 'outcome'>;
   readonly authFailures: Counter<'reason'>;
+  readonly jsonRpcErrors: Counter<'method' | 'code'>;
   readonly listenStreams: Gauge;
   readonly rebuilds: Counter;
   /** Refreshes of roots by kind name (`skills_serve_git_polls_total` for git roots: `RootKind.refreshMetric`). */
@@ -96,6 +281,12 @@ export class HttpMetrics {
       registers,
     });
     for (const reason of reasons) this.authFailures.inc({ reason }, 0);
+    this.jsonRpcErrors = new Counter({
+      name: 'skills_serve_jsonrpc_errors_total',
+      help: 'JSON-RPC error responses to admitted MCP requests, by method and error code (whatever the HTTP status)',
+      labelNames: ['method', 'code'],
+      registers,
+    });
     this.listenStreams = new Gauge({
       name: 'skills_serve_listen_streams',
       help: 'Open subscriptions/listen streams',
@@ -134,7 +325,53 @@ export class HttpMetrics {
         this.set(views());
       },
     });
+    registerRootMetrics(runtime, registers);
+    registerProcessMetrics(registers);
     runtime.on('changed', () => this.rebuilds.inc());
     runtime.on('refreshed', (kind, ok) => this.refreshes.get(kind)?.inc({ outcome: ok ? 'ok' : 'failed' }));
   }
+}
+
+/**
+ * Per root with versions (`RootSource.status`: a git root), read when scraped: the version served, seconds since it
+ * was fetched into the cache, and whether it is a fallback for an unreachable origin. `root` is the root's position on
+ * the command line (0 first), so that no URL or path is shown to whoever may read `/metrics`.
+ */
+function registerRootMetrics(runtime: Runtime, registers: Registry[]): void {
+  new Gauge({
+    name: 'skills_serve_root_version_info',
+    help: 'The version each root serves (a git root: its commit), by root position and kind',
+    labelNames: ['root', 'kind', 'version'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { rootIndex, kind, status } of runtime.rootStatuses())
+        this.set({ root: String(rootIndex), kind, version: status.version }, 1);
+    },
+  });
+  new Gauge({
+    name: 'skills_serve_root_version_age_seconds',
+    help: 'Seconds since the version a root serves was fetched into the cache',
+    labelNames: ['root', 'kind'],
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const { rootIndex, kind, status } of runtime.rootStatuses()) {
+        if (status.fetchedAt !== undefined)
+          this.set({ root: String(rootIndex), kind }, Math.max(0, (now - status.fetchedAt) / 1000));
+      }
+    },
+  });
+  new Gauge({
+    name: 'skills_serve_root_stale',
+    help: '1 while a root serves its cached version because its origin could not be reached (at start or at its last check)',
+    labelNames: ['root', 'kind'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { rootIndex, kind, status } of runtime.rootStatuses())
+        this.set({ root: String(rootIndex), kind }, status.stale ? 1 : 0);
+    },
+  });
 }
