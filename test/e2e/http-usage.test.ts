@@ -2,7 +2,8 @@
  * Usage and audit over HTTP (docs/operations.md, "Metrics and access log"), with real HTTP requests on 127.0.0.1
  * against the built server on real directories and real git: a scripted session per view, then `/metrics` line by
  * line (per-skill `SKILL.md` reads by view, JSON-RPC errors by code, outcome `error` for an error answered with 200),
- * the access log's fields for every read, and a git root's version and stale gauges once its remote is gone.
+ * the access log's fields for every read, a removed skill's series dropped, and a git root's version and stale
+ * gauges once its remote is gone.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -93,7 +94,8 @@ describe('usage over HTTP', () => {
         ],
       }),
     );
-    server = await startHttpServer(['--no-watch', '--http-tokens', tokens, root]);
+    server = await startHttpServer(['--http-tokens', tokens, root]);
+    await waitForEvent(server.stderr, 'watching');
     const { url } = server;
     const base = `http://127.0.0.1:${server.port}`;
 
@@ -118,7 +120,10 @@ describe('usage over HTTP', () => {
     // Ops reads beta's SKILL.md twice, and asks for a method nobody serves.
     for (const id of [7, 8]) await rpc(url, OPS, id, 'resources/read', { uri: 'skill://beta/SKILL.md' });
     expect(((await rpc(url, OPS, 9, 'no/such-method'))['error'] as { code: number }).code).toBe(-32601);
-    await waitFor(() => eventsOf(server?.stderr() ?? '', 'request').length === 9);
+    // A host without the Skills extension reads SKILL.md through the compat tool: a read like any other.
+    const tool = await rpc(url, OPS, 10, 'tools/call', { name: 'read_skill', arguments: { name: 'beta' } });
+    expect(JSON.stringify(tool['result'])).toContain('Beta, read by ops.');
+    await waitFor(() => eventsOf(server?.stderr() ?? '', 'request').length === 10);
 
     const counted = [
       'skills_serve_http_requests_total',
@@ -133,10 +138,11 @@ describe('usage over HTTP', () => {
       'skills_serve_http_requests_total{method="resources/read",outcome="ok"} 4',
       'skills_serve_http_requests_total{method="skills/get",outcome="error"} 1',
       'skills_serve_http_requests_total{method="other",outcome="error"} 1',
+      'skills_serve_http_requests_total{method="tools/call",outcome="ok"} 1',
       'skills_serve_jsonrpc_errors_total{method="skills/get",code="-32602"} 1',
       'skills_serve_jsonrpc_errors_total{method="other",code="-32601"} 1',
       'skills_serve_skill_reads_total{skill="alpha",view="team-a"} 1',
-      'skills_serve_skill_reads_total{skill="beta",view="ops"} 2',
+      'skills_serve_skill_reads_total{skill="beta",view="ops"} 3',
       'skills_serve_skill_info{skill="alpha"} 1',
       'skills_serve_skill_info{skill="beta"} 1',
     ]);
@@ -207,6 +213,23 @@ describe('usage over HTTP', () => {
         digest: sha256(BETA_MD),
       })),
       { ...read, outcome: 'error', method: 'other', subject: 'ops', view: 'ops', error: -32601 },
+      {
+        ...read,
+        method: 'tools/call',
+        subject: 'ops',
+        view: 'ops',
+        uri: 'skill://beta/SKILL.md',
+        skill: 'skill://beta/SKILL.md',
+        digest: sha256(BETA_MD),
+      },
+    ]);
+
+    // A skill no longer served takes its series with it.
+    await removeTree(path.join(root, 'beta'));
+    await waitForEvent(server.stderr, 'index-updated', { skills: 1 });
+    expect(await metricLines(base, counted.slice(2), OPS)).toEqual([
+      'skills_serve_skill_reads_total{skill="alpha",view="team-a"} 1',
+      'skills_serve_skill_info{skill="alpha"} 1',
     ]);
   });
 
