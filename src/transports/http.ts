@@ -29,16 +29,8 @@ import { type Admitted, type Authorizer, Gate, type Verdict } from './auth/gate.
 import { OAuthAuthorizer, type OAuthSettings } from './auth/oauth.js';
 import { FeedService } from './feed.js';
 import { HttpTokens, StaticToken } from './http-tokens.js';
-import {
-  errorCodeLabel,
-  HttpMetrics,
-  jsonRpcErrorCode,
-  methodLabel,
-  METRICS_PATH,
-  outcomeLabel,
-  UsageMetrics,
-  viewLabel,
-} from './metrics.js';
+import { errorCodeLabel, HttpMetrics, jsonRpcErrorCode, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
+import { UsageMetrics, viewLabel } from './usage-metrics.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';

@@ -3,16 +3,11 @@
  * not the library's global one), and the method label every request is counted under (docs/ARCHITECTURE.md,
  * "Operating"; the metric list: docs/operations.md, "Metrics and access log").
  */
-import { readdirSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-import type { SkillRecord } from '../index/types.js';
-import { SKILL_SCHEME } from '../index/uri.js';
 import { ROOT_KINDS } from '../roots/kinds.js';
 import type { Runtime } from '../runtime.js';
-import type { Visibility } from '../server/visibility.js';
+import { registerProcessMetrics } from './process-metrics.js';
 
 /** The path metrics are served on. */
 export const METRICS_PATH = '/metrics';
@@ -105,140 +100,6 @@ export function jsonRpcErrorCode(chunk: string | Uint8Array): number | undefined
       : Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.byteLength, SNIFF_BYTES)).toString('latin1');
   const match = ERROR_RESPONSE.exec(head);
   return match === null ? undefined : Number(match[1]);
-}
-
-/** The `view` label of a request: its view's name, `*` for one that sees everything. */
-export function viewLabel(view: Visibility | undefined): string {
-  return view === undefined ? '*' : view.name;
-}
-
-/** A skill's label: its skill path as in its URI (`acme/billing/refunds`). */
-function skillLabel(skill: SkillRecord): string {
-  return skill.rootUri.slice(SKILL_SCHEME.length);
-}
-
-/**
- * Per-skill usage: how often each skill's `SKILL.md` reached a client, by view, and one series per skill served (so
- * "never read" can be asked). Skill paths are names a view may not be allowed to see, so these series are served only
- * to a scrape that may see everything (`HttpAdapter`). At most one series per served skill and view that read it:
- * a skill's series go with the snapshot that stops serving it.
- */
-export class UsageMetrics {
-  readonly registry = new Registry();
-  readonly #reads: Counter<'skill' | 'view'>;
-  /** The views each skill's series exists for (skill label → views). */
-  readonly #series = new Map<string, Set<string>>();
-
-  constructor(runtime: Runtime) {
-    const registers = [this.registry];
-    this.#reads = new Counter({
-      name: 'skills_serve_skill_reads_total',
-      help: "Reads of a skill's SKILL.md (resources/read, the read_skill tool, its prompt), by skill path and view",
-      labelNames: ['skill', 'view'],
-      registers,
-    });
-    new Gauge({
-      name: 'skills_serve_skill_info',
-      help: 'One series per skill served, by skill path',
-      labelNames: ['skill'],
-      registers,
-      collect() {
-        this.reset();
-        for (const skill of runtime.store.current.ordered) this.set({ skill: skillLabel(skill) }, 1);
-      },
-    });
-    runtime.on('changed', ({ next }) => {
-      for (const [skill, views] of this.#series) {
-        if (next.skills.has(`${SKILL_SCHEME}${skill}/SKILL.md`)) continue;
-        for (const view of views) this.#reads.remove({ skill, view });
-        this.#series.delete(skill);
-      }
-    });
-  }
-
-  /** Counts one read of `skill`'s `SKILL.md` by a request of `view`. */
-  read(skill: SkillRecord, view: string): void {
-    const label = skillLabel(skill);
-    let views = this.#series.get(label);
-    if (views === undefined) this.#series.set(label, (views = new Set()));
-    views.add(view);
-    this.#reads.inc({ skill: label, view });
-  }
-}
-
-/** How often the event-loop delay is sampled once someone scrapes (ms): 100 timer wakeups a second. */
-const EVENT_LOOP_SAMPLE_MS = 10;
-
-/**
- * Process metrics under the usual names (`process_*`, `nodejs_*`), computed when scraped. Not prom-client's
- * `collectDefaultMetrics`: it keeps an event-loop delay timer firing every 10 ms and a GC observer running whether
- * anyone scrapes or not. Here the event-loop delay histogram starts at the first scrape, and reports (then resets)
- * what it saw since the previous one.
- */
-function registerProcessMetrics(registers: Registry[]): void {
-  new Counter({
-    name: 'process_cpu_seconds_total',
-    help: 'User and system CPU time spent, in seconds',
-    registers,
-    collect() {
-      const { user, system } = process.cpuUsage();
-      this.reset();
-      this.inc((user + system) / 1e6);
-    },
-  });
-  new Gauge({
-    name: 'process_resident_memory_bytes',
-    help: 'Resident set size, in bytes',
-    registers,
-    collect() {
-      this.set(process.memoryUsage.rss());
-    },
-  });
-  new Gauge({
-    name: 'nodejs_heap_size_used_bytes',
-    help: 'V8 heap used, in bytes',
-    labelNames: ['space'],
-    registers,
-    collect() {
-      const { heapUsed, heapTotal, external } = process.memoryUsage();
-      this.set({ space: 'used' }, heapUsed);
-      this.set({ space: 'total' }, heapTotal);
-      this.set({ space: 'external' }, external);
-    },
-  });
-  if (process.platform === 'linux') {
-    new Gauge({
-      name: 'process_open_fds',
-      help: 'Open file descriptors',
-      registers,
-      collect() {
-        // Less the one the listing itself held.
-        this.set(readdirSync('/proc/self/fd').length - 1);
-      },
-    });
-  }
-  let delay: ReturnType<typeof monitorEventLoopDelay> | undefined;
-  new Gauge({
-    name: 'nodejs_eventloop_delay_seconds',
-    help: 'Event-loop delay since the previous scrape, in seconds (sampled every 10 ms from the first scrape on)',
-    labelNames: ['quantile'],
-    registers,
-    collect() {
-      if (delay === undefined) {
-        delay = monitorEventLoopDelay({ resolution: EVENT_LOOP_SAMPLE_MS });
-        delay.enable();
-        return;
-      }
-      // The histogram holds the time between samples: the sampling interval itself is no delay.
-      const seconds = (ns: number): number => Math.max(0, ns / 1e6 - EVENT_LOOP_SAMPLE_MS) / 1000;
-      if (delay.count > 0) {
-        this.set({ quantile: '0.5' }, seconds(delay.percentile(50)));
-        this.set({ quantile: '0.99' }, seconds(delay.percentile(99)));
-        this.set({ quantile: '1' }, seconds(delay.max));
-      }
-      delay.reset();
-    },
-  });
 }
 
 /** The metrics of one HTTP adapter. */
