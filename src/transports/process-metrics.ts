@@ -35,18 +35,22 @@ export function registerProcessMetrics(registers: Registry[]): void {
       this.set(process.memoryUsage.rss());
     },
   });
-  new Gauge({
-    name: 'nodejs_heap_size_used_bytes',
-    help: 'V8 heap used, in bytes',
-    labelNames: ['space'],
-    registers,
-    collect() {
-      const { heapUsed, heapTotal, external } = process.memoryUsage();
-      this.set({ space: 'used' }, heapUsed);
-      this.set({ space: 'total' }, heapTotal);
-      this.set({ space: 'external' }, external);
-    },
-  });
+  const memoryGauge = (name: string, help: string, read: (usage: NodeJS.MemoryUsage) => number): void =>
+    void new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read(process.memoryUsage()));
+      },
+    });
+  memoryGauge('nodejs_heap_size_total_bytes', 'V8 heap size, in bytes', (usage) => usage.heapTotal);
+  memoryGauge('nodejs_heap_size_used_bytes', 'V8 heap used, in bytes', (usage) => usage.heapUsed);
+  memoryGauge(
+    'nodejs_external_memory_bytes',
+    'Memory of C++ objects bound to JavaScript, in bytes',
+    (usage) => usage.external,
+  );
   if (process.platform === 'linux') {
     new Gauge({
       name: 'process_open_fds',

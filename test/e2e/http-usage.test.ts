@@ -157,14 +157,16 @@ describe('usage over HTTP', () => {
       'process_cpu_seconds_total',
       'process_resident_memory_bytes',
       'process_open_fds',
+      'nodejs_heap_size_total_bytes',
       'nodejs_heap_size_used_bytes',
+      'nodejs_external_memory_bytes',
     ]);
     expect(processLines.map((line) => line.replace(/ [\d.e+]+$/u, ''))).toEqual([
       'process_cpu_seconds_total',
       'process_resident_memory_bytes',
-      'nodejs_heap_size_used_bytes{space="used"}',
-      'nodejs_heap_size_used_bytes{space="total"}',
-      'nodejs_heap_size_used_bytes{space="external"}',
+      'nodejs_heap_size_total_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_external_memory_bytes',
       'process_open_fds',
     ]);
     for (const line of processLines) expect(Number(line.split(' ').at(-1))).toBeGreaterThan(0);
