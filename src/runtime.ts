@@ -147,6 +147,11 @@ export class Runtime {
     return this.#sources?.roots ?? [];
   }
 
+  /** What each root with versions (a git root) serves now: `Sources.statuses`; empty before the sources are open. */
+  rootStatuses(): ReturnType<Sources['statuses']> {
+    return this.#sources?.statuses() ?? [];
+  }
+
   /**
    * The cache hint of 2026-07-28 results: `--ttl` and `--cache-scope` when given; by default a day when every root is
    * pinned, 0 when a root changes in place (any time, watched or not), else the time until the soonest check of a root

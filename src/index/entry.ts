@@ -27,6 +27,8 @@ export interface RecordInput {
   readonly frontmatter: ReadFrontmatter;
   /** The entry's `_meta` (a git root's provenance), if any. */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  /** The root's version (`RootSpec.version`), if any. */
+  readonly version?: string | undefined;
 }
 
 /**
@@ -76,6 +78,7 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
     dirReal: input.dirReal,
     rootIndex: input.rootIndex,
     rel: input.rel,
+    version: input.version,
     manifestSize: manifest instanceof FileNode ? manifest.size : 0,
     fileCount: rows.length,
     totalBytes,

@@ -82,6 +82,7 @@ export async function buildRegionRecords(
       manifestPath,
       frontmatter,
       meta: spec.meta,
+      version: spec.version,
     });
     if ('severity' in record) {
       note(skillDir.rel, record);

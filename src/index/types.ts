@@ -26,6 +26,8 @@ export interface RootSpec {
   readonly prefix: readonly string[];
   /** `_meta` of every entry of this root (a git root's provenance), if any. */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** The version of the root this directory holds (a git root's commit id), if it has one: for the access log. */
+  readonly version?: string;
 }
 
 /**
@@ -89,6 +91,8 @@ export interface SkillRecord {
   /** Index of the root (in `Config.roots`) that published it, and the directory's root-relative path. */
   readonly rootIndex: number;
   readonly rel: string;
+  /** The version of the root it was published from (`RootSpec.version`: a git root's commit), if any. */
+  readonly version?: string | undefined;
   /** Byte size of `SKILL.md`, its number of resources and their total bytes. */
   readonly manifestSize: number;
   readonly fileCount: number;

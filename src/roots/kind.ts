@@ -54,6 +54,22 @@ export interface RootListener {
   refused(refusal: RootRefusal): void;
 }
 
+/**
+ * What a root serves now, for `/metrics` (docs/operations.md, "Metrics and access log"): a kind whose roots have
+ * versions (a git commit) says which, since when, and whether it is a fallback.
+ */
+export interface RootStatus {
+  /** The version served (a git root's commit id). */
+  readonly version: string;
+  /** When that version was fetched into the cache (ms since the epoch), when known. */
+  readonly fetchedAt: number | undefined;
+  /**
+   * Whether it is a fallback: the root's origin could not be reached (at start, or at its last check) and the copy
+   * from the cache is served. Cleared by the next check that goes through.
+   */
+  readonly stale: boolean;
+}
+
 /** One root being served: opened once, followed or not, stopped once. */
 export interface RootSource {
   /**
@@ -78,6 +94,8 @@ export interface RootSource {
    * served one; `undefined` for none (and for kinds that never refuse). Valid after `start`, which may refuse one.
    */
   readonly refusal?: RootRefusal | undefined;
+  /** What it serves now (valid after `start`); absent for a kind without versions (a folder). */
+  status?(): RootStatus | undefined;
   /** Follows the root from now on: new versions and refreshes are told to `listener`. */
   follow(listener: RootListener): void;
   /** Stops following and cancels work in flight; resolves once it has ended. Idempotent. */
@@ -199,6 +217,9 @@ export function deferredSource(changesInPlace: boolean, load: () => Promise<Root
     },
     get refusal() {
       return loaded?.refusal;
+    },
+    status() {
+      return loaded?.status?.();
     },
     follow(listener) {
       if (loaded === undefined) throw new Error('a root is followed only once it has started');

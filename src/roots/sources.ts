@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 
 import type { RootSpec } from '../index/types.js';
-import type { RootLogger, RootRefusal, RootSource } from './kind.js';
+import type { RootLogger, RootRefusal, RootSource, RootStatus } from './kind.js';
 import { kindOf, type RootKindSettings, settingsOf, type SourceSpec } from './kinds.js';
 
 /** How long a replaced directory stays on disk after the swap, for reads that began before it (ms). */
@@ -34,7 +34,7 @@ export class Sources extends EventEmitter<{
   refused: [kind: string, refusal: RootRefusal];
 }> {
   readonly #sources: readonly RootSource[];
-  /** Each source's kind name. */
+  /** Each root's kind name, in command-line order. */
   readonly #kinds: readonly string[];
   #roots: RootSpec[] = [];
 
@@ -117,6 +117,17 @@ export class Sources extends EventEmitter<{
     return this.#sources.flatMap((source, index) => {
       const { refusal } = source;
       return refusal === undefined ? [] : [{ kind: this.#kinds[index] ?? '', refusal }];
+    });
+  }
+
+  /**
+   * What each root with versions serves now (`RootSource.status`): its position on the command line, its kind's name
+   * and its status; roots of kinds without versions (folders) are left out.
+   */
+  statuses(): { readonly rootIndex: number; readonly kind: string; readonly status: RootStatus }[] {
+    return this.#sources.flatMap((source, rootIndex) => {
+      const status = source.status?.();
+      return status === undefined ? [] : [{ rootIndex, kind: this.#kinds[rootIndex] ?? '', status }];
     });
   }
 

@@ -9,6 +9,7 @@ import { decodeLossless } from '../index/mime.js';
 import { digestMatches, identityOf } from '../index/record.js';
 import { findDirectory, findFile, type ServedFile } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
+import type { Snapshot } from '../index/types.js';
 
 /** What a read found on disk. */
 export type ReadOutcome =
@@ -119,7 +120,15 @@ async function readVerifiedAsync(file: ServedFile): Promise<ReadOutcome> {
 
 /** What a verified read of a URI found. */
 export type ReadResult =
-  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly text: string | undefined; readonly mimeType: string }
+  | {
+      readonly kind: 'file';
+      readonly bytes: Uint8Array;
+      readonly text: string | undefined;
+      readonly mimeType: string;
+      /** The file's record and the snapshot the bytes were verified against (what was served, for the access log). */
+      readonly file: ServedFile;
+      readonly snapshot: Snapshot;
+    }
   | { readonly kind: 'directory' }
   | { readonly kind: 'missing' };
 
@@ -159,7 +168,14 @@ export function createFileReader(
           return findDirectory(snapshot, uri) === undefined ? { kind: 'missing' } : { kind: 'directory' };
         const outcome = await readVerified(file);
         if (outcome.kind === 'ok')
-          return { kind: 'file', bytes: outcome.bytes, text: decodeLossless(outcome.bytes), mimeType: file.mimeType };
+          return {
+            kind: 'file',
+            bytes: outcome.bytes,
+            text: decodeLossless(outcome.bytes),
+            mimeType: file.mimeType,
+            file,
+            snapshot,
+          };
         if (outcome.kind === 'error') {
           onReadFailed(outcome.reason, file.path);
           throw new SkillsServeError('READ_FAILED', `${file.uri} could not be read`);

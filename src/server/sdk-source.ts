@@ -10,6 +10,7 @@ import { entryOf } from '../index/entry.js';
 import { findDirectory, findSkill, listDirectory, pageOf } from '../index/snapshot.js';
 import type { SnapshotStore } from '../index/store.js';
 import type { FileReader } from './read.js';
+import { recorderOf, recordFileRead } from './usage.js';
 
 /**
  * Builds the source over `store`.
@@ -28,9 +29,11 @@ export function createSkillSource(store: SnapshotStore, pageSize: number, reader
       const skill = findSkill(await store.ready(), uri);
       return skill === undefined ? undefined : (entryOf(skill) as Skill);
     },
-    async read(uri) {
+    async read(uri, ctx) {
       const read = await reader.read(uri);
       if (read.kind !== 'file') return undefined;
+      // The compat tools and prompts read through here: `read_skill`, `read_skill_file`, a skill's prompt.
+      recordFileRead(recorderOf(ctx), read.snapshot, read.file);
       return read.text === undefined
         ? { bytes: read.bytes, mimeType: read.mimeType }
         : { text: read.text, mimeType: read.mimeType };

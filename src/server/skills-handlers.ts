@@ -29,6 +29,7 @@ import { discoveryIndex, INDEX_URI } from './discovery-index.js';
 import { PerSnapshot } from './per-snapshot.js';
 import type { FileReader } from './read.js';
 import { listedResources } from './resource-list.js';
+import { type ReadRecorder, recordEntry, recorderOf, recordFileRead } from './usage.js';
 import { isVisible, leadsToVisible, viewOf, type Visibility, visibleChildren, visibleSkills } from './visibility.js';
 
 /** Cache hints of 2026-07-28 results (SEP-2640: `ttlMs` and `cacheScope` on `skills/list` and `skills/get`). */
@@ -98,6 +99,7 @@ export interface SkillsRequestObserver {
  * @param era the connection's era: 2026-07-28 results carry the cache hint (`skills/list` and `skills/get` carry
  *   `resultType: "complete"` in both eras).
  * @param observer told what was answered (a connection's compat offer; none over stateless HTTP).
+ * @param recorder told what a read or `skills/get` served (HTTP: the access log and the read counters).
  * @returns the result (entries and blobs as pre-serialized parts).
  * @throws SkillsServeError for an unknown skill, file or directory, a bad cursor or URI (-32602), and a file that
  *   cannot be read (-32603): the server's handlers map them through `errors.ts`.
@@ -108,6 +110,7 @@ export async function answerSkillsMethod(
   era: Era,
   context: SkillsHandlerContext,
   observer?: SkillsRequestObserver,
+  recorder?: ReadRecorder,
 ): Promise<Record<string, unknown>> {
   const { store, pageSize } = context;
   const cacheFields = (): Partial<CacheHint> => (era === 'modern' ? { ...context.cacheHint() } : {});
@@ -138,10 +141,12 @@ export async function answerSkillsMethod(
       }
     }
     case SKILLS_GET_METHOD: {
-      const skill = findSkill(await store.ready(), uri);
+      const snapshot = await store.ready();
+      const skill = findSkill(snapshot, uri);
       if (skill === undefined || (view !== undefined && !isVisible(view, skill.segments))) {
         throw new SkillsServeError('SKILL_NOT_FOUND', `No skill is served at ${echo(uri)}`);
       }
+      recordEntry(recorder, snapshot, skill);
       return { skill: new RawJson(skill.json), ...cacheFields(), ...COMPLETE };
     }
     case RESOURCES_DIRECTORY_READ_METHOD: {
@@ -200,6 +205,7 @@ export async function answerSkillsMethod(
         throw new SkillsServeError('IS_A_DIRECTORY', `${echo(uri)} is a directory; use resources/directory/read`);
       if (read.kind === 'missing' || !seen())
         throw new SkillsServeError('RESOURCE_NOT_FOUND', `Resource not found: ${echo(uri)}`);
+      recordFileRead(recorder, read.snapshot, read.file);
       const content =
         read.text === undefined
           ? { uri, mimeType: read.mimeType, blob: new Base64Blob(read.bytes) }
@@ -297,7 +303,7 @@ export function installSkillsHandlers(
   const low = server.server;
   const answer = (method: SkillsMethod) => async (params: { uri?: string; cursor?: string }, ctx: RequestContext) =>
     asProtocolErrors(async () => {
-      const result = await answerSkillsMethod(method, params, era, context, observer);
+      const result = await answerSkillsMethod(method, params, era, context, observer, recorderOf(ctx));
       if (context.diagnostics !== undefined && announcesDiagnostics(method, params)) {
         for (const diagnostic of context.diagnostics()) await ctx.mcpReq.log('warning', diagnostic, DIAGNOSTICS_LOGGER);
       }

@@ -21,6 +21,7 @@ import { isLoopbackHost } from '../loopback.js';
 import type { Adapter, Runtime, RuntimeChange } from '../runtime.js';
 import { createServerFactory } from '../server/create-server.js';
 import { diagnosticsInView, type PublicDiagnostic } from '../server/diagnostics.js';
+import { READ_RECORDER, type ReadRecorder, type ServedRead } from '../server/usage.js';
 import { isVisibleUri, type Visibility } from '../server/visibility.js';
 import type { AuthFailure } from './auth/challenge.js';
 import { ClaimViews } from './auth/claims.js';
@@ -28,7 +29,8 @@ import { type Admitted, type Authorizer, Gate, type Verdict } from './auth/gate.
 import { OAuthAuthorizer, type OAuthSettings } from './auth/oauth.js';
 import { FeedService } from './feed.js';
 import { HttpTokens, StaticToken } from './http-tokens.js';
-import { HttpMetrics, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
+import { errorCodeLabel, HttpMetrics, jsonRpcErrorCode, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
+import { UsageMetrics, viewLabel } from './usage-metrics.js';
 
 /** The path MCP is served on. */
 export const MCP_PATH = '/mcp';
@@ -117,6 +119,7 @@ export class HttpAdapter implements Adapter {
   #gate = new Gate([]);
   #oauth: OAuthAuthorizer | undefined;
   #metrics: HttpMetrics | undefined;
+  #usage: UsageMetrics | undefined;
   /** Responses served to admissions that end (OAuth tokens), with when they end (ms epoch). */
   readonly #expiring = new Map<ServerResponse, number>();
   #sweep: NodeJS.Timeout | undefined;
@@ -162,7 +165,7 @@ export class HttpAdapter implements Adapter {
     const routes = new Map<string, Route>([
       [MCP_PATH, this.#mcpRoute(handlerFor)],
       [KEYED_FEEDS, feedRoutes.url],
-      [METRICS_PATH, { access: 'public', serve: (_req, res) => this.#serveMetrics(res) }],
+      [METRICS_PATH, { access: 'public', serve: (req, res) => this.#serveMetrics(req, res) }],
     ]);
     const health: Route = { access: 'public', serve: (req, res) => this.#serveHealth(req, res, runtime) };
     for (const path of [HEALTH_PATH, LIVE_PATH, READY_PATH]) routes.set(path, health);
@@ -206,6 +209,7 @@ export class HttpAdapter implements Adapter {
       for (const path of resource.metadataPaths) routes.set(path, metadata);
     }
     this.#metrics = new HttpMetrics(runtime, () => this.#handlers.size, this.#gate.failures);
+    this.#usage = new UsageMetrics(runtime);
     if (!this.#gate.open) this.#sweep = setInterval(() => this.#endExpired(), EXPIRY_SWEEP_MS).unref();
     logger.info({ event: 'serving', transport: 'http', url, port: actualPort }, `serving on ${url}; indexing`);
     if (this.#oauth !== undefined) {
@@ -223,7 +227,16 @@ export class HttpAdapter implements Adapter {
    * path); a refusal is answered by the gate's words, or 404 on a route that hides what exists.
    */
   #passGate(route: Extract<Route, { access: 'gated' }>, req: IncomingMessage, res: ServerResponse, loopback: boolean) {
-    const exchange: Exchange = { started: performance.now(), subject: undefined, refused: undefined, body: undefined };
+    const exchange: Exchange = {
+      started: performance.now(),
+      subject: undefined,
+      refused: undefined,
+      body: undefined,
+      view: undefined,
+      admitted: false,
+      rpcError: undefined,
+      read: undefined,
+    };
     res.once('close', () => this.#finished(req, res, route.label(req, exchange), exchange));
     if (loopback && !(HOST_GUARD(req, res) && ORIGIN_GUARD(req, res))) return;
     const pass = (verdict: Verdict): void => {
@@ -243,6 +256,8 @@ export class HttpAdapter implements Adapter {
       // timer for all, not one per request; the entry goes when the response closes, in #finished).
       if (verdict.expiresAt !== Infinity) this.#expiring.set(res, verdict.expiresAt);
       exchange.subject = verdict.subject;
+      exchange.view = verdict.view;
+      exchange.admitted = true;
       route.serve(req, res, verdict, exchange);
     };
     // An admission seen before is answered in this turn; only a new token waits for its signature or introspection.
@@ -353,10 +368,20 @@ export class HttpAdapter implements Adapter {
         if (req.headers['mcp-method'] === 'subscriptions/listen') {
           this.#metrics?.listenStreams.inc();
           res.once('close', () => this.#metrics?.listenStreams.dec());
+        } else {
+          sniffErrors(res, (code) => (exchange.rpcError ??= code));
         }
+        // What the handlers serve is told to this request's recorder, which reaches them as the SDK's pass-through
+        // AuthInfo (server/usage.ts); never the token.
+        const auth = {
+          token: '',
+          clientId: admitted.subject ?? '',
+          scopes: [],
+          extra: { [READ_RECORDER]: this.#recorder(exchange) },
+        };
         const length = Number(req.headers['content-length']);
         if (req.method !== 'POST' || !(length > 0 && length <= LABEL_BODY_MAX_BYTES)) {
-          void serve(req, res);
+          void serve(Object.assign(req, { auth }), res);
           return;
         }
         // A small body is read first, so a 2025-era request (no `mcp-method` header) is counted under its method,
@@ -364,7 +389,7 @@ export class HttpAdapter implements Adapter {
         void readBody(req).then(
           (body) => {
             exchange.body = body;
-            return serve(replayRequest(req, body), res);
+            return serve({ ...replayRequest(req, body), auth }, res);
           },
           () => res.destroy(),
         );
@@ -440,17 +465,42 @@ export class HttpAdapter implements Adapter {
     this.#feedProblems = now;
   }
 
-  /** `/metrics`: the registry in the Prometheus text format. */
-  #serveMetrics(res: ServerResponse): void {
+  /** The recorder of one request's reads: the first is logged, each `SKILL.md` read counted under its view. */
+  #recorder(exchange: Exchange): ReadRecorder {
+    return {
+      served: (read) => {
+        exchange.read ??= read;
+        if (read.skillMd) this.#usage?.read(read.skill, viewLabel(exchange.view));
+      },
+    };
+  }
+
+  /**
+   * `/metrics`: the registry in the Prometheus text format. The per-skill series (`UsageMetrics`) name skill paths,
+   * which not everyone may see: they are added when nobody is asked for a token, or for a scrape whose
+   * `Authorization` the gate admits to everything (`--http-token`, an entry or claim with the prefix `*`).
+   */
+  #serveMetrics(req: IncomingMessage, res: ServerResponse): void {
     const metrics = this.#metrics;
-    if (metrics === undefined) {
+    const usage = this.#usage;
+    if (metrics === undefined || usage === undefined) {
       res.writeHead(503).end();
       return;
     }
-    void metrics.registry.metrics().then((text) => {
-      res.writeHead(200, { 'content-type': metrics.registry.contentType });
-      res.end(text);
-    });
+    const answer = (withUsage: boolean): void =>
+      void Promise.all([metrics.registry.metrics(), withUsage ? usage.registry.metrics() : '']).then(([text, more]) => {
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text + more);
+      });
+    const header = authorizationOf(req);
+    if (this.#gate.open || header === undefined) {
+      answer(this.#gate.open);
+      return;
+    }
+    const seesAll = (verdict: Verdict): boolean => verdict.ok && seesEverything(verdict.view);
+    const verdict = this.#gate.authorize(header, req.socket);
+    if (verdict instanceof Promise) void verdict.then((settled) => answer(seesAll(settled)));
+    else answer(seesAll(verdict));
   }
 
   /** `/healthz`, `/livez` (200 while the process runs) and `/readyz` (200 once the first index build is served). */
@@ -513,11 +563,13 @@ export class HttpAdapter implements Adapter {
   /** Counts a finished gated request and writes its access log line (never the token). */
   #finished(req: IncomingMessage, res: ServerResponse, method: string, exchange: Exchange): void {
     this.#expiring.delete(res);
-    const outcome = res.writableFinished ? outcomeLabel(res.statusCode) : 'aborted';
+    const { rpcError, read } = exchange;
+    const outcome = res.writableFinished ? outcomeLabel(res.statusCode, rpcError) : 'aborted';
     const seconds = (performance.now() - exchange.started) / 1000;
     const labels = { method, outcome };
     this.#metrics?.requests.inc(labels);
     this.#metrics?.latency.observe(labels, seconds);
+    if (rpcError !== undefined) this.#metrics?.jsonRpcErrors.inc({ method, code: errorCodeLabel(rpcError) });
     this.#logger?.info(
       {
         event: 'request',
@@ -527,6 +579,9 @@ export class HttpAdapter implements Adapter {
         ms: Math.round(seconds * 1e5) / 100,
         ...(exchange.subject === undefined ? {} : { subject: exchange.subject }),
         ...(exchange.refused === undefined ? {} : { refused: exchange.refused }),
+        ...(exchange.admitted ? { view: viewLabel(exchange.view) } : {}),
+        ...(rpcError === undefined ? {} : { error: rpcError }),
+        ...(read === undefined ? {} : readFields(read)),
       },
       'request',
     );
@@ -620,6 +675,50 @@ interface Exchange {
   refused: AuthFailure | undefined;
   /** The body read before the SDK's handler, when it was. */
   body: Buffer | undefined;
+  /** The admission's view, once admitted. */
+  view: Visibility | undefined;
+  admitted: boolean;
+  /** The JSON-RPC error code the response carried, if any. */
+  rpcError: number | undefined;
+  /** The first thing a handler served (a read, or `skills/get`'s entry), if any. */
+  read: ServedRead | undefined;
+}
+
+/** The access log fields of a read: the URI and digest served, its skill, and its root's version (a git commit). */
+function readFields(read: ServedRead): Record<string, string> {
+  return {
+    uri: read.uri,
+    skill: read.skill.uri,
+    digest: read.digest,
+    ...(read.skill.version === undefined ? {} : { version: read.skill.version }),
+  };
+}
+
+/** Whether a view sees every skill: none given, or one whose prefixes include the whole namespace (`*`). */
+function seesEverything(view: Visibility | undefined): boolean {
+  return view === undefined || view.prefixes.some((prefix) => prefix.length === 0);
+}
+
+/**
+ * Notes the JSON-RPC error code of a response as it is written ({@link jsonRpcErrorCode} on each chunk's start): the
+ * SDK answers most errors of a request it read with 200, so the status alone would count them as `ok`.
+ */
+function sniffErrors(res: ServerResponse, found: (code: number) => void): void {
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  const look = (chunk: unknown): void => {
+    if (typeof chunk !== 'string' && !(chunk instanceof Uint8Array)) return;
+    const code = jsonRpcErrorCode(chunk);
+    if (code !== undefined) found(code);
+  };
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    look(chunk);
+    return write(chunk, ...rest);
+  }) as ServerResponse['write'];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    look(chunk);
+    return end(chunk, ...rest);
+  }) as ServerResponse['end'];
 }
 
 /** Tells one handler's listen streams about a change, as far as its view may see it. */

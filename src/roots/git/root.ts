@@ -91,6 +91,8 @@ export interface Checkout {
   readonly kind: RefKind;
   /** True when the remote could not be reached and this is the last fetched commit from the cache. */
   readonly stale: boolean;
+  /** When the commit was fetched into the cache (ms since the epoch; the ref record's), when known. */
+  readonly fetchedAt: number | undefined;
   /** Files, bytes and skipped paths when this instance wrote the tree; `undefined` when it came from the cache. */
   readonly materialized: Omit<MaterializedTree, 'dir'> | undefined;
 }
@@ -217,7 +219,14 @@ export class GitRoot extends EventEmitter {
     const { spec } = this.#options;
     const record = await readRefRecord(this.#cache, spec.ref);
     if (record !== undefined && record.kind !== 'branch' && (await directoryExists(this.#treeDir(record.commit)))) {
-      return this.#checkout(record.commit, record.kind, false, undefined, await this.#verify(record.commit));
+      return this.#checkout(
+        record.commit,
+        record.kind,
+        false,
+        undefined,
+        await this.#verify(record.commit),
+        record.fetchedAt,
+      );
     }
     let resolved;
     try {
@@ -230,7 +239,7 @@ export class GitRoot extends EventEmitter {
         this.#warn(
           `${error.message}; serving commit ${record.commit} fetched ${new Date(record.fetchedAt).toISOString()} from the cache`,
         );
-        return this.#checkout(record.commit, record.kind, true, undefined, signer);
+        return this.#checkout(record.commit, record.kind, true, undefined, signer, record.fetchedAt);
       }
       throw new GitSourceError(
         'unreachable',
@@ -244,7 +253,14 @@ export class GitRoot extends EventEmitter {
       record?.commit === resolved.advertised &&
       (await directoryExists(this.#treeDir(record.commit)))
     ) {
-      return this.#checkout(record.commit, 'branch', false, undefined, await this.#verify(record.commit));
+      return this.#checkout(
+        record.commit,
+        'branch',
+        false,
+        undefined,
+        await this.#verify(record.commit),
+        record.fetchedAt,
+      );
     }
     try {
       const commit =
@@ -254,8 +270,9 @@ export class GitRoot extends EventEmitter {
       // Verified in the cache's repository before its tree is written: an unverified tree is never written to serve.
       const signer = await this.#verify(commit);
       const tree = await this.#materialize(commit);
-      await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt: Date.now() });
-      return this.#checkout(commit, resolved.kind, false, tree, signer);
+      const fetchedAt = Date.now();
+      await writeRefRecord(this.#cache, spec.ref, { kind: resolved.kind, commit, fetchedAt });
+      return this.#checkout(commit, resolved.kind, false, tree, signer, fetchedAt);
     } catch (error) {
       // A followed branch whose newest commit cannot be served (refused, or its fetch failed) starts from the last
       // commit fetched for it, as a running server keeps serving it: a bad push must not turn every restart (a
@@ -281,7 +298,7 @@ export class GitRoot extends EventEmitter {
         this.#lastPollFailure = error.reason;
         this.#warn(`${error.message}; ${fetched}`);
       }
-      return this.#checkout(record.commit, 'branch', true, undefined, signer);
+      return this.#checkout(record.commit, 'branch', true, undefined, signer, record.fetchedAt);
     }
   }
 
@@ -351,6 +368,7 @@ export class GitRoot extends EventEmitter {
     stale: boolean,
     tree: MaterializedTree | undefined,
     signer: Signer | undefined,
+    fetchedAt?: number,
   ): Checkout {
     const { spec } = this.#options;
     const provenance = { source: spec.remote.display, ref: this.#ref, commit, subdir: spec.subdir };
@@ -359,6 +377,7 @@ export class GitRoot extends EventEmitter {
       provenance: Object.freeze(signer === undefined ? provenance : { ...provenance, signer: Object.freeze(signer) }),
       kind,
       stale,
+      fetchedAt,
       materialized:
         tree === undefined ? undefined : Object.freeze({ files: tree.files, bytes: tree.bytes, skipped: tree.skipped }),
     });
@@ -512,8 +531,9 @@ export class GitRoot extends EventEmitter {
       // Removed by its last user in another process between the look and the registration: written again.
       tree ??= await this.#materialize(commit);
     }
-    await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt: Date.now() });
-    const next = this.#checkout(commit, 'branch', false, tree, signer);
+    const fetchedAt = Date.now();
+    await writeRefRecord(this.#cache, this.#options.spec.ref, { kind: 'branch', commit, fetchedAt });
+    const next = this.#checkout(commit, 'branch', false, tree, signer, fetchedAt);
     const held = this.#held.get(next.root.dir);
     if (held === undefined) this.#held.set(next.root.dir, { count: 1, deletable: true });
     else held.count += 1;
@@ -560,6 +580,18 @@ export class GitRoot extends EventEmitter {
    */
   get nextPollAt(): number | undefined {
     return this.#nextPollAt;
+  }
+
+  /**
+   * The commit served, when it was fetched, and whether it is a fallback: the remote could not be reached (at start or
+   * at the last poll) and the cached commit is served. Valid after {@link GitRoot.start}.
+   */
+  get status(): { version: string; fetchedAt: number | undefined; stale: boolean } {
+    return {
+      version: this.#current?.provenance.commit ?? '',
+      fetchedAt: this.#current?.fetchedAt,
+      stale: this.#lastPollFailure !== undefined,
+    };
   }
 
   /** Whether the served tree is a branch's (a moving ref), followed or not. */

@@ -4,15 +4,20 @@
  * git root is opened (`kind.ts`), so a server of folders loads none of the git layer.
  */
 import type { RootSpec } from '../../index/types.js';
-import type { RootContext, RootListener, RootRefusal, RootSource } from '../kind.js';
+import type { RootContext, RootListener, RootRefusal, RootSource, RootStatus } from '../kind.js';
 import { provenanceMeta } from './provenance.js';
 import { type Checkout, GitRoot } from './root.js';
 import type { GitSettings } from './settings.js';
 import type { GitRootSpec } from './spec.js';
 
-/** The root a checkout is served as: its tree, the configured prefix, and its provenance for `_meta`. */
+/** The root a checkout is served as: its tree, the configured prefix, its provenance for `_meta`, its commit. */
 function served(checkout: Checkout): RootSpec {
-  return { dir: checkout.root.dir, prefix: checkout.root.prefix, meta: provenanceMeta(checkout.provenance) };
+  return {
+    dir: checkout.root.dir,
+    prefix: checkout.root.prefix,
+    meta: provenanceMeta(checkout.provenance),
+    version: checkout.provenance.commit,
+  };
 }
 
 /** One git root behind the shape every kind shares. */
@@ -38,6 +43,10 @@ class GitSource implements RootSource {
 
   get refusal(): RootRefusal | undefined {
     return this.#root.refusal;
+  }
+
+  status(): RootStatus {
+    return this.#root.status;
   }
 
   follow(listener: RootListener): void {
