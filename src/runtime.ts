@@ -159,8 +159,8 @@ export class Runtime {
   }
 
   /**
-   * Opens the sources (`roots/kinds.ts`), then builds the index (the walk attaches the watches as it lists each
-   * directory). Resolves when the first snapshot is served.
+   * Opens the sources (`roots/kinds.ts`), then builds the index; once its first snapshot is served, the directories
+   * the walk listed are watched (`TreeWatcher.watchListed`, logged `watching`). Resolves when they are.
    *
    * @throws SkillsServeError when a root cannot be served (the CLI exits with its code's exit code).
    */
@@ -198,7 +198,15 @@ export class Runtime {
     const live = new LiveIndex(
       builder,
       this.store,
-      (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events),
+      (snapshot, elapsedMs, events) => {
+        this.#logBuild(snapshot, elapsedMs, events);
+        // The snapshot is served: now the directories its walk listed are watched, off the answer's path.
+        this.#watcher
+          ?.watchListed()
+          .catch((error: unknown) =>
+            logger.error({ event: 'watch-failed', err: error }, 'setting directory watches failed'),
+          );
+      },
       (reasons, delayMs) =>
         logger.warn(
           { event: 'retry', reasons, delayMs },
@@ -218,8 +226,15 @@ export class Runtime {
     this.#watcher?.start();
     await live.buildAll();
     if (this.#watcher !== undefined) {
+      const started = performance.now();
+      await this.#watcher.watchListed();
       this.logger.info(
-        { event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories },
+        {
+          event: 'watching',
+          mode: this.#watcher.mode,
+          directories: this.#watcher.directories,
+          ms: Math.round(performance.now() - started),
+        },
         'watching roots for changes',
       );
     }
