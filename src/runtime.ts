@@ -183,11 +183,11 @@ export class Runtime {
           logger,
           files,
           onBatch: (events) => {
-            this.#live
-              ?.apply(events)
-              .catch((error: unknown) =>
-                logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'),
-              );
+            this.#live?.apply(events).catch((error: unknown) => {
+              logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed');
+              // What the failed walk listed is watched all the same: a later change there is still heard.
+              this.#watchListed();
+            });
           },
         });
         return this.#watcher;
@@ -201,11 +201,7 @@ export class Runtime {
       (snapshot, elapsedMs, events) => {
         this.#logBuild(snapshot, elapsedMs, events);
         // The snapshot is served: now the directories its walk listed are watched, off the answer's path.
-        this.#watcher
-          ?.watchListed()
-          .catch((error: unknown) =>
-            logger.error({ event: 'watch-failed', err: error }, 'setting directory watches failed'),
-          );
+        this.#watchListed();
       },
       (reasons, delayMs) =>
         logger.warn(
@@ -238,6 +234,15 @@ export class Runtime {
         'watching roots for changes',
       );
     }
+  }
+
+  /** Sets the watches of the directories walks listed since the last call (`TreeWatcher.watchListed`). */
+  #watchListed(): void {
+    this.#watcher
+      ?.watchListed()
+      .catch((error: unknown) =>
+        this.logger.error({ event: 'watch-failed', err: error }, 'setting directory watches failed'),
+      );
   }
 
   /** Stops watching and following the roots, and writes the digest cache if it is due. Idempotent. */

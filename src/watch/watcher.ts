@@ -200,6 +200,8 @@ export class TreeWatcher implements IndexObserver {
   }
 
   async #watchListed(): Promise<void> {
+    // Answers the swap released (the first listing's pages) are written first.
+    await new Promise((resolve) => setImmediate(resolve));
     const slice = createSlicer(WATCH_SLICE_MS);
     while (this.#unwatched.length > 0 && !this.#closed) {
       const listed = this.#unwatched;
