@@ -54,7 +54,7 @@ const CHANGED_SINCE_SLACK_MS = Number(RACY_WINDOW_NS / 1_000_000n);
  * Longest stretch of watch setting before yielding to the event loop (ms): shorter than the walk's slices, since it
  * runs while hosts page through the first listing.
  */
-export const WATCH_SLICE_MS = 4;
+export const WATCH_SLICE_MS = 1;
 
 /** One directory the walk listed. */
 interface WatchedDir extends PolledDir {
