@@ -221,7 +221,7 @@ function targetLines(all, runs, startup) {
     const { f } = large;
     const worst = Math.max(f.watchPeakKb, f.warmPeakKb);
     lines.push(
-      `- Peak RSS at 10,000 skills / 100,000 files ≤ ${TARGETS.rssWatchMb} MB watching (VmHWM after the first complete list, worst of the cold and warm starts): ${verdict(mbOf(worst) <= TARGETS.rssWatchMb)} — **${mb(worst)}**, ${ratio(mbOf(worst) / TARGETS.rssWatchMb)} of the target (cold: worst ${mb(f.watchPeakKb)}, median ${mb(f.watchMedianKb)}; warm: worst ${mb(f.warmPeakKb)}, median ${mb(f.warmMedianKb)}).`,
+      `- Peak RSS at 10,000 skills / 100,000 files ≤ ${TARGETS.rssWatchMb} MB watching (VmHWM once the first list is complete and every directory is watched, worst of the cold and warm starts): ${verdict(mbOf(worst) <= TARGETS.rssWatchMb)} — **${mb(worst)}**, ${ratio(mbOf(worst) / TARGETS.rssWatchMb)} of the target (cold: worst ${mb(f.watchPeakKb)}, median ${mb(f.watchMedianKb)}; warm: worst ${mb(f.warmPeakKb)}, median ${mb(f.warmMedianKb)}).`,
     );
     lines.push(
       `- Peak RSS at 10,000 skills / 100,000 files ≤ ${TARGETS.rssNoWatchMb} MB with \`--no-watch\` (same measure): ${verdict(mbOf(f.noWatchPeakKb) <= TARGETS.rssNoWatchMb)} — **${mb(f.noWatchPeakKb)}**, ${ratio(mbOf(f.noWatchPeakKb) / TARGETS.rssNoWatchMb)} of the target (median ${mb(f.noWatchMedianKb)}).`,
@@ -377,7 +377,7 @@ export function renderReport({
       ({ row, f }) => `${count(f.watchedDirs)} · ${ratio(f.watchedDirs / (row.tree.dirs + 1))}`,
     ),
     line(
-      `**peak RSS, default mode, cold** (VmHWM after the first complete list; worst of ${runs.rounds}, median)`,
+      `**peak RSS, default mode, cold** (VmHWM once the first list is complete and every directory is watched; worst of ${runs.rounds}, median)`,
       `target ≤ ${TARGETS.rssWatchMb} MB at 10,000; / floor process`,
       ({ f }) => `**${mb(f.watchPeakKb)}** (${mb(f.watchMedianKb)}) · ${ratio(f.watchPeakKb / f.floorPeakKb)}`,
     ),

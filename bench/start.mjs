@@ -1,6 +1,6 @@
 // One start of the stdio server, as a host sees it: spawn → `initialize` answer → every page of the first
 // `skills/list` (sent right after `initialize`; the server answers it once its first index build is served), then the
-// peak RSS (VmHWM) at once. Optionally the host-side event-loop probe runs during the start (see startPingProbe).
+// peak RSS (VmHWM) once every directory is watched (the `watching` log line; at once with --no-watch). Optionally the host-side event-loop probe runs during the start (see startPingProbe).
 import { peakRssKb, RpcChild, startPingProbe } from './stdio.mjs';
 
 function logOf(line) {
@@ -45,7 +45,6 @@ export async function measureStart(bin, root, flags, { probe = false, keep = fal
     const probeFrom = performance.now() - server.startedAt;
     const listed = await server.listAll(600_000);
     const listMs = performance.now() - server.startedAt;
-    const hwmKb = peakRssKb(server.pid);
     const pings = probing === undefined ? undefined : await probing.stop();
     const builtLine = await server.waitForStderr(
       (line) => logOf(line).event === 'index-built',
@@ -55,6 +54,8 @@ export async function measureStart(bin, root, flags, { probe = false, keep = fal
     const watching = flags.includes('--no-watch')
       ? undefined
       : logOf(await server.waitForStderr((line) => logOf(line).event === 'watching', 10_000, 'watching log line'));
+    // The peak of the whole start: the directory watches are set after the first answer (`watching` says when).
+    const hwmKb = peakRssKb(server.pid);
     const servingLine = await server.waitForStderr(
       (line) => logOf(line).event === 'serving',
       10_000,

@@ -173,8 +173,8 @@ export class Runtime {
   }
 
   /**
-   * Opens the sources (`roots/kinds.ts`), then builds the index (the walk attaches the watches as it lists each
-   * directory). Resolves when the first snapshot is served.
+   * Opens the sources (`roots/kinds.ts`), then builds the index; once its first snapshot is served, the directories
+   * the walk listed are watched (`TreeWatcher.watchListed`, logged `watching`). Resolves when they are.
    *
    * @throws SkillsServeError when a root cannot be served (the CLI exits with its code's exit code).
    */
@@ -197,11 +197,11 @@ export class Runtime {
           logger,
           files,
           onBatch: (events) => {
-            this.#live
-              ?.apply(events)
-              .catch((error: unknown) =>
-                logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed'),
-              );
+            this.#live?.apply(events).catch((error: unknown) => {
+              logger.error({ event: 'rebuild-failed', err: error }, 'incremental rebuild failed');
+              // What the failed walk listed is watched all the same: a later change there is still heard.
+              this.#watchListed();
+            });
           },
         });
         return this.#watcher;
@@ -212,7 +212,11 @@ export class Runtime {
     const live = new LiveIndex(
       builder,
       this.store,
-      (snapshot, elapsedMs, events) => this.#logBuild(snapshot, elapsedMs, events),
+      (snapshot, elapsedMs, events) => {
+        this.#logBuild(snapshot, elapsedMs, events);
+        // The snapshot is served: now the directories its walk listed are watched, off the answer's path.
+        this.#watchListed();
+      },
       (reasons, delayMs) =>
         logger.warn(
           { event: 'retry', reasons, delayMs },
@@ -234,11 +238,27 @@ export class Runtime {
     this.#watcher?.start();
     await live.buildAll();
     if (this.#watcher !== undefined) {
+      const started = performance.now();
+      await this.#watcher.watchListed();
       this.logger.info(
-        { event: 'watching', mode: this.#watcher.mode, directories: this.#watcher.directories },
+        {
+          event: 'watching',
+          mode: this.#watcher.mode,
+          directories: this.#watcher.directories,
+          ms: Math.round(performance.now() - started),
+        },
         'watching roots for changes',
       );
     }
+  }
+
+  /** Sets the watches of the directories walks listed since the last call (`TreeWatcher.watchListed`). */
+  #watchListed(): void {
+    this.#watcher
+      ?.watchListed()
+      .catch((error: unknown) =>
+        this.logger.error({ event: 'watch-failed', err: error }, 'setting directory watches failed'),
+      );
   }
 
   /** Stops watching and following the roots, and writes the digest cache if it is due. Idempotent. */

@@ -8,12 +8,14 @@ export const SLICE_MS = 15;
 
 /**
  * Returns a function to await between units of synchronous work: it yields to the event loop (letting pending I/O
- * callbacks and requests run) once {@link SLICE_MS} have passed since the last yield, and returns at once otherwise.
+ * callbacks and requests run) once `sliceMs` have passed since the last yield, and returns at once otherwise.
+ *
+ * @param sliceMs the longest stretch between yields (ms); {@link SLICE_MS} unless given.
  */
-export function createSlicer(): () => Promise<void> {
+export function createSlicer(sliceMs = SLICE_MS): () => Promise<void> {
   let sliceStart = performance.now();
   return async () => {
-    if (performance.now() - sliceStart < SLICE_MS) return;
+    if (performance.now() - sliceStart < sliceMs) return;
     await new Promise((resolve) => setImmediate(resolve));
     sliceStart = performance.now();
   };

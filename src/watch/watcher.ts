@@ -1,16 +1,20 @@
 /**
- * The watcher: one `fs.watch` per directory, attached by the index walk as it lists each directory (the builder's
- * {@link IndexObserver}), so watching costs no second walk and no change after a listing is missed
- * (docs/ARCHITECTURE.md, "Watching"). It is given only the roots that change in place (folders: a git root's tree
- * changes only with a new commit, which the git source announces). Events go through an {@link EventBatcher};
- * polling (`polling.ts`) replaces the native watches of a root under `--poll`, and when the OS refuses more of them;
- * each root's own identity is checked by {@link RootChecks}.
+ * The watcher: one `fs.watch` per directory the index walk lists (the builder's {@link IndexObserver}), so watching
+ * costs no second walk (docs/ARCHITECTURE.md, "Watching"). The walk only records each directory; its watch is set
+ * once the snapshot of that walk is served ({@link TreeWatcher.watchListed}), and then the directory is checked for
+ * what changed between its listing and its watch, so the first answer does not wait for the watches and no change is
+ * missed. It is given only the roots that change in place (folders: a git root's tree changes only with a new commit,
+ * which the git source announces). Events go through an {@link EventBatcher}; polling (`polling.ts`) replaces the
+ * native watches of a root under `--poll`, and when the OS refuses more of them; each root's own identity is checked
+ * by {@link RootChecks}.
  */
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, lstatSync, readdirSync, statSync, watch } from 'node:fs';
 import path from 'node:path';
 
 import type { IndexObserver } from '../index/build.js';
+import { RACY_WINDOW_NS } from '../index/record.js';
 import { regionContains } from '../index/region.js';
+import { createSlicer } from '../index/slice.js';
 import type { RootSpec } from '../index/types.js';
 import type { Logger } from '../log.js';
 import { EventBatcher } from './batch.js';
@@ -39,6 +43,19 @@ const LIMIT_HINTS: Readonly<Record<string, string>> = {
   EMFILE: 'the open-file or inotify-instance limit was reached; raise `ulimit -n` or fs.inotify.max_user_instances',
 };
 
+/**
+ * How far before a directory's listing a change time counts as "since the listing" (ms): file system timestamps come
+ * from a coarser clock than `Date.now()` (a tick of a few milliseconds; FAT's mtimes 2 s), the racy window of
+ * `index/record.ts`.
+ */
+const CHANGED_SINCE_SLACK_MS = Number(RACY_WINDOW_NS / 1_000_000n);
+
+/**
+ * Longest stretch of watch setting before yielding to the event loop (ms): shorter than the walk's slices, since it
+ * runs while hosts page through the first listing.
+ */
+export const WATCH_SLICE_MS = 1;
+
 /** One directory the walk listed. */
 interface WatchedDir extends PolledDir {
   /** Its root and root-relative path (what its watch's events are reported under). */
@@ -51,6 +68,8 @@ interface WatchedDir extends PolledDir {
   mark: number;
   /** When its watch was attached (a sequence number; see `#died`). */
   seq: number;
+  /** When a walk listed it while it had no watch (`Date.now()`), until its watch is set; else 0. */
+  listedMs: number;
 }
 
 /** Where a directory watch keeps the directory it watches. */
@@ -81,6 +100,9 @@ export class TreeWatcher implements IndexObserver {
    * again. Entries are dropped once a walk over them has started after they were recorded.
    */
   readonly #died = new Map<string, number>();
+  /** Directories listed without a watch, in listing order: {@link TreeWatcher.watchListed} sets their watches. */
+  #unwatched: WatchedDir[] = [];
+  #watching: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: WatcherOptions) {
@@ -95,7 +117,7 @@ export class TreeWatcher implements IndexObserver {
     );
   }
 
-  /** Starts the root checks (and the poll timer, when polling). Directory watches come from the walk. */
+  /** Starts the root checks (and the poll timer, when polling). Directory watches come from the walk's listings. */
   start(): void {
     this.#rootChecks.start((rootIndex) => this.#roots.get(rootIndex)?.polling === false);
     if (this.#rootsPolled() > 0) this.#startPolling();
@@ -117,6 +139,7 @@ export class TreeWatcher implements IndexObserver {
   /** Stops every watch and timer. Idempotent. */
   close(): void {
     this.#closed = true;
+    this.#unwatched = [];
     this.#batcher.close();
     this.#rootChecks.close();
     clearTimeout(this.#pollTimer);
@@ -126,7 +149,10 @@ export class TreeWatcher implements IndexObserver {
     }
   }
 
-  /** {@link IndexObserver}: the walk is about to list `rel` (at `real`): watch it first. */
+  /**
+   * {@link IndexObserver}: the walk is about to list `rel` (at `real`). Polled, it is `stat`ed now; watched natively,
+   * a directory without a watch is noted with the time, and {@link TreeWatcher.watchListed} sets its watch later.
+   */
   directory(rootIndex: number, rel: string, real: string): void {
     const root = this.#roots.get(rootIndex);
     if (root === undefined || this.#closed) return;
@@ -136,12 +162,98 @@ export class TreeWatcher implements IndexObserver {
       dir = undefined;
     }
     if (dir === undefined) {
-      dir = { root, rel, real, watcher: undefined, mark: this.#mark, seq: ++this.#seq, mtimeMs: 0, ino: 0 };
+      dir = {
+        root,
+        rel,
+        real,
+        watcher: undefined,
+        mark: this.#mark,
+        seq: ++this.#seq,
+        mtimeMs: 0,
+        ino: 0,
+        listedMs: 0,
+      };
       root.dirs.set(rel, dir);
     }
     dir.mark = this.#mark;
     if (root.polling) notePolledDir(dir);
-    else if (dir.watcher === undefined) dir.watcher = this.#watchDir(dir);
+    else if (dir.watcher === undefined && dir.listedMs === 0) {
+      dir.listedMs = Date.now();
+      this.#unwatched.push(dir);
+    }
+  }
+
+  /**
+   * Sets the watch of every directory listed without one (in listing order, yielding to the event loop every
+   * {@link WATCH_SLICE_MS}), and once each is set, checks what changed in it since its listing: the directory itself
+   * and each entry not watched on its own are `stat`ed, and a change time from {@link CHANGED_SINCE_SLACK_MS} before
+   * the listing on is an event, batched like the watches' own. Called once a snapshot is served, so the first listing
+   * does not wait for the watches (docs/ARCHITECTURE.md, "Watching").
+   *
+   * @returns resolves when no listed directory is left without its watch (a call while a pass runs joins it).
+   */
+  watchListed(): Promise<void> {
+    this.#watching ??= this.#watchListed().finally(() => {
+      this.#watching = undefined;
+    });
+    return this.#watching;
+  }
+
+  async #watchListed(): Promise<void> {
+    // Answers the swap released (the first listing's pages) are written first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const slice = createSlicer(WATCH_SLICE_MS);
+    while (this.#unwatched.length > 0 && !this.#closed) {
+      const listed = this.#unwatched;
+      this.#unwatched = [];
+      for (const dir of listed) {
+        if (this.#closed) return;
+        const { root } = dir;
+        const since = dir.listedMs - CHANGED_SINCE_SLACK_MS;
+        dir.listedMs = 0;
+        if (root.polling || root.dirs.get(dir.rel) !== dir || dir.watcher !== undefined) continue;
+        dir.watcher = this.#watchDir(dir);
+        if (!root.polling) this.#changedSince(dir, since);
+        await slice();
+      }
+    }
+  }
+
+  /**
+   * Pushes an event for what changed in `dir` from `sinceMs` on (its watch is set: later changes are its own events).
+   * The directory's own change time covers names added, removed or renamed in it; each entry's, a file written,
+   * replaced or re-linked. Subdirectories the walk listed are checked on their own; ignored names are skipped, as the
+   * watches skip them.
+   */
+  #changedSince(dir: WatchedDir, sinceMs: number): void {
+    const { root, rel, real } = dir;
+    const push = (kind: 'change' | 'rename', at: string): void => this.#push({ rootIndex: root.index, kind, rel: at });
+    // Gone is a change; a directory the walk could not read either (EACCES) is not one: a change of its permissions
+    // is a change time, and walking it again would only queue it again.
+    let entries;
+    try {
+      const stat = statSync(real);
+      if (!stat.isDirectory() || stat.ctimeMs >= sinceMs) push('rename', rel);
+      entries = readdirSync(real, { withFileTypes: true });
+    } catch (error) {
+      if (isGone(error)) push('rename', rel);
+      return;
+    }
+    const prefix = real.endsWith(path.sep) ? real : real + path.sep;
+    for (const entry of entries) {
+      const name = entry.name;
+      if (isIgnoredEventName(name, SEPARATORS)) continue;
+      const at = rel === '' ? name : `${rel}/${name}`;
+      const full = prefix + name;
+      if (entry.isDirectory() && root.dirs.get(at)?.real === full) continue;
+      let changed: boolean;
+      try {
+        changed = lstatSync(full).ctimeMs >= sinceMs;
+      } catch (error) {
+        changed = isGone(error);
+      }
+      if (changed) push(entry.isFile() ? 'change' : 'rename', at);
+    }
   }
 
   /** Whether `rel` or a directory above it moved or was deleted after sequence number `seq`. */
@@ -292,4 +404,10 @@ export class TreeWatcher implements IndexObserver {
   #push(event: WatchEvent): void {
     if (!this.#closed) this.#batcher.push(event);
   }
+}
+
+/** Whether a file system error says the path is no longer there (ENOENT, ENOTDIR). */
+function isGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }

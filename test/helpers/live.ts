@@ -86,6 +86,8 @@ export interface LiveOptions {
   readonly subscribe: readonly string[];
   /** Extra CLI flags (`--no-watch`, `--poll 100`). */
   readonly flags?: readonly string[];
+  /** Extra environment of the server (`NODE_OPTIONS` with a `--require` preload). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function startLive(roots: readonly string[], options: LiveOptions):
   });
   const flags = options.flags ?? [];
   const watching = !flags.includes('--no-watch');
-  const connection = await connect([...roots, sentinelRoot, ...flags], options.era);
+  const connection = await connect([...roots, sentinelRoot, ...flags], options.era, { env: options.env ?? {} });
   const heard: Heard[] = [];
   connection.client.setNotificationHandler('notifications/resources/list_changed', () => {
     heard.push({ method: 'list_changed' });
