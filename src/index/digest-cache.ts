@@ -164,12 +164,19 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
   return new StoredRoot(body, dirs, devs, header.files);
 }
 
+/**
+ * Most directories' decoded records a lookup keeps: the walk goes depth first and comes back to a directory after each
+ * of its subdirectories, so the directories on its current path are asked again (a deeper path decodes again).
+ */
+const OPEN_DIRS = 64;
+
 class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
-  /** Where each directory's file records start; `-1 - start` once a lookup decoded them (never again). */
+  /** Where each directory's file records start. */
   readonly #dirs: Map<string, number>;
   readonly #devs: readonly bigint[];
-  #open: { rel: string; files: Map<string, Stored> } | undefined;
+  /** Decoded directories, least recently opened first (at most {@link OPEN_DIRS}). */
+  readonly #open = new Map<string, Map<string, Stored>>();
   trusted = 0;
   readonly entries: number;
 
@@ -181,8 +188,7 @@ class StoredRoot implements StoredDigests {
   }
 
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
-    if (this.#open?.rel !== dirRel) this.#open = { rel: dirRel, files: this.#decode(dirRel) };
-    const stored = this.#open.files.get(name);
+    const stored = this.#decode(dirRel).get(name);
     if (stored === undefined) return undefined;
     const { identity } = stored;
     if (
@@ -199,16 +205,21 @@ class StoredRoot implements StoredDigests {
   }
 
   *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
-    for (const [dirRel, start] of this.#dirs)
-      for (const name of this.#decodeAt(start < 0 ? -1 - start : start).keys()) yield { dirRel, name };
+    for (const [dirRel, start] of this.#dirs) for (const name of this.#decodeAt(start).keys()) yield { dirRel, name };
   }
 
-  /** The file records of one directory (each directory is walked once per build: decoded once, then dropped). */
+  /** The file records of one directory, decoded when first asked and kept while it is among {@link OPEN_DIRS}. */
   #decode(dirRel: string): Map<string, Stored> {
-    const start = this.#dirs.get(dirRel);
-    if (start === undefined || start < 0) return new Map();
-    this.#dirs.set(dirRel, -1 - start);
-    return this.#decodeAt(start);
+    let files = this.#open.get(dirRel);
+    if (files !== undefined) {
+      this.#open.delete(dirRel);
+    } else {
+      const start = this.#dirs.get(dirRel);
+      files = start === undefined ? new Map<string, Stored>() : this.#decodeAt(start);
+      if (this.#open.size >= OPEN_DIRS) this.#open.delete(this.#open.keys().next().value as string);
+    }
+    this.#open.set(dirRel, files);
+    return files;
   }
 
   /** The file records starting at `start` in the body. */
