@@ -69,6 +69,9 @@ const TOOL_EXECUTABLES = {
   'scripts/run.py': ['scripts', 'execute-bit', 'shebang'],
   'win.exe': ['pe'],
 };
+/** How `check` and the diagnostics name them. */
+const TOOL_REASONS =
+  'bin/helper (elf), build.sh (execute-bit), lib/native.dylib (mach-o), scripts/helper.py (scripts), scripts/run.py (scripts, execute-bit, shebang), win.exe (pe)';
 const FILES = Object.keys(TREE).length;
 const MANIFESTS = 3;
 
@@ -243,6 +246,36 @@ describe.each([ERAS[1], ERAS[2]])('a --http-tokens view withholding executables,
         resources: { uri: string }[];
       };
       expect(listed.resources.filter((resource) => resource.uri.startsWith('skill://tool'))).toEqual([]);
+      // Its clients hear why, on the response stream of a first skills/list page (a 2025-era request).
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${WITHHELD}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'skills/list', params: {} }),
+      });
+      const heard = (await response.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as { method?: string; params?: { level: string; data: unknown } })
+        .filter((message) => message.method === 'notifications/message')
+        .map((message) => message.params);
+      expect(heard).toEqual([
+        {
+          level: 'info',
+          logger: 'skills-serve',
+          data: {
+            severity: 'info',
+            rule: 'executables-withheld',
+            file: '<root 1>/tool/SKILL.md',
+            message: `skill://tool/SKILL.md is withheld ("withholdExecutables" of token reviewed): it bundles ${TOOL_REASONS}`,
+            hint: 'to serve it, drop "withholdExecutables" of token reviewed, or move its executable files out of the skill',
+          },
+        },
+      ]);
     } finally {
       await reviewed.client.close();
       await all.client.close();
