@@ -50,6 +50,12 @@ export interface Config {
   readonly strict: boolean;
   /** Symlink policy (`--symlinks within|skip|follow`). */
   readonly symlinks: SymlinkPolicy;
+  /**
+   * `--withhold-executables`: skills bundling executable content (scripts, shebangs, native binaries, execute bits)
+   * are not served, each named by an `executables-withheld` diagnostic; by default they are served, flagged in
+   * `_meta` (docs/security.md, "Executable content").
+   */
+  readonly withholdExecutables?: boolean;
   /** `--http [host:]port`: serve Streamable HTTP instead of stdio. */
   readonly http?: HttpEndpoint;
   /** `--http-token`: bearer token every HTTP request must carry. */

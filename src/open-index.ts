@@ -20,6 +20,8 @@ export interface IndexSetup {
   /** The cache directory (`cache-dir.ts`), resolved once by the command line. */
   readonly cacheDir: string;
   readonly symlinks: SymlinkPolicy;
+  /** `--withhold-executables`: skills bundling executable content are not published (docs/security.md). */
+  readonly withholdExecutables?: boolean;
   /** Trust the digests of files unchanged since the last build (the persistent digest cache), and write them. */
   readonly digestCache: boolean;
   /** Follow new versions of the roots (a server); `false` for one-shot commands. */
@@ -71,6 +73,7 @@ export async function openIndex(setup: IndexSetup): Promise<OpenedIndex> {
     : undefined;
   builder = new IndexBuilder(sources.roots, {
     symlinks: setup.symlinks,
+    ...(setup.withholdExecutables === true ? { withholdExecutables: true } : {}),
     ...(observer === undefined ? {} : { observer }),
     ...(digests === undefined ? {} : { storedDigests: digests.load }),
   });

@@ -185,6 +185,7 @@ export class Runtime {
       rootKinds: config.rootKinds,
       cacheDir: config.cacheDir,
       symlinks: config.symlinks,
+      withholdExecutables: config.withholdExecutables === true,
       digestCache: config.digestCache,
       follow: config.watch,
       logger,
@@ -283,13 +284,14 @@ export class Runtime {
     // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).
     const known = new Set(previous.diagnostics.map(diagnosticKey));
     const newDiagnostics = next.diagnostics.filter((diagnostic) => !known.has(diagnosticKey(diagnostic)));
-    const refused = previous.generation === 0 && this.config.strict && next.diagnostics.length > 0;
+    const failing = next.diagnostics.filter((diagnostic) => diagnostic.severity !== 'info').length;
+    const refused = previous.generation === 0 && this.config.strict && failing > 0;
     logDiagnostics(this.logger, newDiagnostics, refused ? 'error' : 'info');
     if (previous.generation === 0) {
       if (refused) {
         this.logger.fatal(
-          { event: 'strict-failed', diagnostics: next.diagnostics.length },
-          `--strict: the index has ${next.diagnostics.length} diagnostic(s) (listed above); not serving`,
+          { event: 'strict-failed', diagnostics: failing },
+          `--strict: the index has ${failing} diagnostic(s) (listed above); not serving`,
         );
         this.#exit(1);
         return;

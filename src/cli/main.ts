@@ -76,6 +76,7 @@ interface ServeOptions extends CommonOptions {
   ttl?: number;
   cacheScope: CacheScope;
   strict: boolean;
+  withholdExecutables: boolean;
   watch: boolean;
   poll?: number | true;
   compat: CompatMode;
@@ -449,11 +450,20 @@ function buildProgram(): Command {
     });
 
   const strictOption = (): Option =>
-    envOption('--strict', 'fail (exit 1) when the index has any diagnostic, warnings included; for CI').default(false);
+    envOption(
+      '--strict',
+      'fail (exit 1) when the index has any diagnostic, warnings included (info, such as executable content, never fails); for CI',
+    ).default(false);
   addCommonOptions(
     program.command('serve', { isDefault: true }).description('serve the skills over stdio (the default command)'),
   )
     .addOption(strictOption())
+    .addOption(
+      envOption(
+        '--withhold-executables',
+        'do not serve skills that bundle executable content (scripts/, shebangs, native binaries, execute bits); each is named in an info diagnostic',
+      ).default(false),
+    )
     .addOption(envOption('--no-watch', 'serve a fixed snapshot: do not follow changes on disk'))
     .addOption(
       envOption(
@@ -601,6 +611,7 @@ function buildProgram(): Command {
         pageSize: options.pageSize,
         strict: options.strict,
         symlinks: options.symlinks,
+        ...(options.withholdExecutables ? { withholdExecutables: true } : {}),
         watch: options.watch,
         digestCache: options.digestCache,
         pollMs: options.poll === undefined ? undefined : options.poll === true ? DEFAULT_POLL_MS : options.poll,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { planFeed } from '../feed/feed.js';
-import { descriptionNearDuplicate } from '../index/diagnostics.js';
+import { descriptionNearDuplicate, executableContent } from '../index/diagnostics.js';
 import { findKeyLine } from '../index/rules.js';
 import type { Diagnostic, Snapshot } from '../index/types.js';
 import type { SourceSpec } from '../roots/kinds.js';
@@ -18,13 +18,20 @@ import { type CommandOptions, snapshotOf } from './snapshot-once.js';
 export interface CheckReport {
   readonly skills: readonly { uri: string; name: string; files: number; bytes: number }[];
   readonly diagnostics: readonly Diagnostic[];
-  readonly summary: { readonly served: number; readonly leftOut: number; readonly warnings: number };
+  /** `info`: info-level diagnostics (`executable-content`), which never fail a check, `--strict` included. */
+  readonly summary: {
+    readonly served: number;
+    readonly leftOut: number;
+    readonly warnings: number;
+    readonly info: number;
+  };
 }
 
 /**
  * What `check` reports of a build: the index's diagnostics, then the review of the catalog as a whole: links between
- * skills (`crossSkillLinks`) and near-duplicate descriptions (`similarDescriptions`). (`check --hosts` reports the
- * index's only: it is informational; `check` is the author's gate.)
+ * skills (`crossSkillLinks`), near-duplicate descriptions (`similarDescriptions`) and, at info level, the skills that
+ * bundle executable content (one `executable-content` per skill, naming each file and why: docs/security.md).
+ * (`check --hosts` reports the index's only: it is informational; `check` is the author's gate.)
  *
  * @param snapshot a complete build.
  */
@@ -36,6 +43,9 @@ function reviewedDiagnostics(snapshot: Snapshot): Diagnostic[] {
       const file = path.join(skill.dirReal, 'SKILL.md');
       return descriptionNearDuplicate(file, findKeyLine(readText(file), 'description'), like.uri, similarity, more);
     }),
+    ...snapshot.ordered
+      .filter((skill) => skill.executables.length > 0)
+      .map((skill) => executableContent(path.join(skill.dirReal, 'SKILL.md'), skill.uri, skill.executables)),
   ];
 }
 
@@ -45,7 +55,8 @@ function reviewedDiagnostics(snapshot: Snapshot): Diagnostic[] {
  * @param snapshot a complete build.
  * @param feed add the skills the discovery feed leaves out (warnings, `feed-*`; docs/feed.md) after the others
  *   ({@link reviewedDiagnostics}).
- * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics).
+ * @returns skills with file count and total bytes, every diagnostic, and counts (`leftOut` = error diagnostics,
+ *   `info` = info-level ones, `warnings` = the rest).
  */
 function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
   const diagnostics = [...reviewedDiagnostics(snapshot), ...(feed ? planFeed(snapshot.ordered).problems : [])];
@@ -56,10 +67,11 @@ function checkReport(snapshot: Snapshot, feed: boolean): CheckReport {
     bytes: skill.totalBytes,
   }));
   const leftOut = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const info = diagnostics.filter((diagnostic) => diagnostic.severity === 'info').length;
   return {
     skills,
     diagnostics,
-    summary: { served: skills.length, leftOut, warnings: diagnostics.length - leftOut },
+    summary: { served: skills.length, leftOut, warnings: diagnostics.length - leftOut - info, info },
   };
 }
 
@@ -78,8 +90,9 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
   }
   if (report.skills.length > 0 && report.diagnostics.length > 0) lines.push('');
   lines.push(...diagnosticLines(report.diagnostics, cwd));
-  const { served, leftOut, warnings } = report.summary;
-  lines.push('', `${plural(served, 'skill')} served, ${leftOut} left out, ${plural(warnings, 'warning')}`);
+  const { served, leftOut, warnings, info } = report.summary;
+  const notes = info === 0 ? '' : `, ${plural(info, 'note')}`;
+  lines.push('', `${plural(served, 'skill')} served, ${leftOut} left out, ${plural(warnings, 'warning')}${notes}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -87,8 +100,8 @@ function formatCheckReport(report: CheckReport, cwd: string): string {
  * Runs `check` over `sources` (each opened once).
  *
  * @param options.feed also report the skills the discovery feed leaves out (`check --feed`).
- * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic), else 0; a
- *   source that cannot be served exits with its error's code (1, or 2 for a configuration error).
+ * @returns the exit code: 1 when any skill was left out (with `strict`, when there is any diagnostic but info), else
+ *   0; a source that cannot be served exits with its error's code (1, or 2 for a configuration error).
  */
 export async function runCheck(
   sources: readonly SourceSpec[],
@@ -100,7 +113,7 @@ export async function runCheck(
   options.write(
     options.json ? `${JSON.stringify(report, null, 2)}\n` : formatCheckReport(report, options.cwd ?? process.cwd()),
   );
-  const failing = options.strict === true ? report.diagnostics.length : report.summary.leftOut;
+  const failing = options.strict === true ? report.summary.leftOut + report.summary.warnings : report.summary.leftOut;
   return failing > 0 ? 1 : 0;
 }
 

@@ -34,6 +34,11 @@ export interface IndexOptions {
    * @param real the root's real path.
    */
   readonly storedDigests?: (real: string) => StoredDigests | undefined;
+  /**
+   * `--withhold-executables`: skills bundling executable content are not published, each with an
+   * `executables-withheld` diagnostic (docs/security.md, "Executable content").
+   */
+  readonly withholdExecutables?: boolean;
 }
 
 /** What the watcher needs to hear from the builder. */
@@ -354,7 +359,7 @@ export class IndexBuilder {
     const note = (at: string, diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: at, diagnostic });
     for (const walked of walk.regions) {
       for (const skillDir of walked.skillDirs) state.candidates.add(skillDir.rel);
-      const built = await buildRegionRecords(root, walked, note);
+      const built = await buildRegionRecords(root, walked, note, this.#options.withholdExecutables === true);
       state.regions.set(walked.rel, built);
       if (built.linkTargets.length > 0) state.linking.add(built);
       await slice();

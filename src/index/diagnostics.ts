@@ -1,11 +1,12 @@
 /**
  * Every diagnostic the index makes, with its rule id, in one place (pure). Rule ids are a closed set: `check --json`
  * consumers, log filters and tests match on them, never on message text. Errors leave a skill out; warnings report a
- * file or link that was skipped, or a finding about a skill that is still served (docs/ARCHITECTURE.md, "Policies").
+ * file or link that was skipped, or a finding about a skill that is still served; info is for the operator (executable
+ * content, skills withheld for it) (docs/ARCHITECTURE.md, "Policies").
  */
 import path from 'node:path';
 
-import type { Diagnostic } from './types.js';
+import type { Diagnostic, ExecutableFile } from './types.js';
 
 /** Rules whose diagnostics are errors: the skill is not published. */
 export const ERROR_RULES = [
@@ -48,9 +49,16 @@ export const WARNING_RULES = [
   'description-near-duplicate',
 ] as const;
 
+/**
+ * Rules whose diagnostics are information for the operator: the skill is served as it is (or withheld because the
+ * operator asked); never a failure, `--strict` included.
+ */
+export const INFO_RULES = ['executable-content', 'executables-withheld'] as const;
+
 export type ErrorRule = (typeof ERROR_RULES)[number];
 export type WarningRule = (typeof WARNING_RULES)[number];
-export type RuleId = ErrorRule | WarningRule;
+export type InfoRule = (typeof INFO_RULES)[number];
+export type RuleId = ErrorRule | WarningRule | InfoRule;
 
 /**
  * A warning diagnostic.
@@ -349,6 +357,55 @@ export function skillPathConflict(
       'which is listed first and wins',
     hint: 'mount one of the roots under a prefix (prefix=dir) or rename one of the skills',
     winner,
+  };
+}
+
+/** `scripts/run.py (scripts, shebang), bin/tool (execute-bit, elf)`: each flagged file with why. */
+function describeExecutables(files: readonly ExecutableFile[]): string {
+  return files.map((file) => `${file.path} (${file.reasons.join(', ')})`).join(', ');
+}
+
+/**
+ * A served skill that bundles files a model could be told to run (`check` lists each one; docs/security.md).
+ *
+ * @param file absolute host path of its `SKILL.md`.
+ * @param uri its `SKILL.md` URI; `files` its flagged files (at least one).
+ */
+export function executableContent(file: string, uri: string, files: readonly ExecutableFile[]): Diagnostic {
+  return {
+    severity: 'info',
+    rule: 'executable-content',
+    file,
+    message: `${uri} bundles ${files.length} executable file${files.length === 1 ? '' : 's'}: ${describeExecutables(files)}`,
+    hint: 'review them before serving; an operator can withhold such skills (--withhold-executables, or "withholdExecutables" in a --http-tokens entry)',
+  };
+}
+
+/**
+ * A skill left out because it bundles executable content and the operator withholds such skills: from the whole
+ * server (`--withhold-executables`) or from one `--http-tokens` view.
+ *
+ * @param file absolute host path of its `SKILL.md`; `uri` its `SKILL.md` URI.
+ * @param files its flagged files; empty when it is withheld for lying inside a withheld skill (`enclosing`'s URI).
+ * @param by the setting that withholds it, as the operator wrote it (`--withhold-executables`, or
+ *   `"withholdExecutables" of token <name>`).
+ */
+export function executablesWithheld(
+  file: string,
+  uri: string,
+  files: readonly ExecutableFile[],
+  enclosing?: string,
+  by = '--withhold-executables',
+): Diagnostic {
+  return {
+    severity: 'info',
+    rule: 'executables-withheld',
+    file,
+    message:
+      enclosing === undefined
+        ? `${uri} is withheld (${by}): it bundles ${describeExecutables(files)}`
+        : `${uri} is withheld (${by}): it lies inside ${enclosing}, which bundles executable files`,
+    hint: `to serve it, drop ${by}, or move its executable files out of the skill`,
   };
 }
 

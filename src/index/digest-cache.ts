@@ -8,11 +8,11 @@
  *
  * The file is versioned and compact: a magic line, a version byte, a JSON header (root, write time, device table,
  * counts), then one record per directory (its root-relative path and the length of its file records) followed by one
- * per file (name, digest, flags, size, mtime, ctime when it differs from mtime, inode, device index; integers as
- * LEB128), then the digest of everything before (`digest-algorithm.ts`, which also names the file). Anything
- * else (missing, truncated, garbage, another version or another root) is ignored with the reason. It is written whole
- * to a temporary file beside it and renamed into place, so a reader sees an old file or a new one, and of several
- * servers writing at once the last one wins with a valid file.
+ * per file (name, digest, flags, content marks, size, mtime, ctime when it differs from mtime, inode, device index;
+ * integers as LEB128), then the digest of everything before (`digest-algorithm.ts`, which also names the file).
+ * Anything else (missing, truncated, garbage, another version or another root) is ignored with the reason. It is
+ * written whole to a temporary file beside it and renamed into place, so a reader sees an old file or a new one, and
+ * of several servers writing at once the last one wins with a valid file.
  */
 import {
   type BigIntStats,
@@ -32,14 +32,16 @@ import {
 import path from 'node:path';
 
 import { DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
-import { type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import { CONTENT_MARKS, EXECUTE_BIT, hasExecuteBit } from './executables.js';
+import { executableMarks, type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
 import type { FileNode } from './types.js';
 
 /**
  * The format version; a file of any other version is ignored (and rewritten). 2: the private-key flag needs a whole
- * PEM block (a lone marker line set it in 1).
+ * PEM block (a lone marker line set it in 1). 3: a content-marks byte after the flags (`executables.ts`: shebang,
+ * native magic), so a trusted file is flagged as executable without being read.
  */
-export const DIGEST_CACHE_VERSION = 2;
+export const DIGEST_CACHE_VERSION = 3;
 
 const MAGIC = Buffer.from('skills-serve digest cache\n', 'latin1');
 const DIR_RECORD = 1;
@@ -94,6 +96,8 @@ export interface StoredDigests {
 interface Stored {
   readonly digest: Buffer;
   readonly privateKey: boolean;
+  /** What the file's first bytes were (`executables.ts` `CONTENT_MARKS`); its execute bit is read from `stat` now. */
+  readonly contentMarks: number;
   readonly identity: FileIdentity;
 }
 
@@ -160,12 +164,19 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
   return new StoredRoot(body, dirs, devs, header.files);
 }
 
+/**
+ * Most directories' decoded records a lookup keeps: the walk goes depth first and comes back to a directory after each
+ * of its subdirectories, so the directories on its current path are asked again (a deeper path decodes again).
+ */
+const OPEN_DIRS = 64;
+
 class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
-  /** Where each directory's file records start; `-1 - start` once a lookup decoded them (never again). */
+  /** Where each directory's file records start. */
   readonly #dirs: Map<string, number>;
   readonly #devs: readonly bigint[];
-  #open: { rel: string; files: Map<string, Stored> } | undefined;
+  /** Decoded directories, least recently opened first (at most {@link OPEN_DIRS}). */
+  readonly #open = new Map<string, Map<string, Stored>>();
   trusted = 0;
   readonly entries: number;
 
@@ -177,8 +188,7 @@ class StoredRoot implements StoredDigests {
   }
 
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
-    if (this.#open?.rel !== dirRel) this.#open = { rel: dirRel, files: this.#decode(dirRel) };
-    const stored = this.#open.files.get(name);
+    const stored = this.#decode(dirRel).get(name);
     if (stored === undefined) return undefined;
     const { identity } = stored;
     if (
@@ -190,20 +200,26 @@ class StoredRoot implements StoredDigests {
     )
       return undefined;
     this.trusted++;
-    return makeKey(stored.digest, identity.size, identity, stored.privateKey);
+    const marks = stored.contentMarks | (hasExecuteBit(stat.mode) ? EXECUTE_BIT : 0);
+    return makeKey(stored.digest, identity.size, identity, stored.privateKey, false, marks);
   }
 
   *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
-    for (const [dirRel, start] of this.#dirs)
-      for (const name of this.#decodeAt(start < 0 ? -1 - start : start).keys()) yield { dirRel, name };
+    for (const [dirRel, start] of this.#dirs) for (const name of this.#decodeAt(start).keys()) yield { dirRel, name };
   }
 
-  /** The file records of one directory (each directory is walked once per build: decoded once, then dropped). */
+  /** The file records of one directory, decoded when first asked and kept while it is among {@link OPEN_DIRS}. */
   #decode(dirRel: string): Map<string, Stored> {
-    const start = this.#dirs.get(dirRel);
-    if (start === undefined || start < 0) return new Map();
-    this.#dirs.set(dirRel, -1 - start);
-    return this.#decodeAt(start);
+    let files = this.#open.get(dirRel);
+    if (files !== undefined) {
+      this.#open.delete(dirRel);
+    } else {
+      const start = this.#dirs.get(dirRel);
+      files = start === undefined ? new Map<string, Stored>() : this.#decodeAt(start);
+      if (this.#open.size >= OPEN_DIRS) this.#open.delete(this.#open.keys().next().value as string);
+    }
+    this.#open.set(dirRel, files);
+    return files;
   }
 
   /** The file records starting at `start` in the body. */
@@ -279,6 +295,7 @@ class Reader {
     const digest = this.#bytes.subarray(this.at, this.at + DIGEST_BYTES);
     this.at += DIGEST_BYTES;
     const flags = this.byte();
+    const contentMarks = this.byte() & CONTENT_MARKS;
     const size = this.number();
     const mtimeNs = this.#bytes.readBigInt64LE(this.at);
     this.at += 8;
@@ -291,7 +308,12 @@ class Reader {
     const dev = devs[this.number()] ?? -1n;
     return {
       name,
-      stored: { digest, privateKey: (flags & FLAG_PRIVATE_KEY) !== 0, identity: { size, mtimeNs, ctimeNs, ino, dev } },
+      stored: {
+        digest,
+        privateKey: (flags & FLAG_PRIVATE_KEY) !== 0,
+        contentMarks,
+        identity: { size, mtimeNs, ctimeNs, ino, dev },
+      },
     };
   }
 }
@@ -411,6 +433,7 @@ export function encodeDigestCache(
     records.raw(digest);
     const sameTimes = identity.ctimeNs === identity.mtimeNs;
     records.byte((holdsPrivateKey(node) ? FLAG_PRIVATE_KEY : 0) | (sameTimes ? FLAG_CTIME_IS_MTIME : 0));
+    records.byte(executableMarks(node) & CONTENT_MARKS);
     records.number(identity.size);
     records.int64(identity.mtimeNs);
     if (!sameTimes) records.int64(identity.ctimeNs);

@@ -9,6 +9,7 @@
 import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 
 import { createDigest, digestBytes } from './digest-algorithm.js';
+import { contentMarks, EXECUTE_BIT, hasExecuteBit } from './executables.js';
 import { containsPrivateKey, SECRET_SCAN_BYTES } from './hygiene.js';
 import { type FileIdentity, identityOfStat, isRacyAt, nowNs } from './record.js';
 
@@ -31,6 +32,8 @@ export interface Hashed {
   readonly privateKey: boolean;
   /** It was changed within `RACY_WINDOW_NS` of being read: its digest is not to be trusted again. */
   readonly racy: boolean;
+  /** Its executable marks (`executables.ts`): the execute bit of its mode, and what its first bytes are. */
+  readonly marks: number;
 }
 
 /** Why a path could not be hashed: not a regular file (FIFO, socket, device, directory) or an I/O error. */
@@ -82,22 +85,25 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
     if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
     const identity = identityOfStat(stat);
     if (identity.size > maxBytes && !keepBytes) return 'large';
-    if (keepBytes || identity.size >= SCRATCH.length) return readWhole(fd, identity.size, identity, keepBytes);
+    if (keepBytes || identity.size >= SCRATCH.length)
+      return readWhole(fd, identity.size, identity, keepBytes, stat.mode);
     // One read of up to size + 1 bytes; the second read confirms end of file (a file that grew is read on).
     let filled = 0;
     for (;;) {
       const read = readSync(fd, SCRATCH, filled, SCRATCH.length - filled, filled);
       if (read === 0) break;
       filled += read;
-      if (filled === SCRATCH.length) return readWhole(fd, identity.size, identity, false);
+      if (filled === SCRATCH.length) return readWhole(fd, identity.size, identity, false, stat.mode);
     }
     const bytes = SCRATCH.subarray(0, filled);
+    const head = bytes.subarray(0, SECRET_SCAN_BYTES);
     return {
       digest: digestBytes(bytes),
       size: filled,
       identity,
-      privateKey: containsPrivateKey(bytes.subarray(0, SECRET_SCAN_BYTES)),
+      privateKey: containsPrivateKey(head),
       racy: isRacyAt(identity, nowNs()),
+      marks: marksOf(stat.mode, head),
     };
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
@@ -112,11 +118,12 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
 }
 
 /** Reads `fd` from the start to end of file into fresh buffers (for kept bytes, or a file that outgrew the scratch). */
-function readWhole(fd: number, statSize: number, identity: FileIdentity, keepBytes: boolean): Hashed {
+function readWhole(fd: number, statSize: number, identity: FileIdentity, keepBytes: boolean, mode: bigint): Hashed {
   const hash = createDigest();
   const chunks: Buffer[] = [];
   let size = 0;
   let privateKey: boolean | undefined;
+  let marks: number | undefined;
   // Not kept: chunks through the shared scratch buffer (no allocation per file). Kept: a buffer one byte larger than
   // the rest of the file, so one read plus the read that sees end of file do (only a file that grew needs another).
   const reused = keepBytes ? undefined : SCRATCH.subarray(0, CHUNK_BYTES);
@@ -126,6 +133,7 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
     if (read === 0) break;
     const chunk = buffer.subarray(0, read);
     privateKey ??= containsPrivateKey(chunk.subarray(0, SECRET_SCAN_BYTES));
+    marks ??= marksOf(mode, chunk.subarray(0, SECRET_SCAN_BYTES));
     hash.update(chunk);
     if (keepBytes) chunks.push(chunk);
     size += read;
@@ -137,6 +145,7 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
     identity,
     privateKey: privateKey ?? false,
     racy: isRacyAt(identity, nowNs()),
+    marks: marks ?? marksOf(mode, EMPTY),
     ...(bytes === undefined ? {} : { bytes }),
   };
 }
@@ -162,11 +171,13 @@ export async function hashFile(path: string): Promise<Hashed> {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     let size = 0;
     let privateKey: boolean | undefined;
+    let marks: number | undefined;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, size);
       if (bytesRead === 0) break;
       const chunk = buffer.subarray(0, bytesRead);
       privateKey ??= containsPrivateKey(chunk.subarray(0, SECRET_SCAN_BYTES));
+      marks ??= marksOf(stat.mode, chunk.subarray(0, SECRET_SCAN_BYTES));
       hash.update(chunk);
       size += bytesRead;
     }
@@ -177,6 +188,7 @@ export async function hashFile(path: string): Promise<Hashed> {
       identity,
       privateKey: privateKey ?? false,
       racy: isRacyAt(identity, nowNs()),
+      marks: marks ?? marksOf(stat.mode, EMPTY),
     };
   } catch (error) {
     if (error instanceof NotHashableError) throw error;
@@ -184,6 +196,13 @@ export async function hashFile(path: string): Promise<Hashed> {
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A file's executable marks from its mode and its first bytes (`executables.ts`). */
+function marksOf(mode: bigint, head: Uint8Array): number {
+  return (hasExecuteBit(mode) ? EXECUTE_BIT : 0) | contentMarks(head);
 }
 
 /** A short description of an fs error (`EACCES: permission denied`), without the host path Node appends. */

@@ -5,10 +5,11 @@
  */
 import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
 
+import { executableFiles, EXECUTABLES_META_KEY, executablesMeta } from './executables.js';
 import type { ReadFrontmatter } from './frontmatter.js';
-import { digestOf } from './record.js';
+import { digestOf, executableMarks } from './record.js';
 import type { RuleProblem } from './rules.js';
-import { type Diagnostic, DirNode, FileNode, type SkillEntry, type SkillRecord } from './types.js';
+import { type Diagnostic, DirNode, type ExecutableFile, FileNode, type SkillEntry, type SkillRecord } from './types.js';
 import { buildSkillUri, compareUris, encodeSegment } from './uri.js';
 
 /** What {@link buildRecord} needs for one skill. */
@@ -33,7 +34,9 @@ export interface RecordInput {
 
 /**
  * Builds the record of one valid skill: every file of its subtree once (nested skills' files included) with digest
- * and size, sorted by URI, serialized with the frontmatter as the entry JSON. Checks the per-skill limits.
+ * and size, sorted by URI, serialized with the frontmatter as the entry JSON. Checks the per-skill limits. A skill
+ * bundling executable content gets `_meta["dev.skills-serve/executables"]`: each flagged file's path below the skill
+ * with why (`executables.ts`), after the root's own `_meta`.
  *
  * @returns the record, or an error diagnostic naming `SKILL.md` when the skill is over 512 files or 16 MiB.
  */
@@ -57,7 +60,10 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
       `${index === 0 ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`,
     );
   }
-  parts.push(input.meta === undefined ? ']}' : `],"_meta":${JSON.stringify(input.meta)}}`);
+  const executables = executableFiles(input.node, executableMarks);
+  const meta =
+    executables.length === 0 ? input.meta : { ...input.meta, [EXECUTABLES_META_KEY]: executablesMeta(executables) };
+  parts.push(meta === undefined ? ']}' : `],"_meta":${JSON.stringify(meta)}}`);
   const json = parts.join('');
   // Fresh copies: values cut from the SKILL.md text would keep the whole text alive.
   const { name, description } = JSON.parse(
@@ -83,10 +89,13 @@ export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
     fileCount: rows.length,
     totalBytes,
     headings: input.frontmatter.headings,
+    executables: executables.length === 0 ? NO_EXECUTABLES : executables,
     modelInvocable: !isFlag(input.frontmatter.frontmatter['disable-model-invocation'], true),
     userInvocable: !isFlag(input.frontmatter.frontmatter['user-invocable'], false),
   };
 }
+
+const NO_EXECUTABLES: readonly ExecutableFile[] = Object.freeze([]);
 
 /** Whether a frontmatter value is the boolean `value`, written as a YAML boolean or as the string hosts also take. */
 function isFlag(field: unknown, value: boolean): boolean {

@@ -9,6 +9,7 @@
 import type { BigIntStats } from 'node:fs';
 
 import { DIGEST_BYTES, digestBytes, digestText } from './digest-algorithm.js';
+import { ALL_MARKS } from './executables.js';
 import type { FileNode } from './types.js';
 
 /** Where each identity field starts in a key (after the digest), and the flags byte after them. */
@@ -24,6 +25,8 @@ export const KEY_LENGTH = IDENTITY_END + 1;
 const FLAG_PRIVATE_KEY = 1;
 /** Flag: the file was racy when hashed (see {@link RACY_WINDOW_NS}): its digest is not trusted again. */
 const FLAG_RACY = 2;
+/** The file's executable marks (`executables.ts`: execute bit, shebang, native magic) sit above the two flags. */
+const MARKS_SHIFT = 2;
 
 /**
  * How recent a file's mtime or ctime may be when it is hashed before its digest counts as racy (ns): a write in the
@@ -84,6 +87,7 @@ function writeIdentity(identity: FileIdentity, size: number): void {
  * @param identity the stat taken when the file was opened.
  * @param privateKey whether the file holds a private key block (see `hygiene.ts`).
  * @param racy whether it was changed within {@link RACY_WINDOW_NS} of being hashed ({@link isRacyAt}).
+ * @param marks its executable marks (`executables.ts`), 0 for none.
  * @returns the {@link KEY_LENGTH}-character key.
  */
 export function makeKey(
@@ -92,10 +96,12 @@ export function makeKey(
   identity: FileIdentity,
   privateKey: boolean,
   racy = false,
+  marks = 0,
 ): string {
   scratch.set(digest.subarray(0, DIGEST_BYTES), 0);
   writeIdentity(identity, size);
-  scratch[IDENTITY_END] = (privateKey ? FLAG_PRIVATE_KEY : 0) | (racy ? FLAG_RACY : 0);
+  scratch[IDENTITY_END] =
+    (privateKey ? FLAG_PRIVATE_KEY : 0) | (racy ? FLAG_RACY : 0) | ((marks & ALL_MARKS) << MARKS_SHIFT);
   return scratch.toString('latin1', 0, KEY_LENGTH);
 }
 
@@ -136,6 +142,11 @@ export function digestMatches(node: Pick<FileNode, 'key'>, bytes: Uint8Array): b
 /** Whether the file held a private key block when it was hashed. */
 export function holdsPrivateKey(node: FileNode): boolean {
   return (node.key.charCodeAt(IDENTITY_END) & FLAG_PRIVATE_KEY) !== 0;
+}
+
+/** The file's executable marks when it was hashed (`executables.ts`: `EXECUTE_BIT`, `SHEBANG`, `ELF`, …). */
+export function executableMarks(node: FileNode): number {
+  return (node.key.charCodeAt(IDENTITY_END) >> MARKS_SHIFT) & ALL_MARKS;
 }
 
 /** Whether the file was racy when hashed: its digest must not be trusted for an unchanged identity. */

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 
-import { hiddenCharacters } from './diagnostics.js';
+import { executablesWithheld, hiddenCharacters } from './diagnostics.js';
 import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
 import { readFrontmatter } from './frontmatter.js';
 import { findHiddenCharacters } from './hygiene.js';
@@ -41,7 +41,10 @@ export interface RegionRoot {
  *
  * @param root the region's root.
  * @param walked what the walk found in the region.
- * @param note told each diagnostic with the root-relative directory it concerns (invalid skills, hidden characters).
+ * @param note told each diagnostic with the root-relative directory it concerns (invalid skills, hidden characters,
+ *   skills withheld).
+ * @param withholdExecutables `--withhold-executables`: a valid skill bundling executable content is not published
+ *   (an `executables-withheld` diagnostic), nor any skill nested in it (docs/security.md, "Executable content").
  * @returns the region with its valid records, outermost first, and the real paths it reaches through links.
  * @throws only on a bug (see `readFrontmatter`).
  */
@@ -49,9 +52,23 @@ export async function buildRegionRecords(
   root: RegionRoot,
   walked: WalkedRegion,
   note: (rel: string, diagnostic: Diagnostic) => void,
+  withholdExecutables = false,
 ): Promise<BuiltRegion> {
   const { rootIndex, spec, base } = root;
   const records: SkillRecord[] = [];
+  const withheld: SkillRecord[] = [];
+  /** Publishes `record`, unless it is withheld for executable content (its own, or an enclosing skill's). */
+  const publish = (record: SkillRecord, manifestPath: string): void => {
+    if (withholdExecutables) {
+      const enclosing = withheld.find((outer) => outer.rel === '' || record.rel.startsWith(`${outer.rel}/`));
+      if (enclosing !== undefined || record.executables.length > 0) {
+        withheld.push(record);
+        note(record.rel, executablesWithheld(manifestPath, record.uri, record.executables, enclosing?.uri));
+        return;
+      }
+    }
+    records.push(record);
+  };
   for (const skillDir of walked.skillDirs) {
     const segments = [...base, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/'))];
     const manifestPath = path.join(spec.dir, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/')), MANIFEST_NAME);
@@ -63,7 +80,7 @@ export async function buildRegionRecords(
       note(skillDir.rel, hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
     const reusable = skillDir.previous?.skill;
     if (skillDir.node === skillDir.previous && reusable !== undefined && reusable.rootIndex === rootIndex) {
-      records.push(reusable);
+      publish(reusable, manifestPath);
       continue;
     }
     const frontmatter = await readFrontmatter(segments, bytes, text);
@@ -89,7 +106,7 @@ export async function buildRegionRecords(
       continue;
     }
     (node as { skill: SkillRecord | undefined }).skill = record;
-    records.push(record);
+    publish(record, manifestPath);
   }
   const expectedReal = walked.rel === '' ? root.real : path.join(root.real, ...walked.rel.split('/'));
   const linkTargets =

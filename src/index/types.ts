@@ -10,6 +10,15 @@
  */
 import type { SkillFrontmatter } from '@modelcontextprotocol/server/ext/skills';
 
+/** Why a file of a skill is flagged as executable content (`executables.ts`). */
+export type ExecutableReason = 'scripts' | 'execute-bit' | 'shebang' | 'elf' | 'mach-o' | 'pe';
+
+/** A flagged file of a skill: its path below the skill's directory (`/`-separated, decoded) and why. */
+export interface ExecutableFile {
+  readonly path: string;
+  readonly reasons: readonly ExecutableReason[];
+}
+
 /** A served entry with `resources` always an array (this server never serves `"dynamic"` skills). */
 export interface SkillEntry {
   readonly uri: string;
@@ -97,6 +106,11 @@ export interface SkillRecord {
   readonly manifestSize: number;
   readonly fileCount: number;
   readonly totalBytes: number;
+  /**
+   * Its files a model could be told to run, each with why (`executables.ts`), sorted by path; empty for most skills.
+   * The entry's `_meta["dev.skills-serve/executables"]` says the same.
+   */
+  readonly executables: readonly ExecutableFile[];
   /** The `# …` headings of `SKILL.md`'s body, one per line, for search. */
   readonly headings: string;
   /**
@@ -117,8 +131,11 @@ export interface DirectoryChild {
   readonly size?: number;
 }
 
-/** Severity: `error` means a skill was left out; `warning` means one file or link was skipped, or a finding. */
-export type DiagnosticSeverity = 'error' | 'warning';
+/**
+ * Severity: `error` means a skill was left out; `warning` means one file or link was skipped, or a finding; `info` is
+ * a fact for the operator (a skill bundles executables, or was withheld for it): never a failure, `--strict` included.
+ */
+export type DiagnosticSeverity = 'error' | 'warning' | 'info';
 
 /** One problem found while indexing, reported once on stderr (and by `check`). */
 export interface Diagnostic {

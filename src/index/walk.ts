@@ -484,7 +484,7 @@ class RegionWalker {
     before: FileNode | undefined,
   ): FileNode {
     this.#checkSecret(dir, name, hashed.privateKey, hashed.bytes);
-    const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey, hashed.racy);
+    const key = makeKey(hashed.digest, hashed.size, hashed.identity, hashed.privateKey, hashed.racy, hashed.marks);
     // Same bytes and identity as before (a SKILL.md read again): keep the published node.
     if (before !== undefined && before.key === key && before.real === realOverride) return before;
     return new FileNode(name, hashed.size, key, realOverride);

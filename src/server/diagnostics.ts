@@ -5,16 +5,22 @@
  */
 import path from 'node:path';
 
-import type { Diagnostic, RootSpec } from '../index/types.js';
+import { executablesWithheld } from '../index/diagnostics.js';
+import type { Diagnostic, RootSpec, Snapshot } from '../index/types.js';
 import type { Logger } from '../log.js';
 import { isPathWithin } from '../paths.js';
-import { isVisible, type Visibility } from './visibility.js';
+import { isVisible, isWithheld, type Visibility, withheldSkills } from './visibility.js';
 
 /**
  * The `data` of a diagnostic's `notifications/message`: a {@link Diagnostic} whose `file`, `message` and `hint` name
  * places relative to their root (`<root 1>/acme/refunds/SKILL.md`, roots numbered from 1 in command-line order).
  */
 export type PublicDiagnostic = Diagnostic;
+
+/** The `notifications/message` level a diagnostic goes to hosts at: `info` for an info-level one, else `warning`. */
+export function logLevelOf(diagnostic: Pick<Diagnostic, 'severity'>): 'info' | 'warning' {
+  return diagnostic.severity === 'info' ? 'info' : 'warning';
+}
 
 /**
  * Rewrites a diagnostic for the wire.
@@ -45,9 +51,9 @@ export function publicDiagnostic(diagnostic: Diagnostic, roots: readonly RootSpe
 
 /**
  * Logs the diagnostics that appeared with one snapshot: each one at `info` (event `diagnostic`, with the file, line,
- * rule and fix), and one `warn` line for them all (event `diagnostics`), so that a host that records a server's
- * stderr as errors records one line a start, not one a skill (docs/operations.md, "Logs"). Hosts also hear each
- * diagnostic as a log message; `check` prints them with their fixes.
+ * rule and fix), and one `warn` line for them all (event `diagnostics`; `info` when all are info-level), so that a
+ * host that records a server's stderr as errors records one line a start, not one a skill (docs/operations.md,
+ * "Logs"). Hosts also hear each diagnostic as a log message; `check` prints them with their fixes.
  *
  * @param level the level of each diagnostic's own line (`error` when `--strict` refuses to serve).
  */
@@ -75,15 +81,24 @@ export function logDiagnostics(
     );
   }
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-  const warnings = diagnostics.length - errors;
+  const info = diagnostics.filter((diagnostic) => diagnostic.severity === 'info').length;
+  const warnings = diagnostics.length - errors - info;
   const counted = [
     ...(errors === 0 ? [] : [`${errors} skill${errors === 1 ? '' : 's'} not served`]),
     ...(warnings === 0 ? [] : [`${warnings} warning${warnings === 1 ? '' : 's'}`]),
+    ...(info === 0 ? [] : [`${info} note${info === 1 ? '' : 's'}`]),
   ].join(' and ');
   const [first] = diagnostics as [Diagnostic, ...Diagnostic[]];
   const example = `${first.file}${first.line === undefined ? '' : `:${first.line}`}: ${first.message} [${first.rule}]`;
-  logger.warn(
-    { event: 'diagnostics', errors, warnings, rules: [...new Set(diagnostics.map((diagnostic) => diagnostic.rule))] },
+  // Notes alone (skills withheld by the operator's choice) are no warning.
+  logger[info === diagnostics.length ? 'info' : 'warn'](
+    {
+      event: 'diagnostics',
+      errors,
+      warnings,
+      ...(info === 0 ? {} : { info }),
+      rules: [...new Set(diagnostics.map((diagnostic) => diagnostic.rule))],
+    },
     `${counted} (${diagnostics.length === 1 ? example : `first: ${example}`}); run skills-serve check with the same roots for each with its fix`,
   );
 }
@@ -107,24 +122,36 @@ function namespacePathOf(file: string, roots: readonly RootSpec[]): string[] | u
 
 /**
  * The diagnostics a client may hear, as it hears them: all of them for a client that sees everything; for a
- * `--http-tokens` view, only those about a file or folder inside what it sees (never a root's own, or another team's).
+ * `--http-tokens` view, only those about a file or folder inside what it sees (never a root's own, or another team's),
+ * none about a skill it withholds, and one `executables-withheld` for each such skill.
  *
- * @param diagnostics the snapshot's diagnostics (host paths).
+ * @param snapshot the snapshot whose diagnostics (host paths) and skills are told.
  * @param roots the configured roots (labels, and where each file sits in the namespace).
  * @param view the client's view; `undefined` sees everything.
- * @returns {@link PublicDiagnostic}s, in the snapshot's order.
+ * @returns {@link PublicDiagnostic}s, in the snapshot's order, then the skills the view withholds.
  */
 export function diagnosticsInView(
-  diagnostics: readonly Diagnostic[],
+  snapshot: Snapshot,
   roots: readonly RootSpec[],
   view: Visibility | undefined,
 ): PublicDiagnostic[] {
+  const { diagnostics } = snapshot;
   const seen =
     view === undefined
       ? diagnostics
       : diagnostics.filter((diagnostic) => {
           const segments = namespacePathOf(diagnostic.file, roots);
-          return segments !== undefined && isVisible(view, segments);
+          return segments !== undefined && isVisible(view, segments) && !isWithheld(snapshot, view, segments);
         });
-  return seen.map((diagnostic) => publicDiagnostic(diagnostic, roots));
+  const withheld = withheldSkills(snapshot, view).map(({ skill, enclosing }) =>
+    executablesWithheld(
+      // Named under the root as configured (the real path may lie elsewhere, and would not be scrubbed).
+      path.join(roots[skill.rootIndex]?.dir ?? '', ...skill.rel.split('/'), 'SKILL.md'),
+      skill.uri,
+      skill.executables,
+      enclosing?.uri,
+      `"withholdExecutables" of token ${view?.name ?? ''}`,
+    ),
+  );
+  return [...seen, ...withheld].map((diagnostic) => publicDiagnostic(diagnostic, roots));
 }

@@ -24,13 +24,21 @@ import type { Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
 import { DIAGNOSTICS_LOGGER, DIRECTORY_PARAMS, echo, type Era, LIST_PARAMS, URI_PARAMS } from '../wire/protocol.js';
 import { Base64Blob, RawJson } from '../wire/raw-json.js';
-import type { PublicDiagnostic } from './diagnostics.js';
+import { logLevelOf, type PublicDiagnostic } from './diagnostics.js';
 import { discoveryIndex, INDEX_URI } from './discovery-index.js';
 import { PerSnapshot } from './per-snapshot.js';
 import type { FileReader } from './read.js';
 import { listedResources } from './resource-list.js';
 import { type ReadRecorder, recordEntry, recorderOf, recordFileRead } from './usage.js';
-import { isVisible, leadsToVisible, viewOf, type Visibility, visibleChildren, visibleSkills } from './visibility.js';
+import {
+  isVisible,
+  isWithheld,
+  leadsToVisible,
+  viewOf,
+  type Visibility,
+  visibleChildren,
+  visibleSkills,
+} from './visibility.js';
 
 /** Cache hints of 2026-07-28 results (SEP-2640: `ttlMs` and `cacheScope` on `skills/list` and `skills/get`). */
 export interface CacheHint {
@@ -119,14 +127,14 @@ export async function answerSkillsMethod(
   // The request's URI parsed once, when first needed (`skills/list` and `skills/get` never need it).
   let parsed: readonly string[] | undefined | null = null;
   const segments = (): readonly string[] | undefined => (parsed === null ? (parsed = parseSkillUri(uri)) : parsed);
-  // What a view may not see is answered exactly as what does not exist.
+  // What a view may not see is answered exactly as what does not exist (a skill it withholds included).
   const seen = (): boolean => {
     const at = view === undefined ? undefined : segments();
-    return view === undefined || (at !== undefined && isVisible(view, at));
+    return view === undefined || (at !== undefined && isVisible(view, at) && !isWithheld(store.current, view, at));
   };
   const onTheWay = (): boolean => {
     const at = view === undefined ? undefined : segments();
-    return view === undefined || (at !== undefined && leadsToVisible(view, at));
+    return view === undefined || (at !== undefined && leadsToVisible(view, at) && !isWithheld(store.current, view, at));
   };
   switch (method) {
     case SKILLS_LIST_METHOD: {
@@ -143,7 +151,10 @@ export async function answerSkillsMethod(
     case SKILLS_GET_METHOD: {
       const snapshot = await store.ready();
       const skill = findSkill(snapshot, uri);
-      if (skill === undefined || (view !== undefined && !isVisible(view, skill.segments))) {
+      if (
+        skill === undefined ||
+        (view !== undefined && (!isVisible(view, skill.segments) || isWithheld(snapshot, view, skill.segments)))
+      ) {
         throw new SkillsServeError('SKILL_NOT_FOUND', `No skill is served at ${echo(uri)}`);
       }
       recordEntry(recorder, snapshot, skill);
@@ -161,7 +172,7 @@ export async function answerSkillsMethod(
             ? listDirectory(directory)
             : at === undefined
               ? undefined
-              : visibleChildren(view, at, listDirectory(directory));
+              : visibleChildren(snapshot, view, at, listDirectory(directory));
       if (children === undefined) {
         const isFile = seen() && findFile(snapshot, uri) !== undefined;
         throw new SkillsServeError(
@@ -305,7 +316,8 @@ export function installSkillsHandlers(
     asProtocolErrors(async () => {
       const result = await answerSkillsMethod(method, params, era, context, observer, recorderOf(ctx));
       if (context.diagnostics !== undefined && announcesDiagnostics(method, params)) {
-        for (const diagnostic of context.diagnostics()) await ctx.mcpReq.log('warning', diagnostic, DIAGNOSTICS_LOGGER);
+        for (const diagnostic of context.diagnostics())
+          await ctx.mcpReq.log(logLevelOf(diagnostic), diagnostic, DIAGNOSTICS_LOGGER);
       }
       return result as never;
     }, context.onUnexpected);

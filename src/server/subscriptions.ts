@@ -12,7 +12,7 @@ import type { SnapshotDiff } from '../index/diff.js';
 import { canonicalSkillUri } from '../index/uri.js';
 import type { Logger } from '../log.js';
 import { DIAGNOSTICS_LOGGER, echo, type Era, URI_PARAMS } from '../wire/protocol.js';
-import type { PublicDiagnostic } from './diagnostics.js';
+import { logLevelOf, type PublicDiagnostic } from './diagnostics.js';
 
 /** Most URIs one 2025-era connection may subscribe to. */
 export const MAX_SUBSCRIPTIONS = 10_000;
@@ -102,8 +102,9 @@ export class ConnectionRegistry {
   }
 
   /**
-   * Sends each diagnostic to every connected host as `notifications/message` (level `warning`, logger
-   * `skills-serve`); the SDK drops messages below the level a host set with `logging/setLevel`.
+   * Sends each diagnostic to every connected host as `notifications/message` (level `warning`, `info` for an
+   * info-level diagnostic: `logLevelOf`; logger `skills-serve`); the SDK drops messages below the level a host set
+   * with `logging/setLevel`.
    */
   log(diagnostics: readonly PublicDiagnostic[]): void {
     if (diagnostics.length === 0) return;
@@ -114,7 +115,7 @@ export class ConnectionRegistry {
     if (!connection.server.isConnected()) return;
     for (const data of diagnostics) {
       this.#send(connection, () =>
-        connection.server.sendLoggingMessage({ level: 'warning', logger: DIAGNOSTICS_LOGGER, data }),
+        connection.server.sendLoggingMessage({ level: logLevelOf(data), logger: DIAGNOSTICS_LOGGER, data }),
       );
     }
   }

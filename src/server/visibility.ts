@@ -2,7 +2,9 @@
  * Per-team visibility (`--http-tokens`): which part of the namespace one HTTP client may see (pure;
  * docs/ARCHITECTURE.md, "Serving"). A client's view is a list of skill-path prefixes: it sees every skill whose path
  * starts with one of them, every file and directory under them, and the grouping directories on the way to them
- * (listing only what leads to them). Everything else is answered exactly as if it did not exist.
+ * (listing only what leads to them). A view may also withhold the skills that bundle executable content
+ * (`withholdExecutables`, docs/security.md): each such skill's directory, everything under it (nested skills
+ * included), is then answered as if it did not exist too. Everything else is answered exactly as if it did not exist.
  */
 import { type DirectoryChild, DirNode, FileNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
@@ -14,6 +16,35 @@ export interface Visibility {
   readonly name: string;
   /** Skill-path prefixes, as segments (`[['acme', 'billing'], ['shared']]`); `[[]]` sees everything. */
   readonly prefixes: readonly (readonly string[])[];
+  /** Skills bundling executable content (`SkillRecord.executables`) are withheld from it, with their directories. */
+  readonly withholdExecutables?: boolean;
+}
+
+const flaggedCache = new WeakMap<Snapshot, ReadonlySet<string>>();
+
+/** The skill paths (`/`-joined segments) of the skills of `snapshot` that bundle executable content; once each. */
+function flaggedPaths(snapshot: Snapshot): ReadonlySet<string> {
+  let flagged = flaggedCache.get(snapshot);
+  if (flagged === undefined) {
+    flagged = new Set(
+      snapshot.ordered.filter((skill) => skill.executables.length > 0).map((skill) => skill.segments.join('/')),
+    );
+    flaggedCache.set(snapshot, flagged);
+  }
+  return flagged;
+}
+
+/**
+ * Whether `segments` (a skill path, or a file or directory path) lie at or under a skill that `view` withholds in
+ * `snapshot`: the view withholds executables and the skill bundles some.
+ */
+export function isWithheld(snapshot: Snapshot, view: Visibility | undefined, segments: readonly string[]): boolean {
+  if (view?.withholdExecutables !== true) return false;
+  const flagged = flaggedPaths(snapshot);
+  if (flagged.size === 0) return false;
+  for (let depth = 1; depth <= segments.length; depth++)
+    if (flagged.has(segments.slice(0, depth).join('/'))) return true;
+  return false;
 }
 
 function startsWith(segments: readonly string[], prefix: readonly string[]): boolean {
@@ -48,25 +79,51 @@ const visibleSkillsCache = new PerSnapshot<readonly SkillRecord[], Visibility>()
 export function visibleSkills(snapshot: Snapshot, view: Visibility | undefined): readonly SkillRecord[] {
   if (view === undefined) return snapshot.ordered;
   return visibleSkillsCache.get(snapshot, view, () =>
-    snapshot.ordered.filter((skill) => isVisible(view, skill.segments)),
+    snapshot.ordered.filter((skill) => isVisible(view, skill.segments) && !isWithheld(snapshot, view, skill.segments)),
   );
 }
 
 /**
  * The children of a directory the view may list: all of them inside a visible prefix; only those on the way to one
- * in a grouping directory above it.
+ * in a grouping directory above it; none of a skill the view withholds ({@link isWithheld}).
  *
+ * @param snapshot the snapshot the directory was found in.
  * @param segments the directory's path.
  * @returns `undefined` when the directory itself may not be seen.
  */
 export function visibleChildren(
+  snapshot: Snapshot,
   view: Visibility,
   segments: readonly string[],
   children: readonly DirectoryChild[],
 ): readonly DirectoryChild[] | undefined {
-  if (isVisible(view, segments)) return children;
+  if (isWithheld(snapshot, view, segments)) return undefined;
+  const kept = (child: DirectoryChild): boolean => !isWithheld(snapshot, view, [...segments, child.name]);
+  if (isVisible(view, segments)) return view.withholdExecutables === true ? children.filter(kept) : children;
   if (!leadsToVisible(view, segments)) return undefined;
-  return children.filter((child) => leadsToVisible(view, [...segments, child.name]));
+  return children.filter((child) => leadsToVisible(view, [...segments, child.name]) && kept(child));
+}
+
+/**
+ * The skills `view` would see but withholds for their executable content ({@link isWithheld}), in `skills/list`
+ * order, each with the withheld skill that encloses it, if that is why.
+ */
+export function withheldSkills(
+  snapshot: Snapshot,
+  view: Visibility | undefined,
+): readonly { readonly skill: SkillRecord; readonly enclosing: SkillRecord | undefined }[] {
+  if (view?.withholdExecutables !== true) return [];
+  const withheld = snapshot.ordered.filter(
+    (skill) => isVisible(view, skill.segments) && isWithheld(snapshot, view, skill.segments),
+  );
+  return withheld.map((skill) => ({
+    skill,
+    enclosing: skill.executables.length > 0 ? undefined : withheld.find((outer) => isInside(skill, outer)),
+  }));
+}
+
+function isInside(skill: SkillRecord, outer: SkillRecord): boolean {
+  return outer.segments.length < skill.segments.length && startsWith(skill.segments, outer.segments);
 }
 
 const viewCache = new PerSnapshot<Snapshot, Visibility>();
@@ -83,7 +140,7 @@ export function viewOf(snapshot: Snapshot, view: Visibility | undefined): Snapsh
   if (view === undefined) return snapshot;
   return viewCache.get(snapshot, view, () => {
     const ordered = visibleSkills(snapshot, view);
-    const root = pruned(snapshot.root, [], view);
+    const root = pruned(snapshot.root, [], view, (segments) => isWithheld(snapshot, view, segments));
     const viewed = Object.freeze({
       skills: new Map(ordered.map((skill) => [skill.uri, skill])),
       ordered,
@@ -102,13 +159,29 @@ export function baseOf(snapshot: Snapshot): Snapshot {
   return bases.get(snapshot) ?? snapshot;
 }
 
-function pruned(dir: DirNode, segments: readonly string[], view: Visibility): DirNode {
-  if (isVisible(view, segments)) return dir;
-  const children: DirNode[] = [];
+/**
+ * The namespace under `dir` as `view` sees it.
+ *
+ * @param withheld whether a path lies at or under a skill the view withholds ({@link isWithheld}).
+ */
+function pruned(
+  dir: DirNode,
+  segments: readonly string[],
+  view: Visibility,
+  withheld: (segments: readonly string[]) => boolean,
+): DirNode {
+  const visible = isVisible(view, segments);
+  // Withheld skills are top skills' directories or grouping paths above them: only directories lead to them.
+  if (visible && (view.withholdExecutables !== true || dir.skill !== undefined)) return dir;
+  const children: (DirNode | FileNode)[] = [];
   for (const child of dir.children) {
-    if (!(child instanceof DirNode)) continue;
+    if (!(child instanceof DirNode)) {
+      if (visible) children.push(child);
+      continue;
+    }
     const path = [...segments, child.name];
-    if (leadsToVisible(view, path)) children.push(pruned(child, path, view));
+    if (withheld(path)) continue;
+    if (visible || leadsToVisible(view, path)) children.push(pruned(child, path, view, withheld));
   }
   return new DirNode(dir.name, children, dir.real, dir.skill);
 }

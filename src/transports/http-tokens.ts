@@ -4,11 +4,12 @@
  * visibility"; docs/ARCHITECTURE.md, "Authorization"). The file is JSON:
  *
  *   { "tokens": [ { "name": "billing", "token": "…", "prefixes": ["acme/billing", "shared"] },
- *                 { "name": "ops", "token": "…", "prefixes": ["*"] } ] }
+ *                 { "name": "ops", "token": "…", "prefixes": ["*"], "withholdExecutables": true } ] }
  *
- * `"*"` sees everything. Tokens are compared in constant time (their SHA-256 digests, so neither content nor length
- * leaks through timing); names appear in logs, tokens never. The file is read again when it changes; a file that no
- * longer parses keeps the previous tokens, with a warning.
+ * `"*"` sees everything; `"withholdExecutables": true` withholds the skills that bundle executable content from that
+ * token (`server/visibility.ts`). Tokens are compared in constant time (their SHA-256 digests, so neither content
+ * nor length leaks through timing); names appear in logs, tokens never. The file is read again when it changes; a
+ * file that no longer parses keeps the previous tokens, with a warning.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, unwatchFile, watchFile } from 'node:fs';
@@ -53,7 +54,12 @@ function parseTokensFile(text: string): TokenEntry[] {
     throw new Error('expected { "tokens": [ { "name", "token", "prefixes" }, … ] } with at least one token');
   const seen = new Set<string>();
   return tokens.map((item: unknown, index) => {
-    const { name, token, prefixes } = (item ?? {}) as { name?: unknown; token?: unknown; prefixes?: unknown };
+    const { name, token, prefixes, withholdExecutables } = (item ?? {}) as {
+      name?: unknown;
+      token?: unknown;
+      prefixes?: unknown;
+      withholdExecutables?: unknown;
+    };
     const label = typeof name === 'string' && name !== '' ? name : `tokens[${index}]`;
     if (typeof name !== 'string' || name === '') throw new Error(`tokens[${index}]: "name" must be a non-empty string`);
     if (typeof token !== 'string' || token.length < 16)
@@ -61,11 +67,17 @@ function parseTokensFile(text: string): TokenEntry[] {
     if (seen.has(token)) throw new Error(`${label}: the same token is listed twice`);
     seen.add(token);
     const segments = parsePrefixes(label, prefixes);
+    if (withholdExecutables !== undefined && typeof withholdExecutables !== 'boolean')
+      throw new Error(`${label}: "withholdExecutables" must be true or false`);
     return {
       digest: tokenDigest(token),
       feedDigest: tokenDigest(feedKeyOf(token)),
       outsideGrammar: !isBearerToken(token),
-      view: Object.freeze({ name, prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))) }),
+      view: Object.freeze({
+        name,
+        prefixes: Object.freeze(segments.map((prefix) => Object.freeze(prefix))),
+        ...(withholdExecutables === true ? { withholdExecutables } : {}),
+      }),
     };
   });
 }
@@ -230,7 +242,7 @@ export class HttpTokens implements Authorizer {
   }
 }
 
-/** One token's view as a key: its digest, name and prefixes (a changed token gets a new view). */
+/** One token's view as a key: its digest, name, prefixes and withholding (a changed token gets a new view). */
 function viewKey({ digest, view }: TokenEntry): string {
-  return JSON.stringify([digest.toString('hex'), view.name, view.prefixes]);
+  return JSON.stringify([digest.toString('hex'), view.name, view.prefixes, view.withholdExecutables === true]);
 }

@@ -277,7 +277,7 @@ export class HttpAdapter implements Adapter {
       const diagnostics = (): readonly PublicDiagnostic[] => {
         const snapshot = runtime.store.current;
         if (memo?.snapshot !== snapshot)
-          memo = { snapshot, diagnostics: diagnosticsInView(snapshot.diagnostics, runtime.roots, view) };
+          memo = { snapshot, diagnostics: diagnosticsInView(snapshot, runtime.roots, view) };
         return memo.diagnostics;
       };
       const factory = createServerFactory(runtime, {

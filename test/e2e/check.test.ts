@@ -47,8 +47,23 @@ function skillDirsUnder(root: string, rel = ''): string[] {
   return out;
 }
 
-/** What `check` must print for a root of valid plain-ASCII skills, derived from the disk. */
-function expectedOkReport(root: string): {
+/** The one skill of `sample-skills/` that bundles executable content: `scripts/validate.py` (mode 755, a shebang). */
+const SAMPLE_EXECUTABLE = {
+  uri: 'skill://data-pipeline/SKILL.md',
+  rel: 'data-pipeline/SKILL.md',
+  message:
+    'skill://data-pipeline/SKILL.md bundles 1 executable file: scripts/validate.py (scripts, execute-bit, shebang)',
+  hint: 'review them before serving; an operator can withhold such skills (--withhold-executables, or "withholdExecutables" in a --http-tokens entry)',
+};
+
+/**
+ * What `check` must print for a root of valid plain-ASCII skills, derived from the disk (and, for `sample-skills/`, its
+ * one `executable-content` note, its path shown relative to `cwd`).
+ */
+function expectedOkReport(
+  root: string,
+  cwd = REPO,
+): {
   text: string;
   skills: { uri: string; name: string; files: number; bytes: number }[];
 } {
@@ -68,7 +83,16 @@ function expectedOkReport(root: string): {
     (skill) =>
       `ok      ${skill.uri}${' '.repeat(width - skill.uri.length)}  ${plural(skill.files, 'file')}, ${plural(skill.bytes, 'byte')}`,
   );
-  lines.push('', `${plural(skills.length, 'skill')} served, 0 left out, 0 warnings`, '');
+  const notes =
+    root === SAMPLE_SKILLS
+      ? [
+          '',
+          `info    ${path.relative(cwd, path.join(root, SAMPLE_EXECUTABLE.rel))}: ${SAMPLE_EXECUTABLE.message} [executable-content]`,
+          `        fix: ${SAMPLE_EXECUTABLE.hint}`,
+        ]
+      : [];
+  const summary = `${plural(skills.length, 'skill')} served, 0 left out, 0 warnings${notes.length > 0 ? ', 1 note' : ''}`;
+  lines.push(...notes, '', summary, '');
   return { text: lines.join('\n'), skills };
 }
 
@@ -186,13 +210,13 @@ describe('check: text output', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(expected.text);
     expect(run.stdout.split('\n').filter((line) => line.startsWith('ok      '))).toHaveLength(6);
-    expect(run.stdout.endsWith('\n6 skills served, 0 left out, 0 warnings\n')).toBe(true);
+    expect(run.stdout.endsWith('\n6 skills served, 0 left out, 0 warnings, 1 note\n')).toBe(true);
     expect(run.status).toBe(0);
   });
 
   it('the same report whatever the working directory (absolute root)', () => {
     const run = cli(['check', SAMPLE_SKILLS], path.dirname(REPO));
-    expect(run).toEqual({ status: 0, stdout: expectedOkReport(SAMPLE_SKILLS).text, stderr: '' });
+    expect(run).toEqual({ status: 0, stdout: expectedOkReport(SAMPLE_SKILLS, path.dirname(REPO)).text, stderr: '' });
   });
 
   it('test/fixtures/invalid → exit 1, every diagnostic with its relative path, line:column when known, rule and fix', () => {
@@ -423,18 +447,26 @@ describe('check --json', () => {
         message: d.message,
         hint: d.hint,
       })),
-      summary: { served: 1, leftOut: INVALID_DIAGNOSTICS.length, warnings: 0 },
+      summary: { served: 1, leftOut: INVALID_DIAGNOSTICS.length, warnings: 0, info: 0 },
     });
   });
 
-  it('sample-skills → every skill with name, file count and bytes from disk; no diagnostics; exit 0', () => {
+  it('sample-skills → every skill with name, file count and bytes from disk; one info note; exit 0', () => {
     const run = cli(['check', 'sample-skills', '--json']);
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toStrictEqual({
       skills: expectedOkReport(SAMPLE_SKILLS).skills,
-      diagnostics: [],
-      summary: { served: 6, leftOut: 0, warnings: 0 },
+      diagnostics: [
+        {
+          severity: 'info',
+          rule: 'executable-content',
+          file: path.join(SAMPLE_SKILLS, SAMPLE_EXECUTABLE.rel),
+          message: SAMPLE_EXECUTABLE.message,
+          hint: SAMPLE_EXECUTABLE.hint,
+        },
+      ],
+      summary: { served: 6, leftOut: 0, warnings: 0, info: 1 },
     });
   });
 
@@ -455,14 +487,19 @@ describe('check --json', () => {
           hint: 'copy the target into the skill, serve its folder as another root, or run with --symlinks follow',
         },
       ],
-      summary: { served: 1, leftOut: 0, warnings: 1 },
+      summary: { served: 1, leftOut: 0, warnings: 1, info: 0 },
     });
   });
 
   it('SKILLS_SERVE_JSON=1 is the environment twin of --json', () => {
     const result = cli(['check', 'sample-skills'], REPO, { SKILLS_SERVE_JSON: '1' });
     expect(result.status).toBe(0);
-    expect((JSON.parse(result.stdout) as { summary: unknown }).summary).toEqual({ served: 6, leftOut: 0, warnings: 0 });
+    expect((JSON.parse(result.stdout) as { summary: unknown }).summary).toEqual({
+      served: 6,
+      leftOut: 0,
+      warnings: 0,
+      info: 1,
+    });
   });
 });
 

@@ -45,7 +45,7 @@ describe('environment twins', () => {
         command === 'manifest' ? ['--check', '--content-only', '--help', '--json'] : ['--help'],
       );
       for (const [flag, env] of Object.entries(listed)) if (env !== null) expect(env, flag).toBe(upperSnake(flag));
-      expect(Object.keys(listed)).toHaveLength({ serve: 29, check: 17, manifest: 13 }[command]);
+      expect(Object.keys(listed)).toHaveLength({ serve: 30, check: 17, manifest: 13 }[command]);
     },
   );
 });
@@ -139,7 +139,8 @@ describe('overlapping roots', () => {
     const run = cli(['check', '--json', SAMPLE_SKILLS, SAMPLE_SKILLS]);
     const report = JSON.parse(run.stdout) as { skills: unknown[]; diagnostics: { rule: string; message: string }[] };
     expect(report.skills).toHaveLength(6);
-    expect(report.diagnostics.map((diagnostic) => diagnostic.rule)).toEqual(['duplicate-root']);
+    // sample-skills' data-pipeline bundles scripts/validate.py: an info note, once.
+    expect(report.diagnostics.map((diagnostic) => diagnostic.rule)).toEqual(['duplicate-root', 'executable-content']);
     expect(run.status).toBe(0);
   });
 
@@ -155,6 +156,7 @@ describe('overlapping roots', () => {
         rule: 'nested-root',
         message: `root lies inside root ${SAMPLE_SKILLS}; the skills in it are served twice, under two skill paths`,
       },
+      { rule: 'executable-content' },
     ]);
   });
 });

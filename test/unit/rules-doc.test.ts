@@ -1,8 +1,8 @@
 /**
  * docs/rules.md, the authors' rules, documents every rule id `check` can report, each in a table row under a heading
  * that says its severity: the ids are taken from the source's own lists (`ERROR_RULES`, `WARNING_RULES`,
- * `FEED_RULES`), so a rule added without its row fails here. Checked on a small page with a missing and a misplaced
- * row first, then on the real page.
+ * `INFO_RULES`, `FEED_RULES`), so a rule added without its row fails here. Checked on a small page with a missing
+ * and a misplaced row first, then on the real page.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FEED_RULES } from '../../src/feed/feed.js';
-import { ERROR_RULES, WARNING_RULES } from '../../src/index/diagnostics.js';
+import { ERROR_RULES, INFO_RULES, WARNING_RULES } from '../../src/index/diagnostics.js';
 import { REPO } from '../helpers/paths.js';
 
 /** Each rule id that starts a table row (`| \`id\` | …`), with the `## ` heading it sits under. */
@@ -31,6 +31,7 @@ function problems(page: string): string[] {
   const expected: [readonly string[], string][] = [
     [ERROR_RULES, '(errors)'],
     [WARNING_RULES, '(warnings)'],
+    [INFO_RULES, '(info)'],
     [FEED_RULES, '(warnings, `check --feed`)'],
   ];
   return expected.flatMap(([ids, severity]) =>
@@ -50,6 +51,8 @@ describe('docs/rules.md', () => {
       rows(ERROR_RULES.filter((id) => id !== 'name-format')),
       '## Files (warnings)',
       rows([...WARNING_RULES, 'name-format']),
+      '## Executables (info)',
+      rows(INFO_RULES),
       '## Feed (warnings, `check --feed`)',
       rows(FEED_RULES.filter((id) => id !== 'feed-path')),
     ].join('\n');
@@ -62,6 +65,8 @@ describe('docs/rules.md', () => {
   it('has a row for every rule id of the source, under its severity, and no row for any other id', () => {
     const page = readFileSync(path.join(REPO, 'docs', 'rules.md'), 'utf8');
     expect(problems(page)).toEqual([]);
-    expect([...documentedRules(page).keys()].sort()).toEqual([...ERROR_RULES, ...WARNING_RULES, ...FEED_RULES].sort());
+    expect([...documentedRules(page).keys()].sort()).toEqual(
+      [...ERROR_RULES, ...WARNING_RULES, ...INFO_RULES, ...FEED_RULES].sort(),
+    );
   });
 });
