@@ -1,6 +1,7 @@
 // One start of the stdio server, as a host sees it: spawn → `initialize` answer → every page of the first
 // `skills/list` (sent right after `initialize`; the server answers it once its first index build is served), then the
-// peak RSS (VmHWM) once every directory is watched (the `watching` log line; at once with --no-watch). Optionally the host-side event-loop probe runs during the start (see startPingProbe).
+// peak RSS (VmHWM) once every directory is watched (the `watching` log line; at once with --no-watch). Optionally the
+// host-side event-loop probe runs during the start (see startPingProbe).
 import { peakRssKb, RpcChild, startPingProbe } from './stdio.mjs';
 
 function logOf(line) {
