@@ -32,18 +32,24 @@ import {
 import path from 'node:path';
 
 import { DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
+import type { HiddenCharacters } from './hygiene.js';
+import type { ManifestEntry, ManifestFacts } from './manifest.js';
+import { MANIFEST_NAME } from './policy.js';
 import { type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import type { RuleProblem } from './rules.js';
 import type { FileNode } from './types.js';
 
 /**
  * The format version; a file of any other version is ignored (and rewritten). 2: the private-key flag needs a whole
- * PEM block (a lone marker line set it in 1).
+ * PEM block (a lone marker line set it in 1). 3: a directory's records may hold its `SKILL.md`'s facts.
  */
-export const DIGEST_CACHE_VERSION = 2;
+export const DIGEST_CACHE_VERSION = 3;
 
 const MAGIC = Buffer.from('skills-serve digest cache\n', 'latin1');
 const DIR_RECORD = 1;
 const FILE_RECORD = 2;
+/** The facts of the directory's `SKILL.md` (`manifest.ts`), after its file record. */
+const MANIFEST_RECORD = 3;
 const FLAG_PRIVATE_KEY = 1;
 const FLAG_CTIME_IS_MTIME = 2;
 /** The checksum closing a file is the digest algorithm's, like its entries and its name. */
@@ -79,6 +85,12 @@ export interface StoredDigests {
    * @returns the record key (`record.ts`), or `undefined`: hash the file.
    */
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined;
+  /**
+   * The facts stored beside the digest of the `SKILL.md` in the root-relative directory `dirRel`, when they were read
+   * under the skill path `skillPath`: they hold for the version of the file that digest is of, so they are used only
+   * when {@link StoredDigests.lookup} trusts it.
+   */
+  manifest(dirRel: string, skillPath: string): ManifestFacts | undefined;
   /**
    * Every stored entry, in file order: its root-relative directory (`''` for the root, `/`-separated) and file name
    * (for `check --verify-cache`, which asks {@link StoredDigests.lookup} about each).
@@ -160,12 +172,18 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
   return new StoredRoot(body, dirs, devs, header.files);
 }
 
+/** One directory's stored records, decoded. */
+interface StoredDir {
+  readonly files: Map<string, Stored>;
+  readonly manifest: ManifestFacts | undefined;
+}
+
 class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
   /** Where each directory's file records start; `-1 - start` once a lookup decoded them (never again). */
   readonly #dirs: Map<string, number>;
   readonly #devs: readonly bigint[];
-  #open: { rel: string; files: Map<string, Stored> } | undefined;
+  #open: { rel: string; dir: StoredDir } | undefined;
   trusted = 0;
   readonly entries: number;
 
@@ -177,8 +195,7 @@ class StoredRoot implements StoredDigests {
   }
 
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
-    if (this.#open?.rel !== dirRel) this.#open = { rel: dirRel, files: this.#decode(dirRel) };
-    const stored = this.#open.files.get(name);
+    const stored = this.#dir(dirRel).files.get(name);
     if (stored === undefined) return undefined;
     const { identity } = stored;
     if (
@@ -193,32 +210,46 @@ class StoredRoot implements StoredDigests {
     return makeKey(stored.digest, identity.size, identity, stored.privateKey);
   }
 
-  *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
-    for (const [dirRel, start] of this.#dirs)
-      for (const name of this.#decodeAt(start < 0 ? -1 - start : start).keys()) yield { dirRel, name };
+  manifest(dirRel: string, skillPath: string): ManifestFacts | undefined {
+    const { manifest } = this.#dir(dirRel);
+    return manifest?.skillPath === skillPath ? manifest : undefined;
   }
 
-  /** The file records of one directory (each directory is walked once per build: decoded once, then dropped). */
-  #decode(dirRel: string): Map<string, Stored> {
+  *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
+    for (const [dirRel, start] of this.#dirs)
+      for (const name of this.#decodeAt(start < 0 ? -1 - start : start).files.keys()) yield { dirRel, name };
+  }
+
+  /** The records of one directory (each directory is walked once per build: decoded once, then dropped). */
+  #dir(dirRel: string): StoredDir {
+    if (this.#open?.rel !== dirRel) this.#open = { rel: dirRel, dir: this.#decode(dirRel) };
+    return this.#open.dir;
+  }
+
+  #decode(dirRel: string): StoredDir {
     const start = this.#dirs.get(dirRel);
-    if (start === undefined || start < 0) return new Map();
+    if (start === undefined || start < 0) return { files: new Map(), manifest: undefined };
     this.#dirs.set(dirRel, -1 - start);
     return this.#decodeAt(start);
   }
 
-  /** The file records starting at `start` in the body. */
-  #decodeAt(start: number): Map<string, Stored> {
+  /** The records starting at `start` in the body. */
+  #decodeAt(start: number): StoredDir {
     const files = new Map<string, Stored>();
+    let manifest: ManifestFacts | undefined;
     const reader = new Reader(this.#body, start);
     try {
-      while (!reader.done && this.#body[reader.at] === FILE_RECORD) {
-        const { name, stored } = reader.file(this.#devs);
-        files.set(name, stored);
+      for (let kind = this.#body[reader.at]; !reader.done; kind = this.#body[reader.at]) {
+        if (kind === FILE_RECORD) {
+          const { name, stored } = reader.file(this.#devs);
+          files.set(name, stored);
+        } else if (kind === MANIFEST_RECORD) manifest = reader.manifest();
+        else break;
       }
     } catch {
       // A record cut short (past the checksum, a bug, not a disk fault): what was decoded stands; the rest is hashed.
     }
-    return files;
+    return { files, manifest };
   }
 }
 
@@ -294,7 +325,49 @@ class Reader {
       stored: { digest, privateKey: (flags & FLAG_PRIVATE_KEY) !== 0, identity: { size, mtimeNs, ctimeNs, ino, dev } },
     };
   }
+
+  /** A {@link MANIFEST_RECORD} (see {@link Writer.manifest}). */
+  manifest(): ManifestFacts {
+    this.byte();
+    const skillPath = this.text();
+    const flags = this.byte();
+    let hidden: HiddenCharacters | undefined;
+    if ((flags & MANIFEST_HIDDEN) !== 0) {
+      const count = this.number();
+      const kinds = Array.from({ length: this.number() }, () => this.text());
+      hidden = { count, kinds, line: this.number(), column: this.number() };
+    }
+    if ((flags & MANIFEST_VALID) === 0) {
+      const problems = Array.from({ length: this.number() }, (): RuleProblem => {
+        const [rule, message, hint] = [this.text(), this.text(), this.text()];
+        const [line, column] = [this.number(), this.number()];
+        return {
+          rule,
+          message,
+          hint,
+          ...(line === 0 ? {} : { line: line - 1 }),
+          ...(column === 0 ? {} : { column: column - 1 }),
+        };
+      });
+      return { skillPath, hidden, read: { problems } };
+    }
+    const entry: ManifestEntry = {
+      frontmatterJson: this.text(),
+      name: this.text(),
+      description: this.text(),
+      headings: this.text(),
+      modelInvocable: (flags & MANIFEST_MODEL_INVOCABLE) !== 0,
+      userInvocable: (flags & MANIFEST_USER_INVOCABLE) !== 0,
+    };
+    return { skillPath, hidden, read: entry };
+  }
 }
+
+/** Flags of a {@link MANIFEST_RECORD}. */
+const MANIFEST_VALID = 1;
+const MANIFEST_HIDDEN = 2;
+const MANIFEST_MODEL_INVOCABLE = 4;
+const MANIFEST_USER_INVOCABLE = 8;
 
 /** Growing output of {@link encodeDigestCache}. */
 class Writer {
@@ -351,6 +424,46 @@ class Writer {
     this.raw(bytes);
   }
 
+  /**
+   * A {@link MANIFEST_RECORD}: the skill path, a flags byte, the hidden characters (count, kinds, line, column) when
+   * flagged, then the entry's texts (frontmatter JSON, name, description, headings) or the problems (rule, message,
+   * hint, line and column each + 1, 0 for none).
+   */
+  manifest(facts: ManifestFacts): void {
+    const { skillPath, hidden, read } = facts;
+    this.byte(MANIFEST_RECORD);
+    this.text(skillPath);
+    const valid = !('problems' in read);
+    this.byte(
+      (valid ? MANIFEST_VALID : 0) |
+        (hidden === undefined ? 0 : MANIFEST_HIDDEN) |
+        (valid && read.modelInvocable ? MANIFEST_MODEL_INVOCABLE : 0) |
+        (valid && read.userInvocable ? MANIFEST_USER_INVOCABLE : 0),
+    );
+    if (hidden !== undefined) {
+      this.number(hidden.count);
+      this.number(hidden.kinds.length);
+      for (const kind of hidden.kinds) this.text(kind);
+      this.number(hidden.line);
+      this.number(hidden.column);
+    }
+    if (!valid) {
+      this.number(read.problems.length);
+      for (const problem of read.problems) {
+        this.text(problem.rule);
+        this.text(problem.message);
+        this.text(problem.hint);
+        this.number(problem.line === undefined ? 0 : problem.line + 1);
+        this.number(problem.column === undefined ? 0 : problem.column + 1);
+      }
+      return;
+    }
+    this.text(read.frontmatterJson);
+    this.text(read.name);
+    this.text(read.description);
+    this.text(read.headings);
+  }
+
   done(): Buffer {
     return this.#bytes.subarray(0, this.length);
   }
@@ -370,15 +483,17 @@ export interface IndexedFileRecord {
 
 /**
  * Encodes a root's cache file from the files the index holds for it; racy entries are left out (the next start hashes
- * those files again).
+ * those files again). Each `SKILL.md` entry is followed by its facts, when there are some.
  *
  * @param rootReal the root's real path.
  * @param files every file of the root, each directory's files together (as `IndexBuilder.files` yields them).
+ * @param manifest the facts of the `SKILL.md` in a root-relative directory, for the version of it `files` holds.
  * @returns the bytes, and how many entries they hold.
  */
 export function encodeDigestCache(
   rootReal: string,
   files: Iterable<IndexedFileRecord>,
+  manifest: (dirRel: string) => ManifestFacts | undefined = () => undefined,
 ): { bytes: Buffer; entries: number } {
   const out = new Writer();
   const records = new Writer();
@@ -417,6 +532,8 @@ export function encodeDigestCache(
     records.bigint(identity.ino);
     records.number(devIndex);
     entries++;
+    const facts = node.name === MANIFEST_NAME ? manifest(dir) : undefined;
+    if (facts !== undefined) records.manifest(facts);
   }
   flush();
   const header = Buffer.from(
@@ -476,7 +593,12 @@ export interface DigestCacheHooks {
   /** The cache directory (`--cache-dir`). */
   readonly cacheDir: string;
   /** The roots' real paths and the files the index holds for each (`IndexBuilder.realOf`, `IndexBuilder.files`). */
-  readonly roots: () => Iterable<{ readonly real: string; readonly files: Iterable<IndexedFileRecord> }>;
+  readonly roots: () => Iterable<{
+    readonly real: string;
+    readonly files: Iterable<IndexedFileRecord>;
+    /** The facts of each skill directory's `SKILL.md` (`IndexBuilder.roots`). */
+    readonly manifest: (dirRel: string) => ManifestFacts | undefined;
+  }>;
   /** Told why a cache file was not used or not written (a debug line: the cache is never worth a failure). */
   readonly note: (event: 'digest-cache-ignored' | 'digest-cache-unwritable', fields: Record<string, unknown>) => void;
   /** Told what was written. */
@@ -548,7 +670,7 @@ export class DigestCacheKeeper {
     for (const root of this.#hooks.roots()) {
       const file = digestCacheFile(this.#hooks.cacheDir, root.real);
       try {
-        const encoded = encodeDigestCache(root.real, root.files);
+        const encoded = encodeDigestCache(root.real, root.files, root.manifest);
         writeDigestCache(file, encoded.bytes);
         roots++;
         entries += encoded.entries;

@@ -8,7 +8,7 @@
  */
 import type { BigIntStats } from 'node:fs';
 
-import { DIGEST_BYTES, digestBytes, digestText } from './digest-algorithm.js';
+import { DIGEST_BYTES, digestBytes, digestText, writeDigestText } from './digest-algorithm.js';
 import type { FileNode } from './types.js';
 
 /** Where each identity field starts in a key (after the digest), and the flags byte after them. */
@@ -122,6 +122,15 @@ export function sameIdentity(node: FileNode, identity: FileIdentity | BigIntStat
 export function digestOf(node: Pick<FileNode, 'key'>): string {
   scratch.write(node.key, 0, DIGEST_BYTES, 'latin1');
   return digestText(scratch);
+}
+
+/**
+ * Writes {@link digestOf} into `out` at `at` without making a string (`entry.ts` writes an entry whole).
+ *
+ * @returns where it ends (`DIGEST_TEXT_LENGTH` bytes on).
+ */
+export function writeDigestOf(node: Pick<FileNode, 'key'>, out: Buffer, at: number): number {
+  return writeDigestText(node.key, out, at);
 }
 
 /**
