@@ -9,7 +9,7 @@
 // nothing); with none, the worktree's own build. Trees are generated under --tree-dir (kept and reused when given,
 // else a temporary directory removed at the end). Per tree and round: bare node, stat floor, then each app's warm
 // start (its own cache directory, written once by a cold start first), so every app is measured under the same load.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,20 @@ const cleanup = () => {
 process.once('exit', cleanup);
 const log = (text) => process.stderr.write(`warm: ${text}\n`);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** CPU time (user + system, ms) a live process has used: on a loaded machine, steadier than its wall time. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+/** One warm start: its figures, and the CPU time the server used until the list was complete. */
+async function warmStart(bin, root) {
+  const { server, listed: _listed, ...result } = await measureStart(bin, root, FLAGS, { keep: true });
+  const cpu = cpuMs(server.pid);
+  await server.close();
+  return { ...result, cpuMs: cpu };
+}
 
 async function runHarness(harness, args) {
   const child = spawnNode([harness, ...args.map(String)]);
@@ -91,7 +105,7 @@ async function main() {
       stat.push((await runHarness(harness, ['stat-floor', root, 1])).runs[0].ms);
       for (const [index, app] of APPS.entries()) {
         process.env.SKILLS_SERVE_CACHE_DIR = caches[index];
-        warm[index].push(await measureStart(path.join(app, 'bin', 'skills-serve.js'), root, FLAGS));
+        warm[index].push(await warmStart(path.join(app, 'bin', 'skills-serve.js'), root));
       }
     }
     const floor = median(stat) + median(bare);
@@ -104,7 +118,7 @@ async function main() {
       const list = median(runs.map((run) => run.listMs));
       process.stdout.write(
         `  ${app}: warm ${ms(list)} = ${(list / floor).toFixed(2)}x (${runs.map((run) => ms(run.listMs)).join(', ')}); ` +
-          `initialize ${ms(median(runs.map((run) => run.initMs)))}, index-built ${ms(median(runs.map((run) => run.indexBuiltMs)))}, ` +
+          `CPU ${ms(median(runs.map((run) => run.cpuMs)))} (${runs.map((run) => ms(run.cpuMs)).join(', ')}); initialize ${ms(median(runs.map((run) => run.initMs)))}, index-built ${ms(median(runs.map((run) => run.indexBuiltMs)))}, ` +
           `trusted ${runs.at(-1).digestsTrusted}/${runs.at(-1).digestsStored}, peak RSS ${(median(runs.map((run) => run.hwmKb)) / 1024).toFixed(0)} MiB, ` +
           `skills ${runs[0].skills}, files ${runs[0].files}\n`,
       );

@@ -35,7 +35,7 @@ import { DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
 import type { HiddenCharacters } from './hygiene.js';
 import type { ManifestEntry, ManifestFacts } from './manifest.js';
 import { MANIFEST_NAME } from './policy.js';
-import { type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import { holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
 import type { RuleProblem } from './rules.js';
 import type { FileNode } from './types.js';
 
@@ -102,13 +102,6 @@ export interface StoredDigests {
   readonly entries: number;
 }
 
-/** One stored file, decoded. */
-interface Stored {
-  readonly digest: Buffer;
-  readonly privateKey: boolean;
-  readonly identity: FileIdentity;
-}
-
 /**
  * Reads a root's cache file.
  *
@@ -172,18 +165,14 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
   return new StoredRoot(body, dirs, devs, header.files);
 }
 
-/** One directory's stored records, decoded. */
-interface StoredDir {
-  readonly files: Map<string, Stored>;
-  readonly manifest: ManifestFacts | undefined;
-}
-
 class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
-  /** Where each directory's file records start; `-1 - start` once a lookup decoded them (never again). */
+  /** Where each directory's records start in the body. */
   readonly #dirs: Map<string, number>;
   readonly #devs: readonly bigint[];
-  #open: { rel: string; dir: StoredDir } | undefined;
+  readonly #reader: Reader;
+  /** The directory looked up last, and where the record after the last one found in it starts. */
+  #open: { rel: string; start: number; next: number } | undefined;
   trusted = 0;
   readonly entries: number;
 
@@ -191,67 +180,114 @@ class StoredRoot implements StoredDigests {
     this.#body = body;
     this.#dirs = dirs;
     this.#devs = devs;
+    this.#reader = new Reader(body, 0);
     this.entries = entries;
   }
 
+  // Compared in place: no record is decoded into objects, so a warm start's lookups leave next to no garbage.
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
-    const stored = this.#dir(dirRel).files.get(name);
-    if (stored === undefined) return undefined;
-    const { identity } = stored;
-    if (
-      Number(stat.size) !== identity.size ||
-      stat.mtimeNs !== identity.mtimeNs ||
-      stat.ctimeNs !== identity.ctimeNs ||
-      stat.ino !== identity.ino ||
-      stat.dev !== identity.dev
-    )
+    const digestAt = this.#find(dirRel, name);
+    if (digestAt === undefined) return undefined;
+    const reader = this.#reader;
+    reader.at = digestAt + DIGEST_BYTES;
+    const flags = reader.byte();
+    if (reader.number() !== Number(stat.size) || !reader.sameInt64(stat.mtimeNs)) return undefined;
+    if ((flags & FLAG_CTIME_IS_MTIME) === 0 ? !reader.sameInt64(stat.ctimeNs) : stat.ctimeNs !== stat.mtimeNs)
       return undefined;
+    if (!reader.sameUnsigned(stat.ino) || this.#devs[reader.number()] !== stat.dev) return undefined;
     this.trusted++;
-    return makeKey(stored.digest, identity.size, identity, stored.privateKey);
+    const digest = this.#body.subarray(digestAt, digestAt + DIGEST_BYTES);
+    return makeKey(digest, Number(stat.size), stat, (flags & FLAG_PRIVATE_KEY) !== 0);
   }
 
   manifest(dirRel: string, skillPath: string): ManifestFacts | undefined {
-    const { manifest } = this.#dir(dirRel);
-    return manifest?.skillPath === skillPath ? manifest : undefined;
+    const digestAt = this.#find(dirRel, MANIFEST_NAME);
+    if (digestAt === undefined) return undefined;
+    const reader = this.#reader;
+    reader.at = digestAt;
+    reader.skipFileRest();
+    if (reader.done || this.#body[reader.at] !== MANIFEST_RECORD) return undefined;
+    try {
+      const facts = reader.manifest();
+      return facts.skillPath === skillPath ? facts : undefined;
+    } catch {
+      return undefined; // cut short (past the checksum: a bug): the file is read instead
+    }
   }
 
   *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
-    for (const [dirRel, start] of this.#dirs)
-      for (const name of this.#decodeAt(start < 0 ? -1 - start : start).files.keys()) yield { dirRel, name };
+    const reader = new Reader(this.#body, 0);
+    for (const [dirRel, start] of this.#dirs) {
+      reader.at = start;
+      for (let kind = reader.peek(); kind === FILE_RECORD || kind === MANIFEST_RECORD; kind = reader.peek()) {
+        if (kind === MANIFEST_RECORD) {
+          reader.skipManifest();
+          continue;
+        }
+        reader.byte();
+        const name = reader.text();
+        reader.skipFileRest();
+        yield { dirRel, name };
+      }
+    }
   }
 
-  /** The records of one directory (each directory is walked once per build: decoded once, then dropped). */
-  #dir(dirRel: string): StoredDir {
-    if (this.#open?.rel !== dirRel) this.#open = { rel: dirRel, dir: this.#decode(dirRel) };
-    return this.#open.dir;
+  /**
+   * The file record `name` of the directory `dirRel`: searched from the record after the last one found in it (a
+   * walk asks in the order the file was written: each directory's names sorted), then from the directory's start.
+   *
+   * @returns where its digest starts in the body, or `undefined` when it is not stored.
+   */
+  #find(dirRel: string, name: string): number | undefined {
+    if (this.#open?.rel !== dirRel) {
+      const start = this.#dirs.get(dirRel);
+      if (start === undefined) return undefined;
+      this.#open = { rel: dirRel, start, next: start };
+    }
+    const open = this.#open;
+    const length = NAME.write(name, 0, 'utf8');
+    if (length === NAME.length) return undefined; // longer than any file name: not stored
+    const found =
+      this.#scan(open.next, length) ?? (open.next === open.start ? undefined : this.#scan(open.start, length));
+    if (found !== undefined) {
+      const reader = this.#reader;
+      reader.at = found;
+      reader.skipFileRest();
+      open.next = reader.at;
+    }
+    return found;
   }
 
-  #decode(dirRel: string): StoredDir {
-    const start = this.#dirs.get(dirRel);
-    if (start === undefined || start < 0) return { files: new Map(), manifest: undefined };
-    this.#dirs.set(dirRel, -1 - start);
-    return this.#decodeAt(start);
-  }
-
-  /** The records starting at `start` in the body. */
-  #decodeAt(start: number): StoredDir {
-    const files = new Map<string, Stored>();
-    let manifest: ManifestFacts | undefined;
-    const reader = new Reader(this.#body, start);
+  /** Scans the records from `at` to the directory's end for the name in `NAME` (`length` bytes). */
+  #scan(at: number, length: number): number | undefined {
+    const reader = this.#reader;
+    const body = this.#body;
+    reader.at = at;
     try {
-      for (let kind = this.#body[reader.at]; !reader.done; kind = this.#body[reader.at]) {
-        if (kind === FILE_RECORD) {
-          const { name, stored } = reader.file(this.#devs);
-          files.set(name, stored);
-        } else if (kind === MANIFEST_RECORD) manifest = reader.manifest();
-        else break;
+      for (let kind = reader.peek(); kind === FILE_RECORD || kind === MANIFEST_RECORD; kind = reader.peek()) {
+        if (kind === MANIFEST_RECORD) {
+          reader.skipManifest();
+          continue;
+        }
+        reader.byte();
+        const nameLength = reader.number();
+        const nameAt = reader.at;
+        reader.at += nameLength;
+        if (nameLength === length && body.compare(NAME, 0, length, nameAt, nameAt + length) === 0) return reader.at;
+        reader.skipFileRest();
       }
     } catch {
-      // A record cut short (past the checksum, a bug, not a disk fault): what was decoded stands; the rest is hashed.
+      // A record cut short (past the checksum, a bug, not a disk fault): the file is hashed.
     }
-    return { files, manifest };
+    return undefined;
   }
 }
+
+/** The UTF-8 bytes of the name being looked up (file names are at most 255 bytes on the file systems served). */
+const NAME = Buffer.alloc(4096);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Room for one 64-bit integer being compared with the body. */
+const INT64 = Buffer.alloc(8);
 
 /** Sequential reading of the cache body. */
 class Reader {
@@ -265,6 +301,11 @@ class Reader {
 
   get done(): boolean {
     return this.at >= this.#bytes.length;
+  }
+
+  /** The next byte, not consumed (`undefined` at the end). */
+  peek(): number | undefined {
+    return this.#bytes[this.at];
   }
 
   byte(): number {
@@ -282,6 +323,34 @@ class Reader {
       if ((byte & 0x80) === 0) return value;
       scale *= 128;
     }
+  }
+
+  /** Whether the next LEB128 integer (of any size: inodes reach 2^64) is `value`; consumes it either way. */
+  sameUnsigned(value: bigint): boolean {
+    const start = this.at;
+    while ((this.byte() & 0x80) !== 0);
+    // Up to 7 bytes (49 bits) is exact as a number; longer ones are rare enough to be compared as bigints.
+    if (this.at - start <= 7 && value <= MAX_SAFE) {
+      const end = this.at;
+      this.at = start;
+      const same = this.number() === Number(value);
+      this.at = end;
+      return same;
+    }
+    const end = this.at;
+    this.at = start;
+    const same = this.bigint() === value;
+    this.at = end;
+    return same;
+  }
+
+  /** Whether the next 8 bytes are `value` as a signed little-endian integer; consumes them either way. */
+  sameInt64(value: bigint): boolean {
+    if (this.at + 8 > this.#bytes.length) throw new RangeError('truncated');
+    INT64.writeBigInt64LE(value);
+    const same = this.#bytes.compare(INT64, 0, 8, this.at, this.at + 8) === 0;
+    this.at += 8;
+    return same;
   }
 
   /** A LEB128 integer of any size (inodes reach 2^64). */
@@ -304,31 +373,27 @@ class Reader {
     return text;
   }
 
-  file(devs: readonly bigint[]): { name: string; stored: Stored } {
-    this.byte();
-    const name = this.text();
-    const digest = this.#bytes.subarray(this.at, this.at + DIGEST_BYTES);
+  /** Skips a file record's fields after its name (from its digest on). */
+  skipFileRest(): void {
     this.at += DIGEST_BYTES;
     const flags = this.byte();
-    const size = this.number();
-    const mtimeNs = this.#bytes.readBigInt64LE(this.at);
-    this.at += 8;
-    let ctimeNs = mtimeNs;
-    if ((flags & FLAG_CTIME_IS_MTIME) === 0) {
-      ctimeNs = this.#bytes.readBigInt64LE(this.at);
-      this.at += 8;
-    }
-    const ino = this.bigint();
-    const dev = devs[this.number()] ?? -1n;
-    return {
-      name,
-      stored: { digest, privateKey: (flags & FLAG_PRIVATE_KEY) !== 0, identity: { size, mtimeNs, ctimeNs, ino, dev } },
-    };
+    this.number();
+    this.at += (flags & FLAG_CTIME_IS_MTIME) === 0 ? 16 : 8;
+    while ((this.byte() & 0x80) !== 0);
+    this.number();
+  }
+
+  /** Skips a {@link MANIFEST_RECORD}. */
+  skipManifest(): void {
+    this.byte();
+    const length = this.number();
+    this.at += length;
   }
 
   /** A {@link MANIFEST_RECORD} (see {@link Writer.manifest}). */
   manifest(): ManifestFacts {
     this.byte();
+    this.number(); // its length
     const skillPath = this.text();
     const flags = this.byte();
     let hidden: HiddenCharacters | undefined;
@@ -425,13 +490,22 @@ class Writer {
   }
 
   /**
-   * A {@link MANIFEST_RECORD}: the skill path, a flags byte, the hidden characters (count, kinds, line, column) when
-   * flagged, then the entry's texts (frontmatter JSON, name, description, headings) or the problems (rule, message,
-   * hint, line and column each + 1, 0 for none).
+   * A {@link MANIFEST_RECORD}: its length (so a lookup skips it), then the skill path, a flags byte, the hidden
+   * characters (count, kinds, line, column) when flagged, then the entry's texts (frontmatter JSON, name,
+   * description, headings) or the problems (rule, message, hint, line and column each + 1, 0 for none).
    */
   manifest(facts: ManifestFacts): void {
-    const { skillPath, hidden, read } = facts;
+    const payload = MANIFEST_PAYLOAD;
+    payload.reset();
+    payload.facts(facts);
     this.byte(MANIFEST_RECORD);
+    this.number(payload.length);
+    this.raw(payload.done());
+  }
+
+  /** The fields of {@link Writer.manifest}, after its kind and length. */
+  facts(facts: ManifestFacts): void {
+    const { skillPath, hidden, read } = facts;
     this.text(skillPath);
     const valid = !('problems' in read);
     this.byte(
@@ -473,6 +547,9 @@ class Writer {
     this.length = 0;
   }
 }
+
+/** Where a {@link MANIFEST_RECORD}'s fields are written before its length is known. */
+const MANIFEST_PAYLOAD = new Writer();
 
 /** One indexed file as the builder holds it. */
 export interface IndexedFileRecord {

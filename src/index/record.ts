@@ -81,7 +81,7 @@ function writeIdentity(identity: FileIdentity, size: number): void {
  * @param digest the raw digest (`digest-algorithm.ts`).
  * @param size bytes hashed (may differ from `identity.size` when the file changed while it was read; then the next
  *   comparison fails and the file is hashed again).
- * @param identity the stat taken when the file was opened.
+ * @param identity the stat taken when the file was opened (its `size` is not read: see `size`).
  * @param privateKey whether the file holds a private key block (see `hygiene.ts`).
  * @param racy whether it was changed within {@link RACY_WINDOW_NS} of being hashed ({@link isRacyAt}).
  * @returns the {@link KEY_LENGTH}-character key.
@@ -89,12 +89,12 @@ function writeIdentity(identity: FileIdentity, size: number): void {
 export function makeKey(
   digest: Uint8Array,
   size: number,
-  identity: FileIdentity,
+  identity: FileIdentity | BigIntStats,
   privateKey: boolean,
   racy = false,
 ): string {
   scratch.set(digest.subarray(0, DIGEST_BYTES), 0);
-  writeIdentity(identity, size);
+  writeIdentity(identity as FileIdentity, size);
   scratch[IDENTITY_END] = (privateKey ? FLAG_PRIVATE_KEY : 0) | (racy ? FLAG_RACY : 0);
   return scratch.toString('latin1', 0, KEY_LENGTH);
 }
