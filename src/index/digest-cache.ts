@@ -288,8 +288,9 @@ class StoredRoot implements StoredDigests {
 /** The UTF-8 bytes of the name being looked up (file names are at most 255 bytes on the file systems served). */
 const NAME = Buffer.alloc(4096);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** Room for one 64-bit integer being compared with the body. */
-const INT64 = Buffer.alloc(8);
+/** Room for one 64-bit integer being compared with the body, written without allocating (`DataView`). */
+const INT64 = new Uint8Array(8);
+const INT64_VIEW = new DataView(INT64.buffer);
 
 /** Sequential reading of the cache body. */
 class Reader {
@@ -349,8 +350,9 @@ class Reader {
   /** Whether the next 8 bytes are `value` as a signed little-endian integer; consumes them either way. */
   sameInt64(value: bigint): boolean {
     if (this.at + 8 > this.#bytes.length) throw new RangeError('truncated');
-    INT64.writeBigInt64LE(value);
-    const same = this.#bytes.compare(INT64, 0, 8, this.at, this.at + 8) === 0;
+    INT64_VIEW.setBigInt64(0, value, true);
+    let same = true;
+    for (let index = 0; index < 8 && same; index++) same = this.#bytes[this.at + index] === INT64[index];
     this.at += 8;
     return same;
   }
