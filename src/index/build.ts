@@ -12,6 +12,7 @@ import { assembleSnapshot, type Placement, settleConflicts } from './assemble.js
 import { duplicateRoot, nestedRoot, rootEmpty, rootUnusable, unreadableDirectory } from './diagnostics.js';
 import { describeIoError } from './digest.js';
 import type { StoredDigests } from './digest-cache.js';
+import type { ManifestFacts } from './manifest.js';
 import { findChild } from './namespace.js';
 import { MANIFEST_NAME, type SymlinkPolicy } from './policy.js';
 import { buildRegionRecords, type BuiltRegion } from './records.js';
@@ -112,12 +113,21 @@ export class IndexBuilder {
   }
 
   /**
-   * Each usable root's real path and every file the index holds for it, root-relative (what the persistent digest
-   * cache stores).
+   * Each usable root's real path, every file the index holds for it, root-relative, and the facts of each skill
+   * directory's `SKILL.md` (what the persistent digest cache stores).
    */
-  *roots(): Generator<{ readonly real: string; readonly files: Iterable<{ rel: string; node: FileNode }> }> {
+  *roots(): Generator<{
+    readonly real: string;
+    readonly files: Iterable<{ rel: string; node: FileNode }>;
+    readonly manifest: (dirRel: string) => ManifestFacts | undefined;
+  }> {
     for (const [rootIndex, state] of this.#states.entries()) {
-      if (state.real !== undefined) yield { real: state.real, files: this.files(rootIndex) };
+      if (state.real !== undefined)
+        yield {
+          real: state.real,
+          files: this.files(rootIndex),
+          manifest: (dirRel) => regionAt(state.regions, dirRel)?.manifests.get(dirRel),
+        };
     }
   }
 
@@ -327,6 +337,7 @@ export class IndexBuilder {
           previous: fresh ? () => undefined : (dir) => previousNode(removed, dir),
           distrusted: this.#distrusted,
           stored: fresh && rel === '' ? this.#options.storedDigests?.(state.real) : undefined,
+          skillBase: state.base,
           observer,
         },
         rel,
@@ -359,7 +370,13 @@ export class IndexBuilder {
     const note = (at: string, diagnostic: Diagnostic): void => void state.diagnostics.push({ rel: at, diagnostic });
     for (const walked of walk.regions) {
       for (const skillDir of walked.skillDirs) state.candidates.add(skillDir.rel);
-      const built = await buildRegionRecords(root, walked, note, this.#options.withholdExecutables === true);
+      const built = await buildRegionRecords(
+        root,
+        walked,
+        note,
+        (dir) => previousFacts(removed, dir),
+        this.#options.withholdExecutables === true,
+      );
       state.regions.set(walked.rel, built);
       if (built.linkTargets.length > 0) state.linking.add(built);
       await slice();
@@ -399,22 +416,31 @@ export async function buildSnapshot(roots: readonly RootSpec[], options: IndexOp
   return new IndexBuilder(roots, options).buildAll();
 }
 
+/** The region of `regions` whose directory is `rel` or lies above it, if any. */
+function regionAt(regions: ReadonlyMap<string, BuiltRegion>, rel: string): BuiltRegion | undefined {
+  for (let at = rel; ; at = parentOf(at)) {
+    const region = regions.get(at);
+    if (region !== undefined || at === '') return region;
+  }
+}
+
 /** The previous node at `rel`: in the removed region whose directory is `rel` or lies above it. */
 function previousNode(removed: ReadonlyMap<string, BuiltRegion>, rel: string): DirNode | undefined {
-  for (let at = rel; ; at = parentOf(at)) {
-    const region = removed.get(at);
-    if (region !== undefined) {
-      let node: DirNode | undefined = region.node;
-      const below = at === '' ? rel : rel.slice(at.length + 1);
-      for (const name of below === '' ? [] : below.split('/')) {
-        const child = findChild(node, name);
-        node = child instanceof DirNode ? child : undefined;
-        if (node === undefined) return undefined;
-      }
-      return node;
-    }
-    if (at === '') return undefined;
+  const region = regionAt(removed, rel);
+  if (region === undefined) return undefined;
+  let node: DirNode | undefined = region.node;
+  const below = region.rel === '' ? rel : rel.slice(region.rel.length + 1);
+  for (const name of below === '' ? [] : below.split('/')) {
+    const child = findChild(node, name);
+    node = child instanceof DirNode ? child : undefined;
+    if (node === undefined) return undefined;
   }
+  return node;
+}
+
+/** The facts of the `SKILL.md` at the skill directory `rel` in the removed regions, if any. */
+function previousFacts(removed: ReadonlyMap<string, BuiltRegion>, rel: string): ManifestFacts | undefined {
+  return regionAt(removed, rel)?.manifests.get(rel);
 }
 
 function isRegularFile(file: string): boolean {

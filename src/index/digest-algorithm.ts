@@ -38,3 +38,27 @@ export function createDigest(): Hash {
 export function digestText(raw: Buffer): string {
   return `${ALGORITHM}:${raw.toString('hex', 0, DIGEST_BYTES)}`;
 }
+
+const PREFIX = Buffer.from(`${ALGORITHM}:`, 'latin1');
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/** Length of {@link digestText}'s result (ASCII characters = bytes). */
+export const DIGEST_TEXT_LENGTH = PREFIX.length + 2 * DIGEST_BYTES;
+
+/**
+ * Writes {@link digestText} of a raw digest into `out` without making a string (an entry is written whole into one
+ * buffer: `entry.ts`).
+ *
+ * @param raw a latin1 string whose first {@link DIGEST_BYTES} characters are the digest's bytes (a record key).
+ * @param out room for {@link DIGEST_TEXT_LENGTH} bytes at `at`.
+ * @returns where the text ends in `out`.
+ */
+export function writeDigestText(raw: string, out: Buffer, at: number): number {
+  let end = at + PREFIX.copy(out, at);
+  for (let index = 0; index < DIGEST_BYTES; index++) {
+    const byte = raw.charCodeAt(index);
+    out[end++] = HEX_DIGITS[byte >> 4] as number;
+    out[end++] = HEX_DIGITS[byte & 15] as number;
+  }
+  return end;
+}

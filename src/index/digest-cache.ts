@@ -9,10 +9,12 @@
  * The file is versioned and compact: a magic line, a version byte, a JSON header (root, write time, device table,
  * counts), then one record per directory (its root-relative path and the length of its file records) followed by one
  * per file (name, digest, flags, content marks, size, mtime, ctime when it differs from mtime, inode, device index;
- * integers as LEB128), then the digest of everything before (`digest-algorithm.ts`, which also names the file).
- * Anything else (missing, truncated, garbage, another version or another root) is ignored with the reason. It is
- * written whole to a temporary file beside it and renamed into place, so a reader sees an old file or a new one, and
- * of several servers writing at once the last one wins with a valid file.
+ * integers as LEB128), a `SKILL.md`'s followed by what that version of it gives its skill (`manifest.ts`: trusted only with its
+ * digest, and only for the skill path it was read under), then the digest of everything before
+ * (`digest-algorithm.ts`, which also names the file). Anything else (missing, truncated, garbage, another version or
+ * another root) is ignored with the reason. It is written whole to a temporary file beside it and renamed into place,
+ * so a reader sees an old file or a new one, and of several servers writing at once the last one wins with a valid
+ * file.
  */
 import {
   type BigIntStats,
@@ -33,19 +35,26 @@ import path from 'node:path';
 
 import { DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
 import { CONTENT_MARKS, EXECUTE_BIT, hasExecuteBit } from './executables.js';
-import { executableMarks, type FileIdentity, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import type { HiddenCharacters } from './hygiene.js';
+import type { ManifestEntry, ManifestFacts } from './manifest.js';
+import { MANIFEST_NAME } from './policy.js';
+import { executableMarks, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import type { RuleProblem } from './rules.js';
 import type { FileNode } from './types.js';
 
 /**
  * The format version; a file of any other version is ignored (and rewritten). 2: the private-key flag needs a whole
  * PEM block (a lone marker line set it in 1). 3: a content-marks byte after the flags (`executables.ts`: shebang,
- * native magic), so a trusted file is flagged as executable without being read.
+ * native magic), so a trusted file is flagged as executable without being read. 4: a directory's records may hold its
+ * `SKILL.md`'s facts.
  */
-export const DIGEST_CACHE_VERSION = 3;
+export const DIGEST_CACHE_VERSION = 4;
 
 const MAGIC = Buffer.from('skills-serve digest cache\n', 'latin1');
 const DIR_RECORD = 1;
 const FILE_RECORD = 2;
+/** The facts of the directory's `SKILL.md` (`manifest.ts`), after its file record. */
+const MANIFEST_RECORD = 3;
 const FLAG_PRIVATE_KEY = 1;
 const FLAG_CTIME_IS_MTIME = 2;
 /** The checksum closing a file is the digest algorithm's, like its entries and its name. */
@@ -82,6 +91,12 @@ export interface StoredDigests {
    */
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined;
   /**
+   * The facts stored beside the digest of the `SKILL.md` in the root-relative directory `dirRel`, when they were read
+   * under the skill path `skillPath`: they hold for the version of the file that digest is of, so they are used only
+   * when {@link StoredDigests.lookup} trusts it.
+   */
+  manifest(dirRel: string, skillPath: string): ManifestFacts | undefined;
+  /**
    * Every stored entry, in file order: its root-relative directory (`''` for the root, `/`-separated) and file name
    * (for `check --verify-cache`, which asks {@link StoredDigests.lookup} about each).
    */
@@ -90,15 +105,6 @@ export interface StoredDigests {
   readonly trusted: number;
   /** Entries in the file. */
   readonly entries: number;
-}
-
-/** One stored file, decoded. */
-interface Stored {
-  readonly digest: Buffer;
-  readonly privateKey: boolean;
-  /** What the file's first bytes were (`executables.ts` `CONTENT_MARKS`); its execute bit is read from `stat` now. */
-  readonly contentMarks: number;
-  readonly identity: FileIdentity;
 }
 
 /**
@@ -164,19 +170,14 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
   return new StoredRoot(body, dirs, devs, header.files);
 }
 
-/**
- * Most directories' decoded records a lookup keeps: the walk goes depth first and comes back to a directory after each
- * of its subdirectories, so the directories on its current path are asked again (a deeper path decodes again).
- */
-const OPEN_DIRS = 64;
-
 class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
-  /** Where each directory's file records start. */
+  /** Where each directory's records start in the body. */
   readonly #dirs: Map<string, number>;
   readonly #devs: readonly bigint[];
-  /** Decoded directories, least recently opened first (at most {@link OPEN_DIRS}). */
-  readonly #open = new Map<string, Map<string, Stored>>();
+  readonly #reader: Reader;
+  /** The directory looked up last, and where the record after the last one found in it starts. */
+  #open: { rel: string; start: number; next: number } | undefined;
   trusted = 0;
   readonly entries: number;
 
@@ -184,59 +185,117 @@ class StoredRoot implements StoredDigests {
     this.#body = body;
     this.#dirs = dirs;
     this.#devs = devs;
+    this.#reader = new Reader(body, 0);
     this.entries = entries;
   }
 
+  // Compared in place: no record is decoded into objects, so a warm start's lookups leave next to no garbage.
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
-    const stored = this.#decode(dirRel).get(name);
-    if (stored === undefined) return undefined;
-    const { identity } = stored;
-    if (
-      Number(stat.size) !== identity.size ||
-      stat.mtimeNs !== identity.mtimeNs ||
-      stat.ctimeNs !== identity.ctimeNs ||
-      stat.ino !== identity.ino ||
-      stat.dev !== identity.dev
-    )
+    const digestAt = this.#find(dirRel, name);
+    if (digestAt === undefined) return undefined;
+    const reader = this.#reader;
+    reader.at = digestAt + DIGEST_BYTES;
+    const flags = reader.byte();
+    const contentMarks = reader.byte() & CONTENT_MARKS;
+    if (reader.number() !== Number(stat.size) || !reader.sameInt64(stat.mtimeNs)) return undefined;
+    if ((flags & FLAG_CTIME_IS_MTIME) === 0 ? !reader.sameInt64(stat.ctimeNs) : stat.ctimeNs !== stat.mtimeNs)
       return undefined;
+    if (!reader.sameUnsigned(stat.ino) || this.#devs[reader.number()] !== stat.dev) return undefined;
     this.trusted++;
-    const marks = stored.contentMarks | (hasExecuteBit(stat.mode) ? EXECUTE_BIT : 0);
-    return makeKey(stored.digest, identity.size, identity, stored.privateKey, false, marks);
+    const digest = this.#body.subarray(digestAt, digestAt + DIGEST_BYTES);
+    const marks = contentMarks | (hasExecuteBit(stat.mode) ? EXECUTE_BIT : 0);
+    return makeKey(digest, Number(stat.size), stat, (flags & FLAG_PRIVATE_KEY) !== 0, false, marks);
+  }
+
+  manifest(dirRel: string, skillPath: string): ManifestFacts | undefined {
+    const digestAt = this.#find(dirRel, MANIFEST_NAME);
+    if (digestAt === undefined) return undefined;
+    const reader = this.#reader;
+    reader.at = digestAt;
+    reader.skipFileRest();
+    if (reader.done || this.#body[reader.at] !== MANIFEST_RECORD) return undefined;
+    try {
+      const facts = reader.manifest();
+      return facts.skillPath === skillPath ? facts : undefined;
+    } catch {
+      return undefined; // cut short (past the checksum: a bug): the file is read instead
+    }
   }
 
   *names(): Generator<{ readonly dirRel: string; readonly name: string }> {
-    for (const [dirRel, start] of this.#dirs) for (const name of this.#decodeAt(start).keys()) yield { dirRel, name };
-  }
-
-  /** The file records of one directory, decoded when first asked and kept while it is among {@link OPEN_DIRS}. */
-  #decode(dirRel: string): Map<string, Stored> {
-    let files = this.#open.get(dirRel);
-    if (files !== undefined) {
-      this.#open.delete(dirRel);
-    } else {
-      const start = this.#dirs.get(dirRel);
-      files = start === undefined ? new Map<string, Stored>() : this.#decodeAt(start);
-      if (this.#open.size >= OPEN_DIRS) this.#open.delete(this.#open.keys().next().value as string);
+    const reader = new Reader(this.#body, 0);
+    for (const [dirRel, start] of this.#dirs) {
+      reader.at = start;
+      for (let kind = reader.peek(); kind === FILE_RECORD || kind === MANIFEST_RECORD; kind = reader.peek()) {
+        if (kind === MANIFEST_RECORD) {
+          reader.skipManifest();
+          continue;
+        }
+        reader.byte();
+        const name = reader.text();
+        reader.skipFileRest();
+        yield { dirRel, name };
+      }
     }
-    this.#open.set(dirRel, files);
-    return files;
   }
 
-  /** The file records starting at `start` in the body. */
-  #decodeAt(start: number): Map<string, Stored> {
-    const files = new Map<string, Stored>();
-    const reader = new Reader(this.#body, start);
+  /**
+   * The file record `name` of the directory `dirRel`: searched from the record after the last one found in it (a
+   * walk asks in the order the file was written: each directory's names sorted), then from the directory's start.
+   *
+   * @returns where its digest starts in the body, or `undefined` when it is not stored.
+   */
+  #find(dirRel: string, name: string): number | undefined {
+    if (this.#open?.rel !== dirRel) {
+      const start = this.#dirs.get(dirRel);
+      if (start === undefined) return undefined;
+      this.#open = { rel: dirRel, start, next: start };
+    }
+    const open = this.#open;
+    const length = NAME.write(name, 0, 'utf8');
+    if (length === NAME.length) return undefined; // longer than any file name: not stored
+    const found =
+      this.#scan(open.next, length) ?? (open.next === open.start ? undefined : this.#scan(open.start, length));
+    if (found !== undefined) {
+      const reader = this.#reader;
+      reader.at = found;
+      reader.skipFileRest();
+      open.next = reader.at;
+    }
+    return found;
+  }
+
+  /** Scans the records from `at` to the directory's end for the name in `NAME` (`length` bytes). */
+  #scan(at: number, length: number): number | undefined {
+    const reader = this.#reader;
+    const body = this.#body;
+    reader.at = at;
     try {
-      while (!reader.done && this.#body[reader.at] === FILE_RECORD) {
-        const { name, stored } = reader.file(this.#devs);
-        files.set(name, stored);
+      for (let kind = reader.peek(); kind === FILE_RECORD || kind === MANIFEST_RECORD; kind = reader.peek()) {
+        if (kind === MANIFEST_RECORD) {
+          reader.skipManifest();
+          continue;
+        }
+        reader.byte();
+        const nameLength = reader.number();
+        const nameAt = reader.at;
+        reader.at += nameLength;
+        if (nameLength === length && body.compare(NAME, 0, length, nameAt, nameAt + length) === 0) return reader.at;
+        reader.skipFileRest();
       }
     } catch {
-      // A record cut short (past the checksum, a bug, not a disk fault): what was decoded stands; the rest is hashed.
+      // A record cut short (past the checksum, a bug, not a disk fault): the file is hashed.
     }
-    return files;
+    return undefined;
   }
 }
+
+/** The UTF-8 bytes of the name being looked up (file names are at most 255 bytes on the file systems served). */
+const NAME = Buffer.alloc(4096);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Room for one 64-bit integer being compared with the body, written without allocating (`DataView`). */
+const INT64 = new Uint8Array(8);
+const INT64_VIEW = new DataView(INT64.buffer);
 
 /** Sequential reading of the cache body. */
 class Reader {
@@ -250,6 +309,11 @@ class Reader {
 
   get done(): boolean {
     return this.at >= this.#bytes.length;
+  }
+
+  /** The next byte, not consumed (`undefined` at the end). */
+  peek(): number | undefined {
+    return this.#bytes[this.at];
   }
 
   byte(): number {
@@ -267,6 +331,35 @@ class Reader {
       if ((byte & 0x80) === 0) return value;
       scale *= 128;
     }
+  }
+
+  /** Whether the next LEB128 integer (of any size: inodes reach 2^64) is `value`; consumes it either way. */
+  sameUnsigned(value: bigint): boolean {
+    const start = this.at;
+    while ((this.byte() & 0x80) !== 0);
+    // Up to 7 bytes (49 bits) is exact as a number; longer ones are rare enough to be compared as bigints.
+    if (this.at - start <= 7 && value <= MAX_SAFE) {
+      const end = this.at;
+      this.at = start;
+      const same = this.number() === Number(value);
+      this.at = end;
+      return same;
+    }
+    const end = this.at;
+    this.at = start;
+    const same = this.bigint() === value;
+    this.at = end;
+    return same;
+  }
+
+  /** Whether the next 8 bytes are `value` as a signed little-endian integer; consumes them either way. */
+  sameInt64(value: bigint): boolean {
+    if (this.at + 8 > this.#bytes.length) throw new RangeError('truncated');
+    INT64_VIEW.setBigInt64(0, value, true);
+    let same = true;
+    for (let index = 0; index < 8 && same; index++) same = this.#bytes[this.at + index] === INT64[index];
+    this.at += 8;
+    return same;
   }
 
   /** A LEB128 integer of any size (inodes reach 2^64). */
@@ -289,34 +382,67 @@ class Reader {
     return text;
   }
 
-  file(devs: readonly bigint[]): { name: string; stored: Stored } {
-    this.byte();
-    const name = this.text();
-    const digest = this.#bytes.subarray(this.at, this.at + DIGEST_BYTES);
+  /** Skips a file record's fields after its name (from its digest on). */
+  skipFileRest(): void {
     this.at += DIGEST_BYTES;
     const flags = this.byte();
-    const contentMarks = this.byte() & CONTENT_MARKS;
-    const size = this.number();
-    const mtimeNs = this.#bytes.readBigInt64LE(this.at);
-    this.at += 8;
-    let ctimeNs = mtimeNs;
-    if ((flags & FLAG_CTIME_IS_MTIME) === 0) {
-      ctimeNs = this.#bytes.readBigInt64LE(this.at);
-      this.at += 8;
+    this.byte(); // content marks
+    this.number();
+    this.at += (flags & FLAG_CTIME_IS_MTIME) === 0 ? 16 : 8;
+    while ((this.byte() & 0x80) !== 0);
+    this.number();
+  }
+
+  /** Skips a {@link MANIFEST_RECORD}. */
+  skipManifest(): void {
+    this.byte();
+    const length = this.number();
+    this.at += length;
+  }
+
+  /** A {@link MANIFEST_RECORD} (see {@link Writer.manifest}). */
+  manifest(): ManifestFacts {
+    this.byte();
+    this.number(); // its length
+    const skillPath = this.text();
+    const flags = this.byte();
+    let hidden: HiddenCharacters | undefined;
+    if ((flags & MANIFEST_HIDDEN) !== 0) {
+      const count = this.number();
+      const kinds = Array.from({ length: this.number() }, () => this.text());
+      hidden = { count, kinds, line: this.number(), column: this.number() };
     }
-    const ino = this.bigint();
-    const dev = devs[this.number()] ?? -1n;
-    return {
-      name,
-      stored: {
-        digest,
-        privateKey: (flags & FLAG_PRIVATE_KEY) !== 0,
-        contentMarks,
-        identity: { size, mtimeNs, ctimeNs, ino, dev },
-      },
+    if ((flags & MANIFEST_VALID) === 0) {
+      const problems = Array.from({ length: this.number() }, (): RuleProblem => {
+        const [rule, message, hint] = [this.text(), this.text(), this.text()];
+        const [line, column] = [this.number(), this.number()];
+        return {
+          rule,
+          message,
+          hint,
+          ...(line === 0 ? {} : { line: line - 1 }),
+          ...(column === 0 ? {} : { column: column - 1 }),
+        };
+      });
+      return { skillPath, hidden, read: { problems } };
+    }
+    const entry: ManifestEntry = {
+      frontmatterJson: this.text(),
+      name: this.text(),
+      description: this.text(),
+      headings: this.text(),
+      modelInvocable: (flags & MANIFEST_MODEL_INVOCABLE) !== 0,
+      userInvocable: (flags & MANIFEST_USER_INVOCABLE) !== 0,
     };
+    return { skillPath, hidden, read: entry };
   }
 }
+
+/** Flags of a {@link MANIFEST_RECORD}. */
+const MANIFEST_VALID = 1;
+const MANIFEST_HIDDEN = 2;
+const MANIFEST_MODEL_INVOCABLE = 4;
+const MANIFEST_USER_INVOCABLE = 8;
 
 /** Growing output of {@link encodeDigestCache}. */
 class Writer {
@@ -373,6 +499,55 @@ class Writer {
     this.raw(bytes);
   }
 
+  /**
+   * A {@link MANIFEST_RECORD}: its length (so a lookup skips it), then the skill path, a flags byte, the hidden
+   * characters (count, kinds, line, column) when flagged, then the entry's texts (frontmatter JSON, name,
+   * description, headings) or the problems (rule, message, hint, line and column each + 1, 0 for none).
+   */
+  manifest(facts: ManifestFacts): void {
+    const payload = MANIFEST_PAYLOAD;
+    payload.reset();
+    payload.facts(facts);
+    this.byte(MANIFEST_RECORD);
+    this.number(payload.length);
+    this.raw(payload.done());
+  }
+
+  /** The fields of {@link Writer.manifest}, after its kind and length. */
+  facts(facts: ManifestFacts): void {
+    const { skillPath, hidden, read } = facts;
+    this.text(skillPath);
+    const valid = !('problems' in read);
+    this.byte(
+      (valid ? MANIFEST_VALID : 0) |
+        (hidden === undefined ? 0 : MANIFEST_HIDDEN) |
+        (valid && read.modelInvocable ? MANIFEST_MODEL_INVOCABLE : 0) |
+        (valid && read.userInvocable ? MANIFEST_USER_INVOCABLE : 0),
+    );
+    if (hidden !== undefined) {
+      this.number(hidden.count);
+      this.number(hidden.kinds.length);
+      for (const kind of hidden.kinds) this.text(kind);
+      this.number(hidden.line);
+      this.number(hidden.column);
+    }
+    if (!valid) {
+      this.number(read.problems.length);
+      for (const problem of read.problems) {
+        this.text(problem.rule);
+        this.text(problem.message);
+        this.text(problem.hint);
+        this.number(problem.line === undefined ? 0 : problem.line + 1);
+        this.number(problem.column === undefined ? 0 : problem.column + 1);
+      }
+      return;
+    }
+    this.text(read.frontmatterJson);
+    this.text(read.name);
+    this.text(read.description);
+    this.text(read.headings);
+  }
+
   done(): Buffer {
     return this.#bytes.subarray(0, this.length);
   }
@@ -383,6 +558,9 @@ class Writer {
   }
 }
 
+/** Where a {@link MANIFEST_RECORD}'s fields are written before its length is known. */
+const MANIFEST_PAYLOAD = new Writer();
+
 /** One indexed file as the builder holds it. */
 export interface IndexedFileRecord {
   /** Root-relative, `/`-separated. */
@@ -392,15 +570,17 @@ export interface IndexedFileRecord {
 
 /**
  * Encodes a root's cache file from the files the index holds for it; racy entries are left out (the next start hashes
- * those files again).
+ * those files again). Each `SKILL.md` entry is followed by its facts, when there are some.
  *
  * @param rootReal the root's real path.
  * @param files every file of the root, each directory's files together (as `IndexBuilder.files` yields them).
+ * @param manifest the facts of the `SKILL.md` in a root-relative directory, for the version of it `files` holds.
  * @returns the bytes, and how many entries they hold.
  */
 export function encodeDigestCache(
   rootReal: string,
   files: Iterable<IndexedFileRecord>,
+  manifest: (dirRel: string) => ManifestFacts | undefined = () => undefined,
 ): { bytes: Buffer; entries: number } {
   const out = new Writer();
   const records = new Writer();
@@ -440,6 +620,8 @@ export function encodeDigestCache(
     records.bigint(identity.ino);
     records.number(devIndex);
     entries++;
+    const facts = node.name === MANIFEST_NAME ? manifest(dir) : undefined;
+    if (facts !== undefined) records.manifest(facts);
   }
   flush();
   const header = Buffer.from(
@@ -499,7 +681,12 @@ export interface DigestCacheHooks {
   /** The cache directory (`--cache-dir`). */
   readonly cacheDir: string;
   /** The roots' real paths and the files the index holds for each (`IndexBuilder.realOf`, `IndexBuilder.files`). */
-  readonly roots: () => Iterable<{ readonly real: string; readonly files: Iterable<IndexedFileRecord> }>;
+  readonly roots: () => Iterable<{
+    readonly real: string;
+    readonly files: Iterable<IndexedFileRecord>;
+    /** The facts of each skill directory's `SKILL.md` (`IndexBuilder.roots`). */
+    readonly manifest: (dirRel: string) => ManifestFacts | undefined;
+  }>;
   /** Told why a cache file was not used or not written (a debug line: the cache is never worth a failure). */
   readonly note: (event: 'digest-cache-ignored' | 'digest-cache-unwritable', fields: Record<string, unknown>) => void;
   /** Told what was written. */
@@ -571,7 +758,7 @@ export class DigestCacheKeeper {
     for (const root of this.#hooks.roots()) {
       const file = digestCacheFile(this.#hooks.cacheDir, root.real);
       try {
-        const encoded = encodeDigestCache(root.real, root.files);
+        const encoded = encodeDigestCache(root.real, root.files, root.manifest);
         writeDigestCache(file, encoded.bytes);
         roots++;
         entries += encoded.entries;

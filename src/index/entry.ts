@@ -5,9 +5,10 @@
  */
 import { SKILL_LIMITS } from '@modelcontextprotocol/server/ext/skills';
 
+import { DIGEST_TEXT_LENGTH } from './digest-algorithm.js';
 import { executableFiles, EXECUTABLES_META_KEY, executablesMeta } from './executables.js';
-import type { ReadFrontmatter } from './frontmatter.js';
-import { digestOf, executableMarks } from './record.js';
+import type { ManifestEntry } from './manifest.js';
+import { executableMarks, writeDigestOf } from './record.js';
 import type { RuleProblem } from './rules.js';
 import { type Diagnostic, DirNode, type ExecutableFile, FileNode, type SkillEntry, type SkillRecord } from './types.js';
 import { buildSkillUri, compareUris, encodeSegment } from './uri.js';
@@ -25,12 +26,16 @@ export interface RecordInput {
   readonly rel: string;
   /** Absolute host path of `SKILL.md`, for diagnostics. */
   readonly manifestPath: string;
-  readonly frontmatter: ReadFrontmatter;
+  /** What its `SKILL.md` gives the entry (`manifest.ts`). */
+  readonly manifest: ManifestEntry;
   /** The entry's `_meta` (a git root's provenance), if any. */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
   /** The root's version (`RootSpec.version`), if any. */
   readonly version?: string | undefined;
 }
+
+/** Where entries are written before each is copied out as one flat string; grown when an entry needs more. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * Builds the record of one valid skill: every file of its subtree once (nested skills' files included) with digest
@@ -38,68 +43,87 @@ export interface RecordInput {
  * bundling executable content gets `_meta["dev.skills-serve/executables"]`: each flagged file's path below the skill
  * with why (`executables.ts`), after the root's own `_meta`.
  *
+ * The entry is written into one reused buffer and read out once, so the only strings made per file are its URI
+ * (which the order needs): no per-file digest text, JSON pieces or array of parts.
+ *
  * @returns the record, or an error diagnostic naming `SKILL.md` when the skill is over 512 files or 16 MiB.
  */
 export function buildRecord(input: RecordInput): SkillRecord | Diagnostic {
   const rootUri = buildSkillUri(input.segments);
-  const rows: { uri: string; node: FileNode }[] = [];
-  collectFiles(input.node, rootUri, rows);
-  let totalBytes = 0;
-  for (const row of rows) totalBytes += row.node.size;
-  const problems = problemsOfLimits(rows.length, totalBytes);
+  const uris: string[] = [];
+  const files: FileNode[] = [];
+  const totalBytes = collectFiles(input.node, rootUri, uris, files);
+  const problems = problemsOfLimits(files.length, totalBytes);
   if (problems.length > 0) return problemsDiagnostic(input.manifestPath, problems);
 
-  rows.sort((a, b) => compareUris(a.uri, b.uri));
+  const order = uriOrder(uris);
   const uri = `${rootUri}/SKILL.md`;
-  // One flat string (Array#join), not a tree of concatenations holding every piece alive.
-  const parts: string[] = [
-    `{"uri":${JSON.stringify(uri)},"frontmatter":${JSON.stringify(input.frontmatter.frontmatter)},"resources":[`,
-  ];
-  for (const [index, row] of rows.entries()) {
-    parts.push(
-      `${index === 0 ? '' : ','}{"uri":${JSON.stringify(row.uri)},"digest":"${digestOf(row.node)}","size":${row.node.size}}`,
-    );
-  }
+  const { manifest } = input;
   const executables = executableFiles(input.node, executableMarks);
   const meta =
     executables.length === 0 ? input.meta : { ...input.meta, [EXECUTABLES_META_KEY]: executablesMeta(executables) };
-  parts.push(meta === undefined ? ']}' : `],"_meta":${JSON.stringify(meta)}}`);
-  const json = parts.join('');
-  // Fresh copies: values cut from the SKILL.md text would keep the whole text alive.
-  const { name, description } = JSON.parse(
-    JSON.stringify({ name: input.frontmatter.name, description: input.frontmatter.description }),
-  ) as {
-    name: string;
-    description: string;
-  };
-  const manifest = input.node.children.find((child) => child.name === 'SKILL.md');
+  const metaJson = meta === undefined ? '' : `,"_meta":${JSON.stringify(meta)}`;
+  // URIs are percent-encoded ASCII with neither `"` nor `\` (`uri.ts`): each one's JSON is itself in quotes. Other
+  // text is written as UTF-8, at most 3 bytes per UTF-16 unit.
+  let room = 64 + uri.length + 3 * (manifest.frontmatterJson.length + metaJson.length);
+  for (const fileUri of uris) room += fileUri.length + DIGEST_TEXT_LENGTH + 48;
+  if (scratch.length < room) scratch = Buffer.allocUnsafe(Math.max(room, 2 * scratch.length));
+  const out = scratch;
+  let at = out.write('{"uri":"', 0, 'latin1');
+  at += out.write(uri, at, 'latin1');
+  at += out.write('","frontmatter":', at, 'latin1');
+  at += out.write(manifest.frontmatterJson, at, 'utf8');
+  at += out.write(',"resources":[', at, 'latin1');
+  for (let index = 0; index < files.length; index++) {
+    const row = order === undefined ? index : (order[index] as number);
+    const file = files[row] as FileNode;
+    at += out.write(index === 0 ? '{"uri":"' : ',{"uri":"', at, 'latin1');
+    at += out.write(uris[row] as string, at, 'latin1');
+    at += out.write('","digest":"', at, 'latin1');
+    at = writeDigestOf(file, out, at);
+    at += out.write('","size":', at, 'latin1');
+    at += out.write(String(file.size), at, 'latin1');
+    out[at++] = 0x7d; // }
+  }
+  out[at++] = 0x5d; // ]
+  at += out.write(metaJson, at, 'utf8');
+  out[at++] = 0x7d; // }
+  const manifestNode = input.node.children.find((child) => child.name === 'SKILL.md');
   return {
     uri,
     rootUri,
     segments: input.segments,
-    name,
-    description,
-    json,
+    name: manifest.name,
+    description: manifest.description,
+    json: out.toString('utf8', 0, at),
     node: input.node,
     dirReal: input.dirReal,
     rootIndex: input.rootIndex,
     rel: input.rel,
     version: input.version,
-    manifestSize: manifest instanceof FileNode ? manifest.size : 0,
-    fileCount: rows.length,
+    manifestSize: manifestNode instanceof FileNode ? manifestNode.size : 0,
+    fileCount: files.length,
     totalBytes,
-    headings: input.frontmatter.headings,
+    headings: manifest.headings,
     executables: executables.length === 0 ? NO_EXECUTABLES : executables,
-    modelInvocable: !isFlag(input.frontmatter.frontmatter['disable-model-invocation'], true),
-    userInvocable: !isFlag(input.frontmatter.frontmatter['user-invocable'], false),
+    modelInvocable: manifest.modelInvocable,
+    userInvocable: manifest.userInvocable,
   };
 }
 
 const NO_EXECUTABLES: readonly ExecutableFile[] = Object.freeze([]);
 
-/** Whether a frontmatter value is the boolean `value`, written as a YAML boolean or as the string hosts also take. */
-function isFlag(field: unknown, value: boolean): boolean {
-  return field === value || field === String(value);
+/**
+ * The order of `uris` by {@link compareUris}, as indices, or `undefined` when they are in order already (a walk lists
+ * each directory by name, so they mostly are: a name sorting before `/`, like `a.txt` beside a directory `a`, or one
+ * that percent-encoding reorders, is what changes that).
+ */
+function uriOrder(uris: readonly string[]): number[] | undefined {
+  let sorted = true;
+  for (let index = 1; index < uris.length && sorted; index++)
+    sorted = compareUris(uris[index - 1] as string, uris[index] as string) < 0;
+  if (sorted) return undefined;
+  return uris.map((_, index) => index).sort((a, b) => compareUris(uris[a] as string, uris[b] as string));
 }
 
 /**
@@ -143,13 +167,23 @@ function problemsOfLimits(files: number, bytes: number): RuleProblem[] {
   return problems;
 }
 
-/** Every file under `node` with its URI (`dirUri` is the node's own URI). */
-function collectFiles(node: DirNode, dirUri: string, rows: { uri: string; node: FileNode }[]): void {
+/**
+ * Every file under `node`, in walk order, with its URI (`dirUri` is the node's own URI).
+ *
+ * @returns their total bytes.
+ */
+function collectFiles(node: DirNode, dirUri: string, uris: string[], files: FileNode[]): number {
+  let bytes = 0;
   for (const child of node.children) {
     const uri = `${dirUri}/${encodeSegment(child.name)}`;
-    if (child instanceof DirNode) collectFiles(child, uri, rows);
-    else rows.push({ uri, node: child });
+    if (child instanceof DirNode) bytes += collectFiles(child, uri, uris, files);
+    else {
+      uris.push(uri);
+      files.push(child);
+      bytes += child.size;
+    }
   }
+  return bytes;
 }
 
 /**

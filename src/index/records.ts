@@ -9,12 +9,10 @@ import path from 'node:path';
 
 import { executablesWithheld, hiddenCharacters } from './diagnostics.js';
 import { buildRecord, limitProblems, problemsDiagnostic } from './entry.js';
-import { readFrontmatter } from './frontmatter.js';
-import { findHiddenCharacters } from './hygiene.js';
-import { decodeLossless } from './mime.js';
+import { type ManifestFacts, readManifest, skillSegments } from './manifest.js';
 import { MANIFEST_NAME } from './policy.js';
 import { type Diagnostic, DirNode, type RootSpec, type SkillRecord } from './types.js';
-import type { WalkedRegion } from './walk.js';
+import type { WalkedRegion, WalkedSkillDir } from './walk.js';
 
 /** An outermost skill directory of one root, as built. */
 export interface BuiltRegion {
@@ -24,6 +22,11 @@ export interface BuiltRegion {
   readonly records: readonly SkillRecord[];
   /** Real paths reached through symlinks inside it (what a change under them must rebuild). */
   readonly linkTargets: readonly string[];
+  /**
+   * What each skill directory's `SKILL.md` gave, valid or not, by root-relative directory: what an unchanged skill
+   * keeps and the digest cache stores beside the `SKILL.md` digest.
+   */
+  readonly manifests: ReadonlyMap<string, ManifestFacts>;
 }
 
 /** The root a region belongs to, as the builder resolved it. */
@@ -43,6 +46,8 @@ export interface RegionRoot {
  * @param walked what the walk found in the region.
  * @param note told each diagnostic with the root-relative directory it concerns (invalid skills, hidden characters,
  *   skills withheld).
+ * @param previous the facts of the `SKILL.md` published at a root-relative directory before, if any (an unchanged
+ *   skill keeps them).
  * @param withholdExecutables `--withhold-executables`: a valid skill bundling executable content is not published
  *   (an `executables-withheld` diagnostic), nor any skill nested in it (docs/security.md, "Executable content").
  * @returns the region with its valid records, outermost first, and the real paths it reaches through links.
@@ -52,10 +57,12 @@ export async function buildRegionRecords(
   root: RegionRoot,
   walked: WalkedRegion,
   note: (rel: string, diagnostic: Diagnostic) => void,
+  previous: (rel: string) => ManifestFacts | undefined,
   withholdExecutables = false,
 ): Promise<BuiltRegion> {
   const { rootIndex, spec, base } = root;
   const records: SkillRecord[] = [];
+  const manifests = new Map<string, ManifestFacts>();
   const withheld: SkillRecord[] = [];
   /** Publishes `record`, unless it is withheld for executable content (its own, or an enclosing skill's). */
   const publish = (record: SkillRecord, manifestPath: string): void => {
@@ -70,23 +77,24 @@ export async function buildRegionRecords(
     records.push(record);
   };
   for (const skillDir of walked.skillDirs) {
-    const segments = [...base, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/'))];
+    const segments = skillSegments(base, skillDir.rel);
+    if (segments.length === 0) continue;
+    const reusable = skillDir.previous?.skill;
+    const unchanged = skillDir.node === skillDir.previous && reusable !== undefined && reusable.rootIndex === rootIndex;
+    const facts = await factsOf(skillDir, segments, unchanged ? previous(skillDir.rel) : undefined);
+    if (facts === undefined) continue; // unreadable SKILL.md: already reported
+    manifests.set(skillDir.rel, facts);
     const manifestPath = path.join(spec.dir, ...(skillDir.rel === '' ? [] : skillDir.rel.split('/')), MANIFEST_NAME);
-    const bytes = skillDir.manifestBytes;
-    if (bytes === undefined || segments.length === 0) continue; // unreadable SKILL.md: already reported
-    const text = decodeLossless(bytes);
-    const hidden = text === undefined ? undefined : findHiddenCharacters(text);
+    const { hidden, read } = facts;
     if (hidden !== undefined)
       note(skillDir.rel, hiddenCharacters(manifestPath, hidden.count, hidden.kinds, hidden.line, hidden.column));
-    const reusable = skillDir.previous?.skill;
-    if (skillDir.node === skillDir.previous && reusable !== undefined && reusable.rootIndex === rootIndex) {
+    if (unchanged) {
       publish(reusable, manifestPath);
       continue;
     }
-    const frontmatter = await readFrontmatter(segments, bytes, text);
-    if ('problems' in frontmatter) {
+    if ('problems' in read) {
       // Every rule the skill breaks in one diagnostic: its frontmatter's, and the limits'.
-      note(skillDir.rel, problemsDiagnostic(manifestPath, [...frontmatter.problems, ...limitProblems(skillDir.node)]));
+      note(skillDir.rel, problemsDiagnostic(manifestPath, [...read.problems, ...limitProblems(skillDir.node)]));
       continue;
     }
     const node = skillDir.node === skillDir.previous ? cloneNode(skillDir.node) : skillDir.node;
@@ -97,7 +105,7 @@ export async function buildRegionRecords(
       rootIndex,
       rel: skillDir.rel,
       manifestPath,
-      frontmatter,
+      manifest: read,
       meta: spec.meta,
       version: spec.version,
     });
@@ -113,7 +121,23 @@ export async function buildRegionRecords(
     walked.node.real !== expectedReal && walked.node.real !== undefined
       ? [walked.node.real, ...walked.linkTargets]
       : walked.linkTargets;
-  return { rel: walked.rel, node: walked.node, records, linkTargets };
+  return { rel: walked.rel, node: walked.node, records, linkTargets, manifests };
+}
+
+/**
+ * The facts of a skill directory's `SKILL.md`: those the digest cache kept (the walk trusted them), those it had
+ * before when the skill is unchanged, or read from the bytes the walk read.
+ *
+ * @returns `undefined` when the walk could not read it.
+ */
+async function factsOf(
+  skillDir: WalkedSkillDir,
+  segments: readonly string[],
+  kept: ManifestFacts | undefined,
+): Promise<ManifestFacts | undefined> {
+  const { manifest } = skillDir;
+  if (manifest === undefined || !Buffer.isBuffer(manifest)) return manifest;
+  return kept ?? readManifest(segments, manifest);
 }
 
 /** A fresh copy of a published node (so that assigning its skill never changes what an older snapshot holds). */

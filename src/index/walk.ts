@@ -38,6 +38,7 @@ import type { StoredDigests } from './digest-cache.js';
 import { hashLargeFile } from './hash-pool.js';
 import { looksLikeSecretName, privateKeyLine, SECRET_SCAN_BYTES } from './hygiene.js';
 import { isDiagnostic, type LinkTarget, resolveLink } from './links.js';
+import { type ManifestFacts, skillSegments } from './manifest.js';
 import { findChild } from './namespace.js';
 import {
   IGNORE_FILE,
@@ -91,6 +92,8 @@ export interface WalkContext {
   readonly distrusted: ReadonlySet<string>;
   /** What the last start stored of the root's digests (its first walk only), for files with no published node. */
   readonly stored: StoredDigests | undefined;
+  /** Skill-path segments of the root's own directory (`manifest.ts` `skillSegments`): what stored facts hold for. */
+  readonly skillBase: readonly string[];
   readonly observer: WalkObserver | undefined;
 }
 
@@ -104,8 +107,11 @@ export interface WalkedSkillDir {
   readonly previous: DirNode | undefined;
   /** Absolute real path of the directory. */
   readonly real: string;
-  /** Raw `SKILL.md`, or `undefined` when it could not be read (already reported). */
-  readonly manifestBytes: Buffer | undefined;
+  /**
+   * Raw `SKILL.md`; or what the digest cache kept of it, when it trusted the file unread; or `undefined` when it
+   * could not be read (already reported).
+   */
+  readonly manifest: Buffer | ManifestFacts | undefined;
 }
 
 /** An outermost skill directory found by the walk: its tree and every skill directory in it (outermost first). */
@@ -165,7 +171,7 @@ interface Built {
   readonly holder: Slot[];
   readonly index: number;
   /** Set when the directory holds `SKILL.md`. */
-  readonly skill?: { readonly manifestBytes: Buffer | undefined };
+  readonly skill?: { readonly manifest: Buffer | ManifestFacts | undefined };
   readonly rel: string;
   readonly real: string;
 }
@@ -341,7 +347,7 @@ class RegionWalker {
         node,
         previous: item.previous,
         real: item.real,
-        manifestBytes: item.skill.manifestBytes,
+        manifest: item.skill.manifest,
       });
     }
     skillDirs.reverse(); // built children first: the outermost skill directory comes last
@@ -365,7 +371,7 @@ class RegionWalker {
   ): Promise<void> {
     const listing = listed ?? this.#list(dir);
     const children: Slot[] = [];
-    let manifest: { manifestBytes: Buffer | undefined } | undefined;
+    let manifest: { manifest: Buffer | ManifestFacts | undefined } | undefined;
     this.#ancestors.add(dir.real);
     for (const entry of listing?.entries ?? []) {
       const resolved = this.#resolve(dir, entry, listing?.layers ?? dir.layers, true);
@@ -386,8 +392,8 @@ class RegionWalker {
       }
       if (resolved.realOverride !== undefined) build.linkTargets.push(resolved.realOverride);
       const isManifest = resolved.name === MANIFEST_NAME;
-      const bytes = this.#addFile(dir, resolved, previous, children, isManifest);
-      if (isManifest) manifest = { manifestBytes: bytes };
+      const read = this.#addFile(dir, resolved, previous, children, isManifest);
+      if (isManifest) manifest = { manifest: read };
     }
     this.#ancestors.delete(dir.real);
     const name = dir.name;
@@ -411,19 +417,21 @@ class RegionWalker {
    * Adds one file to `children`: the previous node when its identity is unchanged, otherwise a new node from its
    * bytes (a large file is hashed by `hashLargeFile` and its node put in place by `#settlePending`).
    *
-   * @param keepBytes `SKILL.md`: always read (its bytes are parsed), and returned.
-   * @returns the bytes when `keepBytes` and the file could be read, else `undefined`.
+   * @param isManifest `SKILL.md`: read whenever it is hashed (its bytes are parsed), and trusted from the digest cache
+   *   only together with the facts stored beside it.
+   * @returns for `SKILL.md`, its bytes, or the stored facts when the digest cache was trusted, or `undefined` when
+   *   it could not be read; `undefined` for any other file.
    */
   #addFile(
     dir: Dir,
     file: Extract<Resolved, { kind: 'file' }>,
     previous: DirNode | undefined,
     children: Slot[],
-    keepBytes: boolean,
-  ): Buffer | undefined {
+    isManifest: boolean,
+  ): Buffer | ManifestFacts | undefined {
     const { name, real, realOverride } = file;
     const before = fileChild(previous, name);
-    if (!keepBytes && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
+    if (!isManifest && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
       try {
         const stat = statSync(real, { bigint: true });
         if (stat.isFile() && !wasRacy(before) && sameIdentity(before, stat)) {
@@ -435,8 +443,14 @@ class RegionWalker {
         // gone or unreadable since it was listed: hashing below reports it
       }
     }
-    const stored = this.#context.stored;
-    if (!keepBytes && before === undefined && stored !== undefined && !this.#context.distrusted.has(real)) {
+    const { stored, skillBase } = this.#context;
+    const facts = isManifest ? stored?.manifest(dir.rel, skillSegments(skillBase, dir.rel).join('/')) : undefined;
+    if (
+      before === undefined &&
+      stored !== undefined &&
+      (!isManifest || facts !== undefined) &&
+      !this.#context.distrusted.has(real)
+    ) {
       try {
         const stat = statSync(real, { bigint: true });
         const key = stat.isFile() ? stored.lookup(dir.rel, name, stat) : undefined;
@@ -444,7 +458,7 @@ class RegionWalker {
           const node = new FileNode(name, Number(stat.size), key, realOverride);
           children.push(node);
           this.#checkSecret(dir, name, holdsPrivateKey(node));
-          return undefined;
+          return facts;
         }
       } catch {
         // gone or unreadable since it was listed: hashing below reports it
@@ -452,7 +466,7 @@ class RegionWalker {
     }
     let hashed: Hashed | 'large';
     try {
-      hashed = hashFileSync(real, keepBytes);
+      hashed = hashFileSync(real, isManifest);
     } catch (error) {
       if (!(error instanceof NotHashableError)) throw error;
       this.#noteUnhashable(dir, name, error);

@@ -46,13 +46,14 @@ const TREE = {
 } as const;
 const FILES = Object.keys(TREE).length;
 const SKILLS = ['alpha', 'beta'] as const;
-/** Entries a start can trust: every file but the `SKILL.md`s, which are always read (their bytes are parsed). */
-const TRUSTABLE = FILES - SKILLS.length;
+/** Entries a start can trust: every file, `SKILL.md`s included (their parsed frontmatter is stored beside them). */
+const TRUSTABLE = FILES;
 /** Every file's atime and mtime before the first start: whole seconds, so `utimes` can put them back exactly. */
 const PAST = new Date('2026-01-01T00:00:00Z');
 
 const CASES = [
   'warm',
+  'manifest',
   'utimes',
   'rename',
   'racy',
@@ -149,12 +150,21 @@ async function expectStart(root: string, stored: number | undefined, trusted: nu
   return started;
 }
 
-/** Rewrites `rel` with same-size contents and puts its atime and mtime back: only ctime (and inode) tell. */
-function editKeepingSizeAndMtime(root: string, rel: string, replace: (file: string, text: string) => void): void {
+/**
+ * Rewrites `rel` with same-size contents (`from` replaced by `to`) and puts its atime and mtime back: only ctime (and
+ * inode) tell.
+ */
+function editKeepingSizeAndMtime(
+  root: string,
+  rel: string,
+  replace: (file: string, text: string) => void,
+  [from, to] = ['one', 'two'],
+): void {
   const file = path.join(root, rel);
   const before = statSync(file, { bigint: true });
   const text = readFileSync(file, 'utf8');
-  const edited = text.replace('one', 'two');
+  const edited = text.replace(from, to);
+  expect(edited).not.toBe(text);
   expect(edited.length).toBe(text.length);
   replace(file, edited);
   utimesSync(file, Number(before.atimeNs / 1_000_000_000n), Number(before.mtimeNs / 1_000_000_000n));
@@ -193,7 +203,23 @@ describe('persistent digest cache over stdio', () => {
     const first = await warmUp(root);
     expect(first.built['digestsStored']).toBeUndefined();
     const second = await expectStart(root, FILES, TRUSTABLE);
+    // Every SKILL.md trusted unread: the entries are the stored frontmatter's, and the same as the first start's.
+    const { skills } = await second.connection.skills.list();
+    expect(skills.map((skill) => skill.frontmatter)).toEqual([
+      { name: 'alpha', description: 'First skill.' },
+      { name: 'beta', description: 'Second skill.' },
+    ]);
     await second.connection.close();
+  });
+
+  it('a SKILL.md edited with size and mtime restored is read again: its new frontmatter is served', async () => {
+    const root = rootOf('manifest');
+    await warmUp(root);
+    editKeepingSizeAndMtime(root, 'alpha/SKILL.md', (file, text) => writeFileSync(file, text), ['First', 'Fresh']);
+    const started = await expectStart(root, FILES, TRUSTABLE - 1);
+    const { skills } = await started.connection.skills.list();
+    expect(skills.map((skill) => skill.frontmatter.description)).toEqual(['Fresh skill.', 'Second skill.']);
+    await started.connection.close();
   });
 
   it('content edited with size and mtime restored (utimes) is hashed again: ctime betrays it', async () => {
@@ -354,7 +380,8 @@ describe('persistent digest cache over stdio', () => {
     const started = await start(root);
     try {
       expect(started.built['digestsStored']).toBe(FILES);
-      expect(started.built['digestsTrusted']).toBe(TRUSTABLE);
+      // A cache written by hand holds no parsed frontmatter: each SKILL.md is read, the rest trusted.
+      expect(started.built['digestsTrusted']).toBe(TRUSTABLE - SKILLS.length);
       const { skills } = await started.connection.skills.list();
       const alpha = skills.find((skill) => skill.uri === 'skill://alpha/SKILL.md');
       if (alpha === undefined || alpha.resources === 'dynamic') throw new Error('alpha is not listed');

@@ -73,7 +73,6 @@ const TOOL_EXECUTABLES = {
 const TOOL_REASONS =
   'bin/helper (elf), build.sh (execute-bit), lib/native.dylib (mach-o), scripts/helper.py (scripts), scripts/run.py (scripts, execute-bit, shebang), win.exe (pe)';
 const FILES = Object.keys(TREE).length;
-const MANIFESTS = 3;
 
 let root: string;
 let cacheDir: string;
@@ -130,9 +129,9 @@ describe('executable content over stdio', () => {
     const warm = await startStdio();
     try {
       const built = await waitForEvent(() => warm.stderr(), 'index-built');
-      // Every file but the SKILL.mds (always read: their frontmatter is parsed) was trusted, not read.
+      // Every file was trusted, not read (the SKILL.mds too: their parsed frontmatter is kept beside the digests).
       expect(built['digestsStored']).toBe(FILES);
-      expect(built['digestsTrusted']).toBe(FILES - MANIFESTS);
+      expect(built['digestsTrusted']).toBe(FILES);
       expect(metaByUri(await warm.list())).toEqual(EXPECTED_META);
     } finally {
       await warm.close();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import {
+  DIGEST_CACHE_VERSION,
   digestCacheDir,
   digestCacheFile,
   encodeDigestCache,
@@ -18,8 +19,9 @@ import {
   STALE_CACHE_MS,
   writeDigestCache,
 } from '../../src/index/digest-cache.js';
+import type { ManifestFacts } from '../../src/index/manifest.js';
 import { identityOfStat, makeKey } from '../../src/index/record.js';
-import type { FileNode } from '../../src/index/types.js';
+import { FileNode } from '../../src/index/types.js';
 import { makeTempDir, makeTree, removeTree } from '../helpers/tree.js';
 
 const made: string[] = [];
@@ -42,12 +44,16 @@ async function indexedTree(): Promise<{ root: string; records: { rel: string; no
   return { root, records };
 }
 
-/** Writes the cache file of `root` for `records` in a fresh cache directory; returns its path. */
-function encodeTo(root: string, records: { rel: string; node: FileNode }[]): string {
+/** Writes the cache file of `root` for `records` (and `SKILL.md` facts) in a fresh cache directory; its path. */
+function encodeTo(
+  root: string,
+  records: { rel: string; node: FileNode }[],
+  manifest?: (dirRel: string) => ManifestFacts | undefined,
+): string {
   const cache = path.join(root, '..', `${path.basename(root)}-cache`);
   made.push(cache);
   const file = digestCacheFile(cache, root);
-  writeDigestCache(file, encodeDigestCache(root, records).bytes);
+  writeDigestCache(file, encodeDigestCache(root, records, manifest).bytes);
   return file;
 }
 
@@ -160,5 +166,90 @@ describe('digest cache file', () => {
     expect(existsSync(latest)).toBe(true);
     expect(existsSync(digestCacheFile(cache, '/root/0'))).toBe(false);
     expect(existsSync(digestCacheFile(cache, `/root/${MAX_CACHE_FILES + 4}`))).toBe(true);
+  });
+});
+
+describe('digest cache file: SKILL.md facts', () => {
+  const valid: ManifestFacts = {
+    skillPath: 'acme/a',
+    hidden: { count: 2, kinds: ['bidirectional controls', 'zero-width characters'], line: 3, column: 7 },
+    read: {
+      frontmatterJson: '{"name":"a","description":"Été \\"quoted\\"","metadata":{"k":"v"}}',
+      name: 'a',
+      description: 'Été "quoted"',
+      headings: 'A\nB',
+      modelInvocable: false,
+      userInvocable: true,
+    },
+  };
+  const invalid: ManifestFacts = {
+    skillPath: 'acme/b',
+    hidden: undefined,
+    read: {
+      problems: [
+        { rule: 'name-mismatch', message: 'the name is not the folder', hint: 'rename', line: 2 },
+        { rule: 'skill-too-large', message: 'too large', hint: 'split it', line: 1, column: 1 },
+        { rule: 'description-blank', message: 'blank', hint: 'describe it' },
+      ],
+    },
+  };
+
+  /** A tree of two skills and the records the index would hold for it, `b/SKILL.md` racy when `racyB`. */
+  async function twoSkills(racyB: boolean): Promise<{ root: string; records: { rel: string; node: FileNode }[] }> {
+    const files = { 'a/SKILL.md': 'a\n', 'a/x.txt': 'x', 'b/SKILL.md': 'b\n' };
+    const root = await makeTree(files);
+    made.push(root);
+    const records = Object.keys(files).map((rel) => {
+      const stat = statSync(path.join(root, rel), { bigint: true });
+      const digest = createHash('sha256')
+        .update(readFileSync(path.join(root, rel)))
+        .digest();
+      const racy = racyB && rel === 'b/SKILL.md';
+      const key = makeKey(digest, Number(stat.size), identityOfStat(stat), false, racy);
+      return { rel, node: new FileNode(path.basename(rel), Number(stat.size), key, undefined) };
+    });
+    return { root, records };
+  }
+
+  const factsOf = (dirRel: string): ManifestFacts | undefined =>
+    dirRel === 'a' ? valid : dirRel === 'b' ? invalid : undefined;
+
+  it('are read back field for field, beside the digest, for the skill path they were read under only', async () => {
+    const { root, records } = await twoSkills(false);
+    const read = readDigestCache(encodeTo(root, records, factsOf), root);
+    if ('ignored' in read) throw new Error(read.ignored);
+    // As a walk asks: each directory once (its records are decoded once, then dropped), SKILL.md first.
+    expect(read.manifest('a', 'acme/a')).toEqual(valid);
+    // Under another skill path (another prefix, a root served under another name) they do not hold.
+    expect(read.manifest('a', 'a')).toBeUndefined();
+    for (const { rel, node } of records) {
+      if (rel === 'b/SKILL.md') {
+        expect(read.manifest('b', 'other/b')).toBeUndefined();
+        expect(read.manifest('b', 'acme/b')).toEqual(invalid);
+      }
+      const stat = statSync(path.join(root, rel), { bigint: true });
+      expect(read.lookup(path.dirname(rel), path.basename(rel), stat)).toBe(node.key);
+    }
+    expect([...read.names()].map(({ dirRel, name }) => `${dirRel}/${name}`)).toEqual(records.map(({ rel }) => rel));
+  });
+
+  it('are left out with a racy SKILL.md entry', async () => {
+    const { root, records } = await twoSkills(true);
+    const read = readDigestCache(encodeTo(root, records, factsOf), root);
+    if ('ignored' in read) throw new Error(read.ignored);
+    expect(read.entries).toBe(records.length - 1);
+    expect(read.manifest('a', 'acme/a')).toEqual(valid);
+    expect(read.manifest('b', 'acme/b')).toBeUndefined();
+  });
+
+  it('a file of the previous format version is ignored, not misread', async () => {
+    const { root, records } = await twoSkills(false);
+    const file = encodeTo(root, records, factsOf);
+    const bytes = readFileSync(file);
+    bytes[Buffer.byteLength('skills-serve digest cache\n')] = DIGEST_CACHE_VERSION - 1;
+    writeFileSync(file, bytes);
+    expect(readDigestCache(file, root)).toEqual({
+      ignored: `version ${DIGEST_CACHE_VERSION - 1}, not ${DIGEST_CACHE_VERSION}`,
+    });
   });
 });

@@ -13,7 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { buildSnapshot } from '../../src/index/build.js';
 import { buildRecord, entryOf, problemsDiagnostic } from '../../src/index/entry.js';
-import { type ReadFrontmatter, readFrontmatter } from '../../src/index/frontmatter.js';
+import { readFrontmatter } from '../../src/index/frontmatter.js';
+import { type ManifestEntry, readManifest } from '../../src/index/manifest.js';
 import { makeKey } from '../../src/index/record.js';
 import { type Diagnostic, DirNode, FileNode, type SkillRecord } from '../../src/index/types.js';
 import { sha256 } from '../helpers/disk.js';
@@ -71,8 +72,8 @@ function dirNode(name: string, files: Readonly<Record<string, FileSpec>>): DirNo
   return new DirNode(name, direct, SKILL_DIR, undefined);
 }
 
-async function frontmatterOf(segments: readonly string[], manifest: Uint8Array): Promise<ReadFrontmatter> {
-  const read = await readFrontmatter(segments, manifest);
+async function manifestOf(segments: readonly string[], manifest: Uint8Array): Promise<ManifestEntry> {
+  const { read } = await readManifest(segments, manifest);
   if ('problems' in read) throw new Error(`expected valid frontmatter, got ${JSON.stringify(read.problems)}`);
   return read;
 }
@@ -91,7 +92,7 @@ async function recordOf(
     rootIndex: 0,
     rel: segments.join('/'),
     manifestPath: MANIFEST_PATH,
-    frontmatter: await frontmatterOf(segments, bytes),
+    manifest: await manifestOf(segments, bytes),
   });
 }
 
@@ -127,7 +128,7 @@ describe('buildRecord: valid skills', () => {
         rootIndex: 2,
         rel: 'acme/my-skill',
         manifestPath: MANIFEST_PATH,
-        frontmatter: await frontmatterOf(segments, encode(VALID)),
+        manifest: await manifestOf(segments, encode(VALID)),
       }),
     );
     const row = (uri: string, bytes: Uint8Array | string): { uri: string; digest: string; size: number } => ({
