@@ -279,6 +279,17 @@ export class Runtime {
     await this.#live?.reindexFile(file);
   }
 
+  /**
+   * Refuses to serve a configuration `--strict` holds to be wrong, found once the first catalog is known (a view
+   * prefix under which nothing is served): logged at fatal level, then exit 2 (`CONFIG_INVALID`).
+   *
+   * @param message what is wrong, for the operator.
+   */
+  refuse(message: string): void {
+    this.logger.fatal({ event: 'strict-failed', code: 'CONFIG_INVALID' }, message);
+    this.#exit(exitCodeOf('CONFIG_INVALID'));
+  }
+
   /** After each swap: logs new diagnostics, enforces `--strict` on the first build, tells the adapters. */
   #announce(previous: Snapshot, next: Snapshot): void {
     // Each diagnostic is reported once: when it first appears (a skill broken later is reported when it breaks).

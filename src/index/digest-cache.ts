@@ -9,8 +9,8 @@
  * The file is versioned and compact: a magic line, a version byte, a JSON header (root, write time, device table,
  * counts), then one record per directory (its root-relative path and the length of its file records) followed by one
  * per file (name, digest, flags, content marks, size, mtime, ctime when it differs from mtime, inode, device index;
- * integers as LEB128), a `SKILL.md`'s followed by what that version of it gives its skill (`manifest.ts`: trusted only with its
- * digest, and only for the skill path it was read under), then the digest of everything before
+ * integers as LEB128), a `SKILL.md`'s followed by what that version of it gives its skill (`manifest.ts`: trusted
+ * only with its digest, and only for the skill path it was read under), then the digest of everything before
  * (`digest-algorithm.ts`, which also names the file). Anything else (missing, truncated, garbage, another version or
  * another root) is ignored with the reason. It is written whole to a temporary file beside it and renamed into place,
  * so a reader sees an old file or a new one, and of several servers writing at once the last one wins with a valid

@@ -191,3 +191,63 @@ function countFiles(dir: DirNode): number {
   for (const child of dir.children) count += child instanceof FileNode ? 1 : countFiles(child);
   return count;
 }
+
+/** A view's prefix under which no skill is served, and the served path it was likely meant to be. */
+export interface UnmatchedPrefix {
+  /** The view's name (a token's or claim entry's name; never the token). */
+  readonly view: string;
+  /** The prefix as written, `/`-joined. */
+  readonly prefix: string;
+  /** The served path of as many segments that is closest in spelling (at most 2 edits), if any. */
+  readonly nearest?: string;
+}
+
+/**
+ * The prefixes of `views` under which `snapshot` serves no skill: a mistyped prefix (`acme/biling`) gives its team an
+ * empty catalog without any error. `"*"` (`[]`) always matches.
+ *
+ * @returns one entry per view and unmatched prefix, in the order given.
+ */
+export function unmatchedPrefixes(snapshot: Snapshot, views: readonly Visibility[]): UnmatchedPrefix[] {
+  const found: UnmatchedPrefix[] = [];
+  for (const view of views)
+    for (const prefix of view.prefixes) {
+      if (snapshot.ordered.some((skill) => startsWith(skill.segments, prefix))) continue;
+      const written = prefix.join('/');
+      const served = new Set(
+        snapshot.ordered.flatMap((skill) =>
+          skill.segments.length >= prefix.length ? [skill.segments.slice(0, prefix.length).join('/')] : [],
+        ),
+      );
+      const [nearest] = [...served]
+        .map((path) => ({ path, distance: editDistance(written, path, 3) }))
+        .filter(({ distance }) => distance < 3)
+        .sort((x, y) => x.distance - y.distance || (x.path < y.path ? -1 : 1))
+        .map(({ path }) => path);
+      found.push({ view: view.name, prefix: written, ...(nearest === undefined ? {} : { nearest }) });
+    }
+  return found;
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit` when it is at least `limit` (UTF-16 code units). */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit) return limit;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin >= limit) return limit;
+    previous = current;
+  }
+  return Math.min(previous[b.length] as number, limit);
+}

@@ -185,6 +185,11 @@ export class HttpTokens implements Authorizer {
     watchFile(file, { interval: TOKENS_CHECK_MS, persistent: false }, () => this.#reload());
   }
 
+  /** Every token's view, in the file's order (what a prefix review reads: `unmatchedPrefixes`). */
+  get views(): readonly Visibility[] {
+    return this.#entries.map((entry) => entry.view);
+  }
+
   /** Whether a token of the file is outside the bearer grammar (deprecated). */
   get outsideGrammar(): boolean {
     return this.#entries.some((entry) => entry.outsideGrammar);

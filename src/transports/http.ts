@@ -28,6 +28,7 @@ import { ClaimViews } from './auth/claims.js';
 import { type Admitted, type Authorizer, Gate, type Verdict } from './auth/gate.js';
 import { OAuthAuthorizer, type OAuthSettings } from './auth/oauth.js';
 import { FeedService } from './feed.js';
+import { reviewCacheScope, reviewPrefixes } from './http-review.js';
 import { HttpTokens, StaticToken } from './http-tokens.js';
 import { errorCodeLabel, HttpMetrics, jsonRpcErrorCode, methodLabel, METRICS_PATH, outcomeLabel } from './metrics.js';
 import { UsageMetrics, viewLabel } from './usage-metrics.js';
@@ -125,6 +126,8 @@ export class HttpAdapter implements Adapter {
   #sweep: NodeJS.Timeout | undefined;
   readonly #handlers = new Map<Visibility | undefined, ViewHandler>();
   #logger: Runtime['logger'] | undefined;
+  /** Reviews the views' prefixes again (a reload of the tokens file); set once the views are known. */
+  #reviewReloads: () => void = () => undefined;
   /** MCP requests served (logged when the server stops). */
   #requests = 0;
 
@@ -144,6 +147,7 @@ export class HttpAdapter implements Adapter {
     const { host, port } = this.#endpoint;
     const authorizers = this.#staticAuthorizers(logger);
     const claimViews = this.#claimViews(host);
+    this.#reviewViews(runtime, authorizers, claimViews);
     this.#gate = new Gate(authorizers);
     const handlerFor = (view: Visibility | undefined): ViewHandler => this.#handlerFor(runtime, view);
     handlerFor(undefined);
@@ -326,6 +330,7 @@ export class HttpAdapter implements Adapter {
               { event: 'http-tokens-reloaded', tokens: views.size, closedViews: closed },
               `${tokensFile} reloaded: ${views.size} token(s) in force`,
             );
+            this.#reviewReloads();
           },
         }),
       );
@@ -333,6 +338,44 @@ export class HttpAdapter implements Adapter {
       throw new SkillsServeError('CONFIG_INVALID', `--http-tokens ${tokensFile}: ${(error as Error).message}`);
     }
     return authorizers;
+  }
+
+  /**
+   * Reviews what the views are configured to see (`http-review.ts`): `--cache-scope public` with views now, each
+   * view's prefixes against the first catalog and against every reload of the tokens file. Each finding is a warning;
+   * with `--strict`, one found at start refuses to serve (exit 2).
+   *
+   * @throws SkillsServeError `CONFIG_INVALID` for `--cache-scope public` with views under `--strict`.
+   */
+  #reviewViews(runtime: Runtime, authorizers: readonly Authorizer[], claimViews: ClaimViews | undefined): void {
+    const { logger, config } = runtime;
+    const tokens = authorizers.find((authorizer) => authorizer instanceof HttpTokens);
+    const files = [
+      ...(tokens === undefined ? [] : [{ option: `--http-tokens ${this.#auth.tokensFile ?? ''}`, of: tokens }]),
+      ...(claimViews === undefined
+        ? []
+        : [{ option: `--auth-claims ${this.#auth.oauth?.claimsFile ?? ''}`, of: claimViews }]),
+    ];
+    const scope = reviewCacheScope(
+      config.cacheScope,
+      files.map(({ option }) => option.split(' ')[0] as string),
+    );
+    if (scope !== undefined && config.strict)
+      throw new SkillsServeError('CONFIG_INVALID', `--strict: ${scope.message}`);
+    if (scope !== undefined) logger.warn({ event: scope.event, ...scope.fields }, scope.message);
+    const review = (snapshot: Snapshot, atStart: boolean): void => {
+      if (snapshot.generation === 0) return; // a reload before the first catalog: 'ready' reviews it
+      const findings = files.flatMap(({ option, of }) =>
+        reviewPrefixes(snapshot, of instanceof HttpTokens ? of.views : of.entries, option),
+      );
+      for (const { event, fields, message } of findings) logger.warn({ event, ...fields }, message);
+      if (atStart && config.strict && findings.length > 0)
+        runtime.refuse(
+          `--strict: ${findings.length} view prefix(es) match no served skill (listed above); not serving`,
+        );
+    };
+    runtime.on('ready', (snapshot) => review(snapshot, true));
+    if (tokens !== undefined) this.#reviewReloads = (): void => review(runtime.store.current, false);
   }
 
   /**

@@ -78,6 +78,11 @@ export class ClaimViews {
     this.#rules = parseClaimsFile(readFileSync(file, 'utf8'));
   }
 
+  /** Each entry as a view of its own: its name and its prefixes, in the file's order (for a prefix review). */
+  get entries(): readonly Visibility[] {
+    return this.#rules.map((rule) => ({ name: rule.name, prefixes: rule.prefixes }));
+  }
+
   /** How many distinct views have been made and kept. */
   get size(): number {
     return this.#views.size;
