@@ -31,9 +31,10 @@ COPY --from=build /app/package.json /app/LICENSE ./
 COPY --from=build /app/bin/ bin/
 COPY --from=build /app/dist/ dist/
 # Git roots (git+https://…, github:owner/repo) are fetched with the system git (docs/git-roots.md says why);
-# ca-certificates lets it verify https remotes. Debian's packages, without recommends, lists removed.
+# ca-certificates lets it verify https remotes; openssh-client's ssh-keygen verifies signed commits
+# (--git-allowed-signers). Debian's packages, without recommends, lists removed.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git ca-certificates \
+ && apt-get install -y --no-install-recommends git ca-certificates openssh-client \
  && rm -rf /var/lib/apt/lists/*
 USER node
 # The skills folder is mounted at /skills (`-v /abs/path/to/skills:/skills:ro`). There is deliberately no VOLUME:

@@ -457,10 +457,11 @@ export class GitRoot extends EventEmitter {
       const moved = await this.#pollOnce(previous);
       // The end of an outage is a whole poll that went through, not just an answered ls-remote.
       if (this.#lastPollFailure !== undefined && !this.#stopped) {
+        const was = this.#lastPollFailure;
         this.#lastPollFailure = undefined;
         this.#options.logger?.info(
           { event: 'git-reachable', ...this.#logFields(this.#current?.provenance.commit) },
-          `${this.#describe} is reachable again`,
+          was === 'unreachable' ? `${this.#describe} is reachable again` : `${this.#describe}: polls go through again`,
         );
       }
       this.emit('polled', true);
