@@ -89,7 +89,7 @@ function loadedPerMode(metafile) {
       const inputs = new Set();
       for (const file of files)
         for (const input of Object.keys(byFile.get(file)?.inputs ?? {}))
-          inputs.add(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//u.exec(input)?.[1] ?? input);
+          inputs.add(input.replace(/^.*node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/u, 'node_modules/$1'));
       const bytes = files.reduce((sum, file) => sum + (byFile.get(file)?.bytes ?? 0), 0);
       return [mode, { bytes, chunks: files.map((file) => path.basename(file)), inputs: [...inputs].sort() }];
     }),

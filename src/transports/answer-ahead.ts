@@ -97,29 +97,36 @@ export async function lookAhead(
   handed = { file, key, pending: [], ended: false };
   const record = readRecord(file, key);
   if (record === undefined) return;
-  const { pending, ended } = await firstLine(input());
+  // From here the start waits for the host, then may answer before the runtime sets its signal handlers: a stop
+  // signal is held (and ends the wait) until it does.
+  const signalled = holdSignals();
+  const { pending, ended } = await firstLine(input(), signalled);
   handed = { file, key, pending, ended };
   const request = parseInitialize(Buffer.concat(pending));
-  if (request === undefined) return;
-  const result = record.answers[request.params];
-  if (result === undefined) return;
+  const result = request === undefined ? undefined : answerOf(record, request.params);
+  if (request === undefined || result === undefined) return;
   output().write(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${result}}\n`);
   handed = { file, key, pending, ended, answered: { id: request.id, result } };
-  holdSignals();
 }
 
 /** The signals the runtime stops gracefully on (`runtime.ts`, `run`). */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
- * Once `initialize` is answered, a host may stop the server at any moment, also before the runtime has set its
- * signal handlers; without a handler Node would die of the signal instead of stopping gracefully with exit 0. Until
- * the runtime sets its own, a signal is held, then raised again for the runtime to handle.
+ * Holds SIGINT, SIGTERM and SIGHUP until the runtime sets its own handlers, then raises a held one again for the
+ * runtime to handle: without a handler Node would die of the signal instead of stopping gracefully with exit 0.
+ *
+ * @returns resolves when a signal is held (the start then stops waiting for the host).
  */
-function holdSignals(): void {
+function holdSignals(): Promise<void> {
   let held: NodeJS.Signals | undefined;
+  let told: () => void = () => undefined;
+  const signalled = new Promise<void>((resolve) => {
+    told = resolve;
+  });
   const hold = (signal: NodeJS.Signals): void => {
     held ??= signal;
+    told();
   };
   const handedOver = (event: string | symbol): void => {
     if (!(STOP_SIGNALS as readonly (string | symbol)[]).includes(event)) return;
@@ -132,6 +139,7 @@ function holdSignals(): void {
   };
   for (const signal of STOP_SIGNALS) process.on(signal, hold);
   process.on('newListener', handedOver);
+  return signalled;
 }
 
 /**
@@ -173,12 +181,18 @@ function readRecord(file: string, key: string): RecordFile | undefined {
   }
 }
 
-/** Reads stdin until its first newline (or its end, an error, or {@link MAX_FIRST_LINE} bytes), then pauses it. */
-function firstLine(input: Readable): Promise<{ pending: Buffer[]; ended: boolean }> {
+/**
+ * Reads stdin until its first newline (or its end, an error, {@link MAX_FIRST_LINE} bytes, or `stop`), then pauses
+ * it: what was read is handed on, nothing is lost.
+ */
+function firstLine(input: Readable, stop: Promise<void>): Promise<{ pending: Buffer[]; ended: boolean }> {
   return new Promise((resolve) => {
     const pending: Buffer[] = [];
     let length = 0;
+    let done = false;
     const finish = (ended: boolean): void => {
+      if (done) return;
+      done = true;
       input.off('data', onData).off('end', onEnd).off('error', onError);
       input.pause();
       resolve({ pending, ended });
@@ -192,19 +206,45 @@ function firstLine(input: Readable): Promise<{ pending: Buffer[]; ended: boolean
     // The wire, which reads stdin next, reports the error if it persists.
     const onError = (): void => finish(false);
     input.on('data', onData).once('end', onEnd).once('error', onError);
+    void stop.then(() => finish(false));
   });
 }
 
-/** The first line as an `initialize` request: its id and params as JSON text, or `undefined`. */
+/** The members of an `initialize` request the SDK takes; a line with any other is its to refuse, not ours to answer. */
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * The first line as an `initialize` request exactly as the SDK would take it (only the request members, an id that
+ * is a string or a safe integer, params an object), with its params as JSON text; else `undefined`.
+ */
 function parseInitialize(bytes: Buffer): { id: string | number; params: string } | undefined {
   const newline = bytes.indexOf(10);
   if (newline === -1) return undefined;
   try {
-    const message = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as Record<string, unknown>;
-    const id = message['id'];
-    if (message['jsonrpc'] !== '2.0' || message['method'] !== 'initialize') return undefined;
-    if (typeof id !== 'string' && (typeof id !== 'number' || !Number.isInteger(id))) return undefined;
-    return { id, params: JSON.stringify(message['params'] ?? null) };
+    const message: unknown = JSON.parse(bytes.subarray(0, newline).toString('utf8'));
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+    const fields = message as Record<string, unknown>;
+    if (!Object.keys(fields).every((member) => REQUEST_MEMBERS.has(member))) return undefined;
+    const { id, params } = fields;
+    if (fields['jsonrpc'] !== '2.0' || fields['method'] !== 'initialize') return undefined;
+    if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+    return { id: id as string | number, params: JSON.stringify(params) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The recorded result for `params`, written again from its parsed value so that only one JSON object can go out
+ * (whatever the file holds); `undefined` when there is none or it is not a JSON object.
+ */
+function answerOf(record: RecordFile, params: string): string | undefined {
+  const text = record.answers[params];
+  if (text === undefined) return undefined;
+  try {
+    const result: unknown = JSON.parse(text);
+    return typeof result === 'object' && result !== null && !Array.isArray(result) ? JSON.stringify(result) : undefined;
   } catch {
     return undefined;
   }

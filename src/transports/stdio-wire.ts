@@ -77,8 +77,10 @@ export class StdioWire implements Transport {
   readonly #unanswered = new Set<string | number>();
   readonly #whenAnswered = new Set<() => void>();
   readonly #ahead: AheadOptions | undefined;
-  /** The `initialize` request read last and not answered yet: its id and params as JSON text. */
-  #initialize: { readonly id: string | number; readonly params: string } | undefined;
+  /** The `initialize` the entry answered, until the SDK's answer to it comes (and is not written). */
+  #sentAhead: { readonly id: string | number; readonly result: string } | undefined;
+  /** `initialize` requests read and not answered yet: id → params as JSON text (what an answer is recorded under). */
+  readonly #initializes = new Map<string | number, string>();
 
   /**
    * @param input stdin.
@@ -96,6 +98,7 @@ export class StdioWire implements Transport {
     this.#output = output;
     this.#onReject = onReject;
     this.#ahead = ahead;
+    this.#sentAhead = ahead?.ahead.answered;
   }
 
   /** Starts reading stdin: first what the entry read ahead, then the stream. */
@@ -132,11 +135,12 @@ export class StdioWire implements Transport {
       this.#answered(message);
       return Promise.resolve();
     }
+
     const pieces = serializeParts(message);
     this.#answered(message);
     const written = this.#writing.then(() => this.#write(pieces));
     this.#writing = written.catch(() => undefined);
-    if (initialize?.result !== undefined) {
+    if (initialize?.result !== undefined && initialize.params !== undefined) {
       const { params, result } = initialize;
       void written.then(
         () => this.#record(params, result),
@@ -160,23 +164,27 @@ export class StdioWire implements Transport {
   }
 
   /**
-   * When `message` answers the `initialize` read last: its params, its result as JSON text (`undefined` for an
-   * error), and whether the entry already sent the answer (then told as `differs` when the SDK's is not the same).
+   * When `message` answers an `initialize`: its params, its result as JSON text (`undefined` for an error), and
+   * whether the entry already sent the answer (the first answer to that id; told as `differs` when the SDK's is not
+   * the same, and then recorded again).
    */
   #initializeAnswer(
     message: JSONRPCMessage,
-  ): { params: string; result: string | undefined; sentAhead: boolean } | undefined {
-    const request = this.#initialize;
-    if (request === undefined || 'method' in message || !('id' in message) || message.id !== request.id) return;
-    this.#initialize = undefined;
+  ): { params: string | undefined; result: string | undefined; sentAhead: boolean } | undefined {
+    if ('method' in message || !('id' in message) || message.id === undefined || message.id === null) return undefined;
+    const params = this.#initializes.get(message.id);
+    const sent = this.#sentAhead;
+    const ahead = sent !== undefined && sent.id === message.id;
+    if (params === undefined && !ahead) return undefined;
+    this.#initializes.delete(message.id);
     const result = 'result' in message ? JSON.stringify(message.result) : undefined;
-    const sent = this.#ahead?.ahead.answered;
-    if (sent === undefined || sent.id !== request.id) return { params: request.params, result, sentAhead: false };
+    if (!ahead) return { params, result, sentAhead: false };
+    this.#sentAhead = undefined;
     if (result !== sent.result) {
-      this.#ahead?.onEvent({ kind: 'differs', id: request.id });
-      if (result !== undefined) this.#record(request.params, result);
+      this.#ahead?.onEvent({ kind: 'differs', id: message.id });
+      if (result !== undefined && params !== undefined) this.#record(params, result);
     }
-    return { params: request.params, result, sentAhead: true };
+    return { params, result, sentAhead: true };
   }
 
   #record(params: string, result: string): void {
@@ -320,7 +328,7 @@ export class StdioWire implements Transport {
     if ('method' in message && 'id' in message && message.method !== 'subscriptions/listen')
       this.#unanswered.add(message.id);
     if ('method' in message && 'id' in message && message.method === 'initialize')
-      this.#initialize = { id: message.id, params: JSON.stringify(message.params ?? null) };
+      this.#initializes.set(message.id, JSON.stringify(message.params ?? null));
     this.onmessage?.(message);
   }
 

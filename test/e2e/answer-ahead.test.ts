@@ -10,8 +10,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { REPO } from '../helpers/paths.js';
+import { waitFor } from '../helpers/wait.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
-import { type Message, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
+import { errorOf, type Message, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const SAMPLE = path.join(REPO, 'sample-skills');
 
@@ -21,11 +22,21 @@ interface RecordFile {
   answers: Record<string, string>;
 }
 
-function start(cacheDir: string, extra: readonly string[] = []): Wire {
+function start(cacheDir: string, extra: readonly string[] = [], keepLines = false): Wire {
   return spawnWire({
     args: [SAMPLE, '--cache-dir', cacheDir, ...extra],
     env: { SKILLS_SERVE_LOG_LEVEL: 'debug' },
+    keepLines,
   });
+}
+
+/** A new cache directory holding the record of one start's `initialize` answer. */
+async function recorded(): Promise<string> {
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+  const first = start(cacheDir);
+  await session(first);
+  await first.stop();
+  return cacheDir;
 }
 
 function records(cacheDir: string): Array<{ file: string; record: RecordFile }> {
@@ -43,6 +54,24 @@ async function session(wire: Wire): Promise<{ initialize: Message; uris: string[
   const initialize = await wire.handshake();
   const list = resultOf<{ skills: Array<{ uri: string }> }>(await wire.request('skills/list', {}));
   return { initialize, uris: list.skills.map((skill) => skill.uri) };
+}
+
+/** The stop signals the process catches (`SigCgt` of `/proc/<pid>/status`; empty once it is gone). */
+function caughtSignals(pid: number): string[] {
+  try {
+    const mask = BigInt(
+      `0x${/^SigCgt:\s*([0-9a-f]+)$/mu.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0'}`,
+    );
+    return (
+      [
+        ['SIGHUP', 1],
+        ['SIGINT', 2],
+        ['SIGTERM', 15],
+      ] as const
+    ).flatMap(([name, number]) => ((mask >> BigInt(number - 1)) & 1n ? [name] : []));
+  } catch {
+    return [];
+  }
 }
 
 const aheadLogs = (wire: Wire): string[] =>
@@ -166,6 +195,81 @@ describe('answering initialize ahead', () => {
     expect(await second.exited()).toEqual({ code: 0, signal: null });
     expect(aheadLogs(second)).toEqual(['initialize-answered-ahead']);
     expect(second.logs().filter((line) => line['event'] === 'stopping')).toMatchObject([{ reason: 'SIGTERM' }]);
+  });
+
+  it('leaves a first line the SDK refuses to the SDK: one answer, the refusal', async () => {
+    const cacheDir = await recorded();
+    const init = {
+      jsonrpc: '2.0',
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } },
+    };
+    const extra = start(cacheDir);
+    extra.send({ ...init, id: 1, extra: 1 });
+    extra.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await extra.waitFor((message) => message['id'] === 2);
+    await extra.stop();
+    expect(extra.responses(1).map((message) => errorOf(message)?.code)).toEqual([-32600]);
+    expect(aheadLogs(extra)).toEqual([]);
+
+    const bigId = start(cacheDir);
+    await bigId.write(`${JSON.stringify({ ...init, id: 0 }).replace('"id":0', '"id":12345678901234567890')}\n`);
+    bigId.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await bigId.waitFor((message) => message['id'] === 2);
+    await bigId.stop();
+    expect(bigId.messages.filter((message) => 'result' in message && message['id'] !== 2)).toEqual([]);
+    expect(aheadLogs(bigId)).toEqual([]);
+  });
+
+  it('answers two initialize lines read at once once each', async () => {
+    const cacheDir = await recorded();
+    const server = start(cacheDir);
+    const params = {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'raw-e2e', version: '1.0.0' },
+    };
+    await server.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params })}\n`,
+    );
+    await server.waitFor((message) => message['id'] === 2);
+    server.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    await server.waitFor((message) => message['id'] === 3);
+    await server.stop();
+    expect(server.messages.map((message) => message['id'])).toEqual([1, 2, 3]);
+    expect(aheadLogs(server)).toEqual(['initialize-answered-ahead']);
+  });
+
+  it('never sends a recorded answer that is not one JSON object', async () => {
+    const cacheDir = await recorded();
+    const [{ file, record }] = records(cacheDir) as [{ file: string; record: RecordFile }];
+    const [params] = Object.keys(record.answers) as [string];
+    for (const forged of ['not json{', '{}}\n{"jsonrpc":"2.0","id":99,"result":{}', '[1]']) {
+      writeFileSync(file, JSON.stringify({ ...record, answers: { [params]: forged } }));
+      const server = start(cacheDir, [], true);
+      const { initialize } = await session(server);
+      await server.stop();
+      expect(server.badLines).toEqual([]);
+      expect(server.messages.map((message) => message['id'])).toEqual(['w1', 'w2']);
+      expect((initialize['result'] as Record<string, unknown>)['serverInfo']).toEqual({
+        name: 'skills-serve',
+        version: expect.any(String) as unknown,
+      });
+      expect(aheadLogs(server)).toEqual([]);
+    }
+  });
+
+  it('stops gracefully, exit 0, on a signal while it waits for the host', async () => {
+    const cacheDir = await recorded();
+    const server = start(cacheDir);
+    // The entry reads the record, holds the stop signals, then waits for the host's first line, which never comes:
+    // the signal ends the wait. SIGHUP shows as caught in /proc once they are held (Node itself catches SIGINT and
+    // SIGTERM from its start, to restore the terminal, and dies of them).
+    await waitFor(() => caughtSignals(server.pid).includes('SIGHUP'), {
+      describe: () => `signals caught: ${caughtSignals(server.pid).join(', ')}`,
+    });
+    server.child.kill('SIGTERM');
+    expect(await server.exited()).toEqual({ code: 0, signal: null });
   });
 
   it('answers an initialize whose line stdin ended without a newline, once', async () => {

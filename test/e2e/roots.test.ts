@@ -131,6 +131,8 @@ describe.each([ERAS[1], ERAS[2]])('prefixed roots over stdio ($label)', (era) =>
         uri: 'skill://tools/my-skill/SKILL.md',
         frontmatter: { name: 'my-skill', description: 'A root that is a skill.' },
         resources: diskFiles(dir, 'skill://tools/my-skill'),
+        // scripts/run.sh (a shebang under scripts/) is executable content, flagged under this project's own key.
+        _meta: { 'dev.skills-serve/executables': { 'scripts/run.sh': ['scripts', 'shebang'] } },
       },
     ]);
     expect(await readAll(connection, (uri) => path.join(dir, uri.slice('skill://tools/my-skill/'.length)))).toBe(3);
@@ -284,7 +286,7 @@ describe('conflicts between roots', () => {
         winner: 'acme/billing/refunds',
       },
     ]);
-    expect(report.summary).toEqual({ served: 2, leftOut: 1, warnings: 0 });
+    expect(report.summary).toEqual({ served: 2, leftOut: 1, warnings: 0, info: 0 });
   });
 
   it('skills that only share a grouping directory across roots do not conflict', async () => {
