@@ -42,8 +42,11 @@ export interface RuntimeEvents {
   changed: (change: RuntimeChange) => void;
   /** A check of a root of kind `kind` for a new version ended (for metrics): whether it went through. */
   refreshed: (kind: string, ok: boolean) => void;
-  /** A root of kind `kind` refused a newer version (for metrics); also told for those refused at start. */
-  refused: (kind: string, refusal: RootRefusal) => void;
+  /**
+   * The root at `rootIndex` (command-line position), of kind `kind`, refused a newer version (for metrics); also told
+   * for those refused at start.
+   */
+  refused: (rootIndex: number, kind: string, refusal: RootRefusal) => void;
 }
 
 /** A transport serving the runtime. */
@@ -226,8 +229,8 @@ export class Runtime {
     );
     this.#live = live;
     sources.on('refreshed', (kind, ok) => this.#emit('refreshed', kind, ok));
-    sources.on('refused', (kind, refusal) => this.#emit('refused', kind, refusal));
-    for (const { kind, refusal } of sources.refusals) this.#emit('refused', kind, refusal);
+    sources.on('refused', (rootIndex, kind, refusal) => this.#emit('refused', rootIndex, kind, refusal));
+    for (const { rootIndex, kind, refusal } of sources.refusals) this.#emit('refused', rootIndex, kind, refusal);
     // A root is served from a new directory (its new version): index it, swap it in, then let the old one go.
     sources.on('replaced', (rootIndex, root, done) => {
       builder.setRoot(rootIndex, root);

@@ -629,6 +629,11 @@ function buildProgram(): Command {
           { event: 'option-deprecated', option, ...(replacement === undefined ? {} : { replacement }) },
           message,
         );
+      if (options.gitAllowedSigners !== undefined && !sources.some((source) => source.kind === 'git'))
+        logger.warn(
+          { event: 'config-suspect', option: '--git-allowed-signers' },
+          '--git-allowed-signers verifies git roots only, and no root given is one: folders are served as they are',
+        );
       process.on('uncaughtException', (error) => {
         logger.fatal({ err: error }, 'uncaught exception');
         process.exit(1);

@@ -45,6 +45,9 @@ const MARK_REASONS: readonly (readonly [number, ExecutableReason])[] = [
 /** The `_meta` key of an entry's executable files (this project's own prefix, like `dev.skills-serve/source`). */
 export const EXECUTABLES_META_KEY = 'dev.skills-serve/executables';
 
+/** Documentation under `scripts/`, not flagged for where it is: `.md` and `.markdown`, in any case. */
+const MARKDOWN = /\.(?:md|markdown)$/iu;
+
 /** How far into a file the PE header may start and still be found (bytes): the head every hash reads first. */
 const MAX_PE_OFFSET = 64 * 1024;
 const FAT_MAX_ARCHS = 20;
@@ -102,7 +105,7 @@ export function executableFiles(node: DirNode, marksOf: (file: FileNode) => numb
         visit(child, `${path}/`, inScripts || (isSkillDir && child.name === 'scripts'));
         continue;
       }
-      const reasons: ExecutableReason[] = inScripts && !child.name.endsWith('.md') ? ['scripts'] : [];
+      const reasons: ExecutableReason[] = inScripts && !MARKDOWN.test(child.name) ? ['scripts'] : [];
       const marks = marksOf(child) & (ignoreExecuteBit ? CONTENT_MARKS : ALL_MARKS);
       for (const [mark, reason] of MARK_REASONS) if ((marks & mark) !== 0) reasons.push(reason);
       if (reasons.length > 0) found.push({ path, reasons });

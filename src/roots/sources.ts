@@ -30,8 +30,8 @@ export class Sources extends EventEmitter<{
   replaced: [rootIndex: number, root: RootSpec, done: () => void];
   /** A check of a root of kind `kind` for a new version ended: whether it went through. */
   refreshed: [kind: string, ok: boolean];
-  /** A root of kind `kind` refused a newer version and serves the one before. */
-  refused: [kind: string, refusal: RootRefusal];
+  /** The root at `rootIndex`, of kind `kind`, refused a newer version and serves the one before. */
+  refused: [rootIndex: number, kind: string, refusal: RootRefusal];
 }> {
   readonly #sources: readonly RootSource[];
   /** Each root's kind name, in command-line order. */
@@ -72,7 +72,7 @@ export class Sources extends EventEmitter<{
       const kind = specs[rootIndex]?.kind ?? '';
       source.follow({
         refreshed: (ok) => sources.emit('refreshed', kind, ok),
-        refused: (refusal) => sources.emit('refused', kind, refusal),
+        refused: (refusal) => sources.emit('refused', rootIndex, kind, refusal),
         replaced: (root, release) => {
           sources.#roots[rootIndex] = root;
           // The listener indexes the new directory and calls `done` once it is served; the old one goes after a grace.
@@ -110,13 +110,13 @@ export class Sources extends EventEmitter<{
   }
 
   /**
-   * The newer versions refused now, with their root's kind (`RootSource.refusal`): those refused at start included,
-   * which no listener heard.
+   * The newer versions refused now, with their root's position and kind (`RootSource.refusal`): those refused at
+   * start included, which no listener heard.
    */
-  get refusals(): readonly { readonly kind: string; readonly refusal: RootRefusal }[] {
-    return this.#sources.flatMap((source, index) => {
+  get refusals(): readonly { readonly rootIndex: number; readonly kind: string; readonly refusal: RootRefusal }[] {
+    return this.#sources.flatMap((source, rootIndex) => {
       const { refusal } = source;
-      return refusal === undefined ? [] : [{ kind: this.#kinds[index] ?? '', refusal }];
+      return refusal === undefined ? [] : [{ rootIndex, kind: this.#kinds[rootIndex] ?? '', refusal }];
     });
   }
 

@@ -194,7 +194,7 @@ export class HttpMetrics {
     registerProcessMetrics(registers);
     runtime.on('changed', () => this.rebuilds.inc());
     runtime.on('refreshed', (kind, ok) => this.refreshes.get(kind)?.inc({ outcome: ok ? 'ok' : 'failed' }));
-    runtime.on('refused', (kind, refusal) => this.refusals.get(kind)?.inc({ root: refusal.root }));
+    runtime.on('refused', (rootIndex, kind) => this.refusals.get(kind)?.inc({ root: String(rootIndex) }));
   }
 }
 

@@ -44,6 +44,8 @@ const TREE = {
   'tool/SKILL.md': skillMd('tool', 'Runs a bundled tool.'),
   'tool/scripts/run.py': '#!/usr/bin/env python3\nprint("hi")\n',
   'tool/scripts/README.md': '# How to run\n\nRun `scripts/run.py`.\n',
+  'tool/scripts/Guide.MD': '# Guide\n',
+  'tool/scripts/usage.markdown': '# Usage\n',
   'tool/scripts/helper.py': 'def helper():\n    return 1\n',
   'tool/build.sh': 'make all\n',
   'tool/bin/helper': ELF_BYTES,
@@ -177,7 +179,7 @@ describe('check lists executable content', () => {
       [
         'ok      skill://loose/SKILL.md  2 files, 128 bytes',
         'ok      skill://plain/SKILL.md  4 files, 194 bytes',
-        'ok      skill://tool/SKILL.md   10 files, 606 bytes',
+        'ok      skill://tool/SKILL.md   12 files, 622 bytes',
         '',
         `info    skills/tool/SKILL.md: skill://tool/SKILL.md bundles 6 executable files: bin/helper (elf), build.sh (execute-bit), lib/native.dylib (mach-o), scripts/helper.py (scripts), scripts/run.py (scripts, execute-bit, shebang), win.exe (pe) [executable-content]`,
         '        fix: review them before serving; an operator can withhold such skills (--withhold-executables, or "withholdExecutables" in a --http-tokens entry)',

@@ -247,7 +247,7 @@ describe('verified git sources (--git-allowed-signers)', () => {
     const counter = (text: string): string[] =>
       text.split('\n').filter((line) => line.startsWith('skills_serve_git_signature_refusals_total'));
     expect(counter(await (await fetch(`${base}/metrics`)).text())).toEqual([
-      `skills_serve_git_signature_refusals_total{root="${describe}"} 1`,
+      'skills_serve_git_signature_refusals_total{root="0"} 1',
     ]);
     await http.stop();
 
@@ -265,7 +265,36 @@ describe('verified git sources (--git-allowed-signers)', () => {
       refused: [refused],
     });
     expect(counter(await (await fetch(`${restarted}/metrics`)).text())).toEqual([
-      `skills_serve_git_signature_refusals_total{root="${describe}"} 1`,
+      'skills_serve_git_signature_refusals_total{root="0"} 1',
     ]);
+  });
+});
+
+describe('--git-allowed-signers without a git root', () => {
+  it('says it verifies nothing there, and serves the folders', async () => {
+    const signers = await makeSigners();
+    const server = spawnWire({
+      args: ['--git-allowed-signers', signers.allowed, path.resolve('sample-skills')],
+      env: { SKILLS_SERVE_LOG_LEVEL: 'warn' },
+    });
+    try {
+      await server.handshake();
+      const listed = await server.request('skills/list', {});
+      expect((listed['result'] as { skills: unknown[] }).skills).toHaveLength(6);
+      expect(
+        server
+          .logs()
+          .filter((line) => line['event'] === 'config-suspect')
+          .map((line) => [line['option'], line['msg']]),
+      ).toEqual([
+        [
+          '--git-allowed-signers',
+          '--git-allowed-signers verifies git roots only, and no root given is one: folders are served as they are',
+        ],
+      ]);
+    } finally {
+      await server.stop();
+      await removeTree(signers.dir);
+    }
   });
 });

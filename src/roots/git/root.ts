@@ -298,7 +298,9 @@ export class GitRoot extends EventEmitter {
         this.#lastPollFailure = error.reason;
         this.#warn(`${error.message}; ${fetched}`);
       }
-      return this.#checkout(record.commit, 'branch', true, undefined, signer, record.fetchedAt);
+      // Stale only for want of the remote: a refused newest commit was reached, and the older one is served by choice.
+      const stale = this.#lastPollFailure !== undefined;
+      return this.#checkout(record.commit, 'branch', stale, undefined, signer, record.fetchedAt);
     }
   }
 
