@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { REPO } from '../helpers/paths.js';
-import { waitFor } from '../helpers/wait.js';
 import { SAMPLE_SKILL_URIS } from '../helpers/sample.js';
+import { waitFor } from '../helpers/wait.js';
 import { errorOf, type Message, resultOf, spawnWire, stopAll, type Wire } from '../helpers/wire.js';
 
 const SAMPLE = path.join(REPO, 'sample-skills');
