@@ -41,7 +41,10 @@ export async function measureStart(bin, root, flags, { probe = false, keep = fal
   try {
     const initMs = await server.initialize(120_000);
     // Before `initialize` is answered the SDK holds every other message, so a ping sent earlier waits for the answer,
-    // not for a blocked loop: the probe starts with the answer, and runs until the list is complete.
+    // not for a blocked loop; and a recorded answer goes out before the bundle loads (docs/ARCHITECTURE.md, "Answering
+    // ahead"), so a ping sent before the `serving` line waits for the code to load. The probe starts at that line,
+    // and runs until the list is complete.
+    if (probe) await server.waitForStderr((line) => logOf(line).event === 'serving', 60_000, 'serving log line');
     const probing = probe ? startPingProbe(server, 5) : undefined;
     const probeFrom = performance.now() - server.startedAt;
     const listed = await server.listAll(600_000);
