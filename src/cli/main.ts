@@ -28,6 +28,7 @@ import {
   RESOURCE_LIST_MODES,
   type ResourceListMode,
 } from '../config.js';
+import { editDistance } from '../edit-distance.js';
 import { exitCodeOf, SkillsServeError } from '../errors.js';
 import { SYMLINK_POLICIES, type SymlinkPolicy } from '../index/policy.js';
 import { createLogger, defaultLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
@@ -416,22 +417,6 @@ const COMMANDS = ['serve', 'check', 'manifest', 'export'] as const;
 function commandLike(arg: string | undefined): string | undefined {
   if (arg === undefined || !/^[a-z-]+$/u.test(arg)) return undefined;
   return COMMANDS.find((command) => editDistance(arg, command) <= 2);
-}
-
-/** Levenshtein distance: insertions, deletions and substitutions (two short ASCII words). */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, at) => at);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(
-        (row[j] as number) + 1,
-        (next[j - 1] as number) + 1,
-        (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    row = next;
-  }
-  return row[b.length] as number;
 }
 
 function buildProgram(): Command {

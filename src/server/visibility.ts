@@ -6,6 +6,7 @@
  * (`withholdExecutables`, docs/security.md): each such skill's directory, everything under it (nested skills
  * included), is then answered as if it did not exist too. Everything else is answered exactly as if it did not exist.
  */
+import { editDistance } from '../edit-distance.js';
 import { type DirectoryChild, DirNode, FileNode, type SkillRecord, type Snapshot } from '../index/types.js';
 import { parseSkillUri } from '../index/uri.js';
 import { PerSnapshot } from './per-snapshot.js';
@@ -227,27 +228,4 @@ export function unmatchedPrefixes(snapshot: Snapshot, views: readonly Visibility
       found.push({ view: view.name, prefix: written, ...(nearest === undefined ? {} : { nearest }) });
     }
   return found;
-}
-
-/** Levenshtein distance of `a` and `b`, or `limit` when it is at least `limit` (UTF-16 code units). */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) >= limit) return limit;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-      current.push(value);
-      rowMin = Math.min(rowMin, value);
-    }
-    if (rowMin >= limit) return limit;
-    previous = current;
-  }
-  return Math.min(previous[b.length] as number, limit);
 }

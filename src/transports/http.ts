@@ -351,23 +351,23 @@ export class HttpAdapter implements Adapter {
     const { logger, config } = runtime;
     const tokens = authorizers.find((authorizer) => authorizer instanceof HttpTokens);
     const files = [
-      ...(tokens === undefined ? [] : [{ option: `--http-tokens ${this.#auth.tokensFile ?? ''}`, of: tokens }]),
+      ...(tokens === undefined
+        ? []
+        : [{ flag: '--http-tokens', file: this.#auth.tokensFile, views: () => tokens.views }]),
       ...(claimViews === undefined
         ? []
-        : [{ option: `--auth-claims ${this.#auth.oauth?.claimsFile ?? ''}`, of: claimViews }]),
+        : [{ flag: '--auth-claims', file: this.#auth.oauth?.claimsFile, views: () => claimViews.entries }]),
     ];
     const scope = reviewCacheScope(
       config.cacheScope,
-      files.map(({ option }) => option.split(' ')[0] as string),
+      files.map(({ flag }) => flag),
     );
     if (scope !== undefined && config.strict)
       throw new SkillsServeError('CONFIG_INVALID', `--strict: ${scope.message}`);
     if (scope !== undefined) logger.warn({ event: scope.event, ...scope.fields }, scope.message);
     const review = (snapshot: Snapshot, atStart: boolean): void => {
       if (snapshot.generation === 0) return; // a reload before the first catalog: 'ready' reviews it
-      const findings = files.flatMap(({ option, of }) =>
-        reviewPrefixes(snapshot, of instanceof HttpTokens ? of.views : of.entries, option),
-      );
+      const findings = files.flatMap(({ flag, file, views }) => reviewPrefixes(snapshot, views(), `${flag} ${file}`));
       for (const { event, fields, message } of findings) logger.warn({ event, ...fields }, message);
       if (atStart && config.strict && findings.length > 0)
         runtime.refuse(
