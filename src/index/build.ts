@@ -125,7 +125,7 @@ export class IndexBuilder {
       if (state.real !== undefined)
         yield {
           real: state.real,
-          files: this.files(rootIndex),
+          files: this.#files(rootIndex, false),
           manifest: (dirRel) => regionAt(state.regions, dirRel)?.manifests.get(dirRel),
         };
     }
@@ -155,19 +155,24 @@ export class IndexBuilder {
    * Every file the index holds for root `rootIndex` (published or not), with its root-relative and real path: what
    * polling compares with the disk.
    */
-  *files(rootIndex: number): Generator<{ rel: string; real: string; node: FileNode }> {
+  files(rootIndex: number): Generator<{ rel: string; real: string; node: FileNode }> {
+    return this.#files(rootIndex, true) as Generator<{ rel: string; real: string; node: FileNode }>;
+  }
+
+  /** {@link IndexBuilder.files}, each directory's files together; the real paths only when `withReal` (polling). */
+  *#files(rootIndex: number, withReal: boolean): Generator<{ rel: string; real?: string; node: FileNode }> {
     const state = this.#states[rootIndex];
     if (state === undefined) return;
     for (const region of state.regions.values()) {
       const stack: { node: DirNode; rel: string; real: string }[] = [
-        { node: region.node, rel: region.rel, real: region.node.real ?? '' },
+        { node: region.node, rel: region.rel, real: withReal ? (region.node.real ?? '') : '' },
       ];
       for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
         for (const child of item.node.children) {
           const rel = item.rel === '' ? child.name : `${item.rel}/${child.name}`;
-          const real = child.real ?? `${item.real}${path.sep}${child.name}`;
+          const real = withReal ? (child.real ?? `${item.real}${path.sep}${child.name}`) : '';
           if (child instanceof DirNode) stack.push({ node: child, rel, real });
-          else yield { rel, real, node: child };
+          else yield withReal ? { rel, real, node: child } : { rel, node: child };
         }
       }
     }

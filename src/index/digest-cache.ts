@@ -29,16 +29,27 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
+  utimesSync,
+  writeSync,
 } from 'node:fs';
 import path from 'node:path';
 
-import { DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
+import { createDigest, DIGEST_BYTES, digestBytes } from './digest-algorithm.js';
 import { CONTENT_MARKS, EXECUTE_BIT, hasExecuteBit } from './executables.js';
 import type { HiddenCharacters } from './hygiene.js';
 import type { ManifestEntry, ManifestFacts } from './manifest.js';
 import { MANIFEST_NAME } from './policy.js';
-import { executableMarks, holdsPrivateKey, identityOf, makeKey, wasRacy } from './record.js';
+import {
+  CTIME_AT,
+  DEV_AT,
+  executableMarks,
+  holdsPrivateKey,
+  INO_AT,
+  makeKey,
+  MTIME_AT,
+  SIZE_AT,
+  wasRacy,
+} from './record.js';
 import type { RuleProblem } from './rules.js';
 import type { FileNode } from './types.js';
 
@@ -105,6 +116,11 @@ export interface StoredDigests {
   readonly trusted: number;
   /** Entries in the file. */
   readonly entries: number;
+  /**
+   * Whether the file already holds what a write would: every entry was trusted, and every lookup and every request
+   * for facts found what it asked for (no file was hashed or `SKILL.md` parsed because of the cache).
+   */
+  readonly current: boolean;
 }
 
 /**
@@ -178,6 +194,7 @@ class StoredRoot implements StoredDigests {
   readonly #reader: Reader;
   /** The directory looked up last, and where the record after the last one found in it starts. */
   #open: { rel: string; start: number; next: number } | undefined;
+  #missed = false;
   trusted = 0;
   readonly entries: number;
 
@@ -190,7 +207,17 @@ class StoredRoot implements StoredDigests {
   }
 
   // Compared in place: no record is decoded into objects, so a warm start's lookups leave next to no garbage.
+  get current(): boolean {
+    return !this.#missed && this.trusted === this.entries;
+  }
+
   lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
+    const key = this.#lookup(dirRel, name, stat);
+    if (key === undefined) this.#missed = true;
+    return key;
+  }
+
+  #lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
     const digestAt = this.#find(dirRel, name);
     if (digestAt === undefined) return undefined;
     const reader = this.#reader;
@@ -208,6 +235,12 @@ class StoredRoot implements StoredDigests {
   }
 
   manifest(dirRel: string, skillPath: string): ManifestFacts | undefined {
+    const facts = this.#manifest(dirRel, skillPath);
+    if (facts === undefined) this.#missed = true;
+    return facts;
+  }
+
+  #manifest(dirRel: string, skillPath: string): ManifestFacts | undefined {
     const digestAt = this.#find(dirRel, MANIFEST_NAME);
     if (digestAt === undefined) return undefined;
     const reader = this.#reader;
@@ -438,6 +471,9 @@ class Reader {
   }
 }
 
+/** Bytes of a directory record's length: LEB128 up to 2^28, more than {@link MAX_CACHE_BYTES}. */
+const LENGTH_BYTES = 4;
+
 /** Flags of a {@link MANIFEST_RECORD}. */
 const MANIFEST_VALID = 1;
 const MANIFEST_HIDDEN = 2;
@@ -446,8 +482,13 @@ const MANIFEST_USER_INVOCABLE = 8;
 
 /** Growing output of {@link encodeDigestCache}. */
 class Writer {
-  #bytes = Buffer.allocUnsafe(64 * 1024);
+  #bytes: Buffer;
   length = 0;
+
+  /** @param capacity bytes to start with (grown by doubling, each growth a copy). */
+  constructor(capacity = 64 * 1024) {
+    this.#bytes = Buffer.allocUnsafe(capacity);
+  }
 
   #room(extra: number): void {
     if (this.length + extra <= this.#bytes.length) return;
@@ -487,16 +528,74 @@ class Writer {
     this.length += bytes.length;
   }
 
-  int64(value: bigint): void {
-    this.#room(8);
-    this.#bytes.writeBigInt64LE(value, this.length);
-    this.length += 8;
+  /** A UTF-8 text after its byte length, written in place (no intermediate buffer). */
+  text(value: string): void {
+    if (value.length < 128) {
+      // ASCII (almost every name) is copied here, cheaper than a call into the encoder for a few bytes.
+      this.#room(1 + value.length);
+      const bytes = this.#bytes;
+      const start = this.length + 1;
+      let index = 0;
+      for (; index < value.length; index++) {
+        const code = value.charCodeAt(index);
+        if (code >= 0x80) break;
+        bytes[start + index] = code;
+      }
+      if (index === value.length) {
+        bytes[this.length] = index;
+        this.length = start + index;
+        return;
+      }
+    }
+    const length = Buffer.byteLength(value, 'utf8');
+    this.number(length);
+    this.#room(length);
+    this.length += this.#bytes.write(value, this.length, 'utf8');
   }
 
-  text(value: string): void {
-    const bytes = Buffer.from(value, 'utf8');
-    this.number(bytes.length);
-    this.raw(bytes);
+  /** `length` bytes of a record key (latin1: one byte per character) from its character `from`. */
+  keyBytes(key: string, from: number, length: number): void {
+    this.#room(length);
+    const bytes = this.#bytes;
+    for (let index = 0; index < length; index++) bytes[this.length + index] = key.charCodeAt(from + index);
+    this.length += length;
+  }
+
+  /** The unsigned little-endian 64-bit integer at key character `at`, as LEB128 (as {@link Writer.bigint} does). */
+  keyUnsigned(key: string, at: number): void {
+    let low = 0;
+    let high = 0;
+    for (let index = 3; index >= 0; index--) {
+      low = low * 256 + key.charCodeAt(at + index);
+      high = high * 256 + key.charCodeAt(at + 4 + index);
+    }
+    if (high < 0x200000) this.number(high * 0x100000000 + low);
+    else this.bigint((BigInt(high) << 32n) | BigInt(low));
+  }
+
+  /**
+   * Room for a length not known yet: {@link LENGTH_BYTES} bytes, filled by {@link Writer.closeLength}.
+   *
+   * @returns where it is.
+   */
+  openLength(): number {
+    this.#room(LENGTH_BYTES);
+    const at = this.length;
+    this.length += LENGTH_BYTES;
+    return at;
+  }
+
+  /**
+   * Fills the length opened at `at` with the bytes written since, as LEB128 padded to {@link LENGTH_BYTES} bytes
+   * (continuation bits on zero-valued groups: what {@link Reader.number} reads as the same number).
+   */
+  closeLength(at: number): void {
+    let rest = this.length - at - LENGTH_BYTES;
+    if (rest >= 2 ** (7 * LENGTH_BYTES)) throw new RangeError('a directory record too long for the cache file');
+    for (let index = 0; index < LENGTH_BYTES; index++) {
+      this.#bytes[at + index] = (rest & 0x7f) | (index < LENGTH_BYTES - 1 ? 0x80 : 0);
+      rest = Math.floor(rest / 0x80);
+    }
   }
 
   /**
@@ -505,12 +604,10 @@ class Writer {
    * description, headings) or the problems (rule, message, hint, line and column each + 1, 0 for none).
    */
   manifest(facts: ManifestFacts): void {
-    const payload = MANIFEST_PAYLOAD;
-    payload.reset();
-    payload.facts(facts);
     this.byte(MANIFEST_RECORD);
-    this.number(payload.length);
-    this.raw(payload.done());
+    const lengthAt = this.openLength();
+    this.facts(facts);
+    this.closeLength(lengthAt);
   }
 
   /** The fields of {@link Writer.manifest}, after its kind and length. */
@@ -558,9 +655,6 @@ class Writer {
   }
 }
 
-/** Where a {@link MANIFEST_RECORD}'s fields are written before its length is known. */
-const MANIFEST_PAYLOAD = new Writer();
-
 /** One indexed file as the builder holds it. */
 export interface IndexedFileRecord {
   /** Root-relative, `/`-separated. */
@@ -572,68 +666,121 @@ export interface IndexedFileRecord {
  * Encodes a root's cache file from the files the index holds for it; racy entries are left out (the next start hashes
  * those files again). Each `SKILL.md` entry is followed by its facts, when there are some.
  *
+ * Written in one pass into one growing buffer, each field's bytes copied from the record key (`record.ts`) without
+ * decoding it: at 10,000 skills (100,000 files) a write takes tens of milliseconds of the server's loop where decoding
+ * each identity into bigints took hundreds, once every few seconds while files are edited (`npm run bench`, "Live
+ * updates").
+ *
  * @param rootReal the root's real path.
  * @param files every file of the root, each directory's files together (as `IndexBuilder.files` yields them).
  * @param manifest the facts of the `SKILL.md` in a root-relative directory, for the version of it `files` holds.
- * @returns the bytes, and how many entries they hold.
+ * @param sizeHint the bytes the last write of this root took: room for as many is taken at once (a fresh buffer grown
+ *   by doubling costs a copy and page faults at each step).
+ * @returns the file's bytes in order (`parts`, written with one `writev`), the same joined (`bytes`, made when asked),
+ *   and how many entries they hold.
  */
 export function encodeDigestCache(
   rootReal: string,
   files: Iterable<IndexedFileRecord>,
   manifest: (dirRel: string) => ManifestFacts | undefined = () => undefined,
-): { bytes: Buffer; entries: number } {
-  const out = new Writer();
-  const records = new Writer();
-  const devs = new Map<bigint, number>();
+  sizeHint = 0,
+): EncodedDigestCache {
+  const out = new Writer(Math.max(64 * 1024, Math.ceil(sizeHint * 1.05)));
+  /** Each device met, as the 8 key bytes (latin1) of its number, with its index in the header's table. */
+  const devs = new Map<string, number>();
+  let lastDev = '';
+  let lastDevIndex = 0;
   let entries = 0;
   let currentDir: string | undefined;
-  const flush = (): void => {
-    if (currentDir === undefined || records.length === 0) return;
-    out.byte(DIR_RECORD);
-    out.text(currentDir);
-    out.number(records.length);
-    out.raw(records.done());
-    records.reset();
-  };
-  const digest = Buffer.allocUnsafe(DIGEST_BYTES);
+  let lengthAt = -1;
   for (const { rel, node } of files) {
     if (wasRacy(node)) continue;
+    const key = node.key;
     const slash = rel.lastIndexOf('/');
     const dir = slash === -1 ? '' : rel.slice(0, slash);
     if (dir !== currentDir) {
-      flush();
+      if (lengthAt !== -1) out.closeLength(lengthAt);
+      out.byte(DIR_RECORD);
+      out.text(dir);
+      lengthAt = out.openLength();
       currentDir = dir;
     }
-    const identity = identityOf(node);
-    let devIndex = devs.get(identity.dev);
-    if (devIndex === undefined) devs.set(identity.dev, (devIndex = devs.size));
-    records.byte(FILE_RECORD);
-    records.text(slash === -1 ? rel : rel.slice(slash + 1));
-    digest.write(node.key, 0, DIGEST_BYTES, 'latin1');
-    records.raw(digest);
-    const sameTimes = identity.ctimeNs === identity.mtimeNs;
-    records.byte((holdsPrivateKey(node) ? FLAG_PRIVATE_KEY : 0) | (sameTimes ? FLAG_CTIME_IS_MTIME : 0));
-    records.byte(executableMarks(node) & CONTENT_MARKS);
-    records.number(identity.size);
-    records.int64(identity.mtimeNs);
-    if (!sameTimes) records.int64(identity.ctimeNs);
-    records.bigint(identity.ino);
-    records.number(devIndex);
+    let devIndex = lastDevIndex;
+    if (!sameKeyBytes(key, DEV_AT, lastDev)) {
+      lastDev = key.slice(DEV_AT, DEV_AT + 8);
+      devIndex = devs.get(lastDev) ?? devs.size;
+      devs.set(lastDev, devIndex);
+      lastDevIndex = devIndex;
+    }
+    const name = slash === -1 ? rel : rel.slice(slash + 1);
+    out.byte(FILE_RECORD);
+    out.text(name);
+    out.keyBytes(key, 0, DIGEST_BYTES);
+    const sameTimes = sameKeyRange(key, MTIME_AT, CTIME_AT, 8);
+    out.byte((holdsPrivateKey(node) ? FLAG_PRIVATE_KEY : 0) | (sameTimes ? FLAG_CTIME_IS_MTIME : 0));
+    out.byte(executableMarks(node) & CONTENT_MARKS);
+    out.number(keyFloat64(key, SIZE_AT));
+    out.keyBytes(key, MTIME_AT, 8); // both signed little-endian 64-bit, in the key and in the file
+    if (!sameTimes) out.keyBytes(key, CTIME_AT, 8);
+    out.keyUnsigned(key, INO_AT);
+    out.number(devIndex);
     entries++;
-    const facts = node.name === MANIFEST_NAME ? manifest(dir) : undefined;
-    if (facts !== undefined) records.manifest(facts);
+    const facts = name === MANIFEST_NAME ? manifest(dir) : undefined;
+    if (facts !== undefined) out.manifest(facts);
   }
-  flush();
-  const header = Buffer.from(
-    JSON.stringify({ root: rootReal, devs: [...devs.keys()].map(String), files: entries }),
-    'utf8',
-  );
+  if (lengthAt !== -1) out.closeLength(lengthAt);
+  const devNumbers = [...devs.keys()].map((bytes) => Buffer.from(bytes, 'latin1').readBigUInt64LE(0).toString());
+  const header = Buffer.from(JSON.stringify({ root: rootReal, devs: devNumbers, files: entries }), 'utf8');
   const head = Buffer.allocUnsafe(MAGIC.length + 5);
   MAGIC.copy(head);
   head[MAGIC.length] = DIGEST_CACHE_VERSION;
   head.writeUInt32LE(header.length, MAGIC.length + 1);
-  const body = Buffer.concat([head, header, out.done()]);
-  return { bytes: Buffer.concat([body, digestBytes(body)]), entries };
+  const records = out.done();
+  const parts = [head, header, records];
+  const checksum = createDigest();
+  for (const part of parts) checksum.update(part);
+  parts.push(checksum.digest());
+  return {
+    parts,
+    length: parts.reduce((sum, part) => sum + part.length, 0),
+    entries,
+    get bytes() {
+      return Buffer.concat(parts);
+    },
+  };
+}
+
+/** What {@link encodeDigestCache} makes. */
+export interface EncodedDigestCache {
+  /** The file's bytes, in order. */
+  readonly parts: readonly Buffer[];
+  /** Their total length (bytes). */
+  readonly length: number;
+  /** Entries written. */
+  readonly entries: number;
+  /** The parts joined (a copy, made at each read). */
+  readonly bytes: Buffer;
+}
+
+/** Whether the 8 key characters from `at` are `bytes` (8 latin1 characters). */
+function sameKeyBytes(key: string, at: number, bytes: string): boolean {
+  if (bytes.length !== 8) return false;
+  for (let index = 0; index < 8; index++) if (key.charCodeAt(at + index) !== bytes.charCodeAt(index)) return false;
+  return true;
+}
+
+/** Whether the `length` key characters from `a` equal those from `b`. */
+function sameKeyRange(key: string, a: number, b: number, length: number): boolean {
+  for (let index = 0; index < length; index++)
+    if (key.charCodeAt(a + index) !== key.charCodeAt(b + index)) return false;
+  return true;
+}
+
+const FLOAT = new DataView(new ArrayBuffer(8));
+/** The little-endian float64 at `at` of a key. */
+function keyFloat64(key: string, at: number): number {
+  for (let index = 0; index < 8; index++) FLOAT.setUint8(index, key.charCodeAt(at + index));
+  return FLOAT.getFloat64(0, true);
 }
 
 /**
@@ -643,12 +790,18 @@ export function encodeDigestCache(
  * @throws the file system's error when the directory cannot be made or written (a read-only or full cache directory:
  *   the caller logs it at debug level and serves on).
  */
-export function writeDigestCache(file: string, bytes: Buffer): void {
+export function writeDigestCache(file: string, bytes: Buffer | readonly Buffer[]): void {
   const dir = path.dirname(file);
   mkdirSync(dir, { recursive: true });
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    writeFileSync(temp, bytes);
+    const fd = openSync(temp, 'w');
+    try {
+      for (const part of Buffer.isBuffer(bytes) ? [bytes] : bytes)
+        for (let at = 0; at < part.length;) at += writeSync(fd, part, at);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temp, file);
   } catch (error) {
     rmSync(temp, { force: true });
@@ -689,24 +842,42 @@ export interface DigestCacheHooks {
   }>;
   /** Told why a cache file was not used or not written (a debug line: the cache is never worth a failure). */
   readonly note: (event: 'digest-cache-ignored' | 'digest-cache-unwritable', fields: Record<string, unknown>) => void;
-  /** Told what was written. */
-  readonly wrote: (fields: { readonly roots: number; readonly entries: number; readonly bytes: number }) => void;
+  /** Told what was written, and how long encoding and writing took the server's loop (`ms`). */
+  readonly wrote: (fields: {
+    /** Roots whose file was written. */
+    readonly roots: number;
+    /** Roots whose file was current: touched, not written. */
+    readonly current: number;
+    readonly entries: number;
+    readonly bytes: number;
+    readonly ms: number;
+  }) => void;
 }
 
 /** How long after the first build the cache is written (ms): off the path of the first answers. */
 export const FIRST_WRITE_DELAY_MS = 1000;
-/** How long after a rebuild the cache is written (ms): a burst of edits is one write. */
+/** How long after the last of a burst of rebuilds the cache is written (ms): a burst of edits is one write. */
 export const REWRITE_DELAY_MS = 5000;
+/** The longest a due write waits for rebuilds to pause (ms): files that never stop changing are still written. */
+export const MAX_WRITE_WAIT_MS = 60_000;
 
 /**
  * Loads the roots' cache files for the first walks, and writes them again, batched: after the first build, after
- * rebuilds, and when the server stops.
+ * rebuilds, and when the server stops. A root whose file the first build found current (`StoredDigests.current`) is
+ * not written again until a rebuild: its file's mtime is set to now instead, so it is not pruned as unused.
  */
 export class DigestCacheKeeper {
   readonly #hooks: DigestCacheHooks;
   #timer: NodeJS.Timeout | undefined;
   #dirty = false;
-  #loaded: StoredDigests[] = [];
+  /** When the write now due was first asked for (`performance.now()`). */
+  #dueSince: number | undefined;
+  #loaded: { readonly real: string; readonly stored: StoredDigests }[] = [];
+  /** Roots (real paths) whose file holds what a write would: until a rebuild, only touched. */
+  readonly #current = new Set<string>();
+  #built = false;
+  /** The bytes of each root's last write (by real path): the room the next one takes at once. */
+  readonly #lastLength = new Map<string, number>();
 
   constructor(hooks: DigestCacheHooks) {
     this.#hooks = hooks;
@@ -720,29 +891,39 @@ export class DigestCacheKeeper {
       this.#hooks.note('digest-cache-ignored', { file, root: real, reason: read.ignored });
       return undefined;
     }
-    this.#loaded.push(read);
+    this.#loaded.push({ real, stored: read });
     return read;
   };
 
   /** How many stored entries the walks since the last call found and trusted (and lets the stored digests go). */
   takeCounts(): { readonly stored: number; readonly trusted: number } {
     const counts = {
-      stored: this.#loaded.reduce((sum, loaded) => sum + loaded.entries, 0),
-      trusted: this.#loaded.reduce((sum, loaded) => sum + loaded.trusted, 0),
+      stored: this.#loaded.reduce((sum, loaded) => sum + loaded.stored.entries, 0),
+      trusted: this.#loaded.reduce((sum, loaded) => sum + loaded.stored.trusted, 0),
     };
     this.#loaded = [];
     return counts;
   }
 
   /**
-   * The index changed: write the cache after `delayMs`, unless a write is already due.
+   * A build finished: write the cache `delayMs` after the last of a burst of such calls, and at most
+   * {@link MAX_WRITE_WAIT_MS} after the first. Call it before {@link DigestCacheKeeper.takeCounts}: after the first
+   * build it notes which roots' files are current.
    *
    * @param delayMs {@link FIRST_WRITE_DELAY_MS} after the first build, {@link REWRITE_DELAY_MS} after a rebuild.
    */
   schedule(delayMs: number): void {
+    if (this.#built) this.#current.clear();
+    else for (const { real, stored } of this.#loaded) if (stored.current) this.#current.add(real);
+    this.#built = true;
     this.#dirty = true;
-    if (this.#timer !== undefined) return;
-    this.#timer = setTimeout(() => this.flush(), delayMs);
+    const now = performance.now();
+    this.#dueSince ??= now;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(
+      () => this.flush(),
+      Math.max(0, Math.min(delayMs, this.#dueSince + MAX_WRITE_WAIT_MS - now)),
+    );
     this.#timer.unref();
   }
 
@@ -750,27 +931,39 @@ export class DigestCacheKeeper {
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#dueSince = undefined;
     if (!this.#dirty) return;
     this.#dirty = false;
+    const started = performance.now();
     let roots = 0;
+    let current = 0;
     let entries = 0;
     let bytes = 0;
     for (const root of this.#hooks.roots()) {
       const file = digestCacheFile(this.#hooks.cacheDir, root.real);
       try {
-        const encoded = encodeDigestCache(root.real, root.files, root.manifest);
-        writeDigestCache(file, encoded.bytes);
+        if (this.#current.has(root.real)) {
+          const now = new Date();
+          utimesSync(file, now, now);
+          current++;
+          continue;
+        }
+        const encoded = encodeDigestCache(root.real, root.files, root.manifest, this.#lastLength.get(root.real));
+        this.#lastLength.set(root.real, encoded.length);
+        writeDigestCache(file, encoded.parts);
         roots++;
         entries += encoded.entries;
-        bytes += encoded.bytes.length;
+        bytes += encoded.length;
       } catch (error) {
+        this.#current.delete(root.real);
         this.#hooks.note('digest-cache-unwritable', {
           file,
           code: (error as NodeJS.ErrnoException).code ?? String(error),
         });
       }
     }
-    if (roots > 0) this.#hooks.wrote({ roots, entries, bytes });
+    if (roots > 0 || current > 0)
+      this.#hooks.wrote({ roots, current, entries, bytes, ms: Math.round(performance.now() - started) });
   }
 
   /** Stops the pending write (it is not made). */

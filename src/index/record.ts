@@ -12,12 +12,15 @@ import { DIGEST_BYTES, digestBytes, digestText, writeDigestText } from './digest
 import { ALL_MARKS } from './executables.js';
 import type { FileNode } from './types.js';
 
-/** Where each identity field starts in a key (after the digest), and the flags byte after them. */
-const SIZE_AT = DIGEST_BYTES;
-const MTIME_AT = SIZE_AT + 8;
-const CTIME_AT = MTIME_AT + 8;
-const INO_AT = CTIME_AT + 8;
-const DEV_AT = INO_AT + 8;
+/**
+ * Where each identity field starts in a key (after the digest), and the flags byte after them. Exported for the
+ * digest cache's writer (`digest-cache.ts`), which copies the fields' bytes from a key instead of decoding them.
+ */
+export const SIZE_AT = DIGEST_BYTES;
+export const MTIME_AT = SIZE_AT + 8;
+export const CTIME_AT = MTIME_AT + 8;
+export const INO_AT = CTIME_AT + 8;
+export const DEV_AT = INO_AT + 8;
 const IDENTITY_END = DEV_AT + 8;
 /** Length of a record key in characters (= bytes): the digest, 5 eight-byte identity fields, 1 flags byte (73). */
 export const KEY_LENGTH = IDENTITY_END + 1;

@@ -11,6 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  appendFileSync,
   chmodSync,
   copyFileSync,
   mkdirSync,
@@ -332,17 +333,29 @@ describe('persistent digest cache over stdio', () => {
     await removeTree(dir);
   });
 
-  it('a read-only cache file is replaced (rename), and the next start trusts the new one', async () => {
+  it('a current cache file is only touched; a read-only one is replaced (rename) when written', async () => {
     const root = rootOf('readonly-file');
     await warmUp(root);
     const file = digestCacheFile(cacheDir, root);
     chmodSync(file, 0o444);
     const before = statSync(file).ino;
-    const started = await expectStart(root, FILES, TRUSTABLE);
-    await waitForEvent(() => started.connection.stderr(), 'digest-cache-written', { roots: 1, entries: FILES });
+    // Every entry trusted, nothing else asked for: the file already holds what a write would, so its mtime (what
+    // pruning reads) is set to now and its bytes are left alone.
+    utimesSync(file, PAST, PAST);
+    const bytes = readFileSync(file);
+    const current = await expectStart(root, FILES, TRUSTABLE);
+    await waitForEvent(() => current.connection.stderr(), 'digest-cache-written', { roots: 0, current: 1 });
+    await current.connection.close();
+    expect(statSync(file).ino).toBe(before);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    expect(statSync(file).mtimeMs).toBeGreaterThan(PAST.getTime());
+    // One file changed: hashed again, so the file is written (its new entry is racy, so left out).
+    appendFileSync(path.join(root, 'alpha', 'notes.txt'), 'version two\n');
+    const started = await expectStart(root, FILES, TRUSTABLE - 1);
+    await waitForEvent(() => started.connection.stderr(), 'digest-cache-written', { roots: 1, entries: FILES - 1 });
     await started.connection.close();
     expect(statSync(file).ino).not.toBe(before);
-    const after = await expectStart(root, FILES, TRUSTABLE);
+    const after = await expectStart(root, FILES - 1, TRUSTABLE - 1);
     await after.connection.close();
   });
 

@@ -4,7 +4,7 @@
  * directory is kept bounded (stale roots' files and the oldest beyond the limit removed).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { type BigIntStats, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import {
   MAX_CACHE_FILES,
   readDigestCache,
   STALE_CACHE_MS,
+  type StoredDigests,
   writeDigestCache,
 } from '../../src/index/digest-cache.js';
 import type { ManifestFacts } from '../../src/index/manifest.js';
@@ -75,6 +76,59 @@ describe('digest cache file', () => {
       expect(read.lookup(rel.slice(0, slash), rel.slice(slash + 1), stat)).toBe(node.key);
     }
     expect(read.trusted).toBe(records.length);
+  });
+
+  it('round-trips names of every length and script, and inodes and devices past 2^53', async () => {
+    const root = await makeTempDir();
+    made.push(root);
+    const names = ['a.txt', 'é-ü.md', 'x'.repeat(200), 'ø'.repeat(60), '日本語のファイル名'.repeat(5)];
+    const stats = names.map(
+      (_, index) =>
+        ({
+          size: BigInt(100 + index),
+          mtimeNs: 1_700_000_000_000_000_000n + BigInt(index),
+          // Every other file has a ctime of its own (the flag that drops it when equal).
+          ctimeNs: 1_700_000_000_000_000_000n + BigInt(index * (index % 2)),
+          ino: 2n ** 63n + BigInt(index),
+          dev: index < 2 ? 2n ** 40n + 1n : 2049n,
+          mode: 0o100644,
+        }) as unknown as BigIntStats,
+    );
+    const records = names.map((name, index) => ({
+      rel: `dir/${name}`,
+      node: { key: makeKey(Buffer.alloc(32, index + 1), 100 + index, stats[index] as BigIntStats, false) } as FileNode,
+    }));
+    const read = readDigestCache(encodeTo(root, records), root);
+    if ('ignored' in read) throw new Error(read.ignored);
+    expect([...read.names()].map(({ name }) => name)).toEqual(names);
+    names.forEach((name, index) => {
+      expect(read.lookup('dir', name, stats[index] as BigIntStats)).toBe(records[index]?.node.key);
+    });
+    expect(read.current).toBe(true);
+    expect(read.lookup('dir', 'not-stored.txt', stats[0] as BigIntStats)).toBeUndefined();
+    expect(read.current).toBe(false);
+  });
+
+  it('is current only while every entry was trusted and nothing asked for was missing', async () => {
+    const { root, records } = await indexedTree();
+    const file = encodeTo(root, records);
+    const lookAll = (read: StoredDigests, skip = ''): void => {
+      for (const { rel } of records) {
+        if (rel === skip) continue;
+        const slash = rel.lastIndexOf('/');
+        read.lookup(rel.slice(0, slash), rel.slice(slash + 1), statSync(path.join(root, rel), { bigint: true }));
+      }
+    };
+    const all = readDigestCache(file, root) as StoredDigests;
+    lookAll(all);
+    expect(all.current).toBe(true);
+    const one = readDigestCache(file, root) as StoredDigests;
+    lookAll(one, 'b/z.txt');
+    expect(one.current).toBe(false); // an entry no file now has: the file would lose it
+    const facts = readDigestCache(file, root) as StoredDigests;
+    lookAll(facts);
+    expect(facts.manifest('a', 'a')).toBeUndefined(); // none stored: the SKILL.md is parsed, the file gains them
+    expect(facts.current).toBe(false);
   });
 
   it('names every entry in file order, and lookups still trust each one after (and while) they are named', async () => {
