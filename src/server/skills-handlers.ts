@@ -141,7 +141,9 @@ export async function answerSkillsMethod(
       const answered = observer?.listing();
       try {
         const snapshot = await store.ready();
-        const { skills, count, nextCursor } = listPage(snapshot, view, cursor, Math.min(pageSize, SKILLS_PAGE_MAX));
+        const size = Math.min(pageSize, SKILLS_PAGE_MAX);
+        const { skills, count, nextCursor } = listPage(snapshot, view, cursor, size);
+        if (nextCursor !== undefined) listAhead(snapshot, view, nextCursor, size);
         observer?.page(cursor === undefined, count, nextCursor === undefined);
         return { skills, ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(), ...COMPLETE };
       } finally {
@@ -248,10 +250,14 @@ interface ListedPage {
   readonly nextCursor: string | undefined;
 }
 
-/** The pages of one snapshot: by view and cursor, within {@link PAGE_CACHE_MAX_CHARS}. */
+/**
+ * The pages of one snapshot: by view and cursor, within {@link PAGE_CACHE_MAX_CHARS}; and the page after the last one
+ * answered, built ahead (one, whatever its size).
+ */
 interface CachedPages {
   readonly pages: Map<string, ListedPage>;
   chars: number;
+  ahead: { readonly key: string; readonly page: ListedPage } | undefined;
 }
 
 const pageCache = new PerSnapshot<CachedPages>();
@@ -272,16 +278,50 @@ function listPage(
   cursor: string | undefined,
   pageSize: number,
 ): ListedPage {
-  const cached = pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0 }));
+  const cached = pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0, ahead: undefined }));
+  const key = pageKey(view, cursor, pageSize);
+  const hit = cached.pages.get(key) ?? (cached.ahead?.key === key ? cached.ahead.page : undefined);
+  if (hit !== undefined) return hit;
+  return buildPage(snapshot, view, cursor, pageSize, cached, key, false);
+}
+
+/**
+ * Builds the `skills/list` page at `cursor` ahead, once the loop is free, when it is not built yet: a host pages on
+ * as soon as it has read a page, so the next one is made while it reads (at 10,000 skills a first listing is 100
+ * pages of about 180 kB each, each otherwise built only once asked for).
+ */
+function listAhead(snapshot: Snapshot, view: Visibility | undefined, cursor: string, pageSize: number): void {
+  setImmediate(() => {
+    const cached = pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0, ahead: undefined }));
+    const key = pageKey(view, cursor, pageSize);
+    if (cached.pages.has(key) || cached.ahead?.key === key) return;
+    try {
+      buildPage(snapshot, view, cursor, pageSize, cached, key, true);
+    } catch {
+      // A cursor of ours is always valid; a request for it would say what is wrong.
+    }
+  });
+}
+
+function pageKey(view: Visibility | undefined, cursor: string | undefined, pageSize: number): string {
   let viewId = 0;
   if (view !== undefined) {
     viewId = viewIds.get(view) ?? nextViewId++;
     viewIds.set(view, viewId);
   }
   // `-` for the first page, `+cursor` after one (an empty cursor is invalid, not the first page).
-  const key = `${viewId}\0${pageSize}\0${cursor === undefined ? '-' : `+${cursor}`}`;
-  const hit = cached.pages.get(key);
-  if (hit !== undefined) return hit;
+  return `${viewId}\0${pageSize}\0${cursor === undefined ? '-' : `+${cursor}`}`;
+}
+
+function buildPage(
+  snapshot: Snapshot,
+  view: Visibility | undefined,
+  cursor: string | undefined,
+  pageSize: number,
+  cached: CachedPages,
+  key: string,
+  ahead: boolean,
+): ListedPage {
   const page = pageOf(visibleSkills(snapshot, view), cursor, pageSize, (skill) => skill.uri, {
     max: SKILLS_PAGE_MAX_BYTES,
     sizeOf: (skill) => Buffer.byteLength(skill.json, 'utf8'),
@@ -289,12 +329,14 @@ function listPage(
   });
   const text = `[${page.items.map((skill) => skill.json).join(',')}]`;
   const count = page.items.length;
-  if (cached.chars + text.length > PAGE_CACHE_MAX_CHARS)
-    return { skills: new RawJson(text), count, nextCursor: page.nextCursor };
+  const kept = cached.chars + text.length <= PAGE_CACHE_MAX_CHARS;
+  if (!kept && !ahead) return { skills: new RawJson(text), count, nextCursor: page.nextCursor };
   // Kept as UTF-8 bytes only, which the transports write as they are.
   const built = { skills: new RawJson(Buffer.from(text, 'utf8')), count, nextCursor: page.nextCursor };
-  cached.pages.set(key, built);
-  cached.chars += text.length;
+  if (kept) {
+    cached.pages.set(key, built);
+    cached.chars += text.length;
+  } else cached.ahead = { key, page: built };
   return built;
 }
 
