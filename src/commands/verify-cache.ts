@@ -58,7 +58,7 @@ function trust(
   file: string,
 ): { key: string } | 'stale' | 'missing' {
   try {
-    const stat = statSync(file, { bigint: true });
+    const stat = statSync(file);
     if (!stat.isFile()) return 'missing';
     const key = stored.lookup(dirRel, name, stat);
     return key === undefined ? 'stale' : { key };

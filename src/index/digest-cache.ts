@@ -1,10 +1,10 @@
 /**
  * The persistent digest cache (docs/ARCHITECTURE.md, "Digest cache"): what a start may trust from the last one. One
  * file per root real path in `<cache dir>/digests/`, holding each file's digest and the identity it was hashed at
- * (size, mtime and ctime in nanoseconds, inode, device). A later start trusts an entry only when the file's identity
- * now is the same in all five fields, and the entry was not racy when hashed (`record.ts` `RACY_WINDOW_NS`): then it
- * only `stat`s the file. Reads still verify every byte they send (`server/read.ts`), so an entry that lied cannot reach
- * a host as verified content.
+ * (size, mtime and ctime in milliseconds as `Stats` gives them, inode, device). A later start trusts an entry only
+ * when the file's identity now is the same in all five fields, and the entry was not racy when hashed (`record.ts`
+ * `RACY_WINDOW_MS`): then it only `stat`s the file. Reads still verify every byte they send (`server/read.ts`), so
+ * an entry that lied cannot reach a host as verified content.
  *
  * The file is versioned and compact: a magic line, a version byte, a JSON header (root, write time, device table,
  * counts), then one record per directory (its root-relative path and the length of its file records) followed by one
@@ -17,7 +17,6 @@
  * file.
  */
 import {
-  type BigIntStats,
   closeSync,
   constants,
   fstatSync,
@@ -28,6 +27,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   utimesSync,
   writeSync,
@@ -57,9 +57,10 @@ import type { FileNode } from './types.js';
  * The format version; a file of any other version is ignored (and rewritten). 2: the private-key flag needs a whole
  * PEM block (a lone marker line set it in 1). 3: a content-marks byte after the flags (`executables.ts`: shebang,
  * native magic), so a trusted file is flagged as executable without being read. 4: a directory's records may hold its
- * `SKILL.md`'s facts.
+ * `SKILL.md`'s facts. 5: times in milliseconds as float64, inodes and devices as `Stats` numbers (`record.ts`), where
+ * 4 had nanoseconds and 64-bit integers.
  */
-export const DIGEST_CACHE_VERSION = 4;
+export const DIGEST_CACHE_VERSION = 5;
 
 const MAGIC = Buffer.from('skills-serve digest cache\n', 'latin1');
 const DIR_RECORD = 1;
@@ -96,11 +97,11 @@ export function digestCacheFile(cacheDir: string, rootReal: string): string {
 export interface StoredDigests {
   /**
    * The record key for the file `name` in the root-relative directory `dirRel` when the stored entry can be trusted
-   * for the file's identity now (`stat`, with `bigint` times).
+   * for the file's identity now (`stat`).
    *
    * @returns the record key (`record.ts`), or `undefined`: hash the file.
    */
-  lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined;
+  lookup(dirRel: string, name: string, stat: Stats): string | undefined;
   /**
    * The facts stored beside the digest of the `SKILL.md` in the root-relative directory `dirRel`, when they were read
    * under the skill path `skillPath`: they hold for the version of the file that digest is of, so they are used only
@@ -166,8 +167,13 @@ export function readDigestCache(file: string, rootReal: string): StoredDigests |
     return { ignored: 'unreadable header' };
   }
   if (header.root !== rootReal) return { ignored: 'written for another root' };
-  if (!Array.isArray(header.devs) || typeof header.files !== 'number') return { ignored: 'unreadable header' };
-  const devs = (header.devs as unknown[]).map((dev) => BigInt(String(dev)));
+  if (
+    !Array.isArray(header.devs) ||
+    !header.devs.every((dev) => typeof dev === 'number') ||
+    typeof header.files !== 'number'
+  )
+    return { ignored: 'unreadable header' };
+  const devs = header.devs;
   // Where each directory's file records start: decoded only when the walk reaches the directory.
   const dirs = new Map<string, number>();
   const reader = new Reader(body, headerStart + headerLength);
@@ -190,7 +196,7 @@ class StoredRoot implements StoredDigests {
   readonly #body: Buffer;
   /** Where each directory's records start in the body. */
   readonly #dirs: Map<string, number>;
-  readonly #devs: readonly bigint[];
+  readonly #devs: readonly number[];
   readonly #reader: Reader;
   /** The directory looked up last, and where the record after the last one found in it starts. */
   #open: { rel: string; start: number; next: number } | undefined;
@@ -198,7 +204,7 @@ class StoredRoot implements StoredDigests {
   trusted = 0;
   readonly entries: number;
 
-  constructor(body: Buffer, dirs: Map<string, number>, devs: readonly bigint[], entries: number) {
+  constructor(body: Buffer, dirs: Map<string, number>, devs: readonly number[], entries: number) {
     this.#body = body;
     this.#dirs = dirs;
     this.#devs = devs;
@@ -211,23 +217,23 @@ class StoredRoot implements StoredDigests {
     return !this.#missed && this.trusted === this.entries;
   }
 
-  lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
+  lookup(dirRel: string, name: string, stat: Stats): string | undefined {
     const key = this.#lookup(dirRel, name, stat);
     if (key === undefined) this.#missed = true;
     return key;
   }
 
-  #lookup(dirRel: string, name: string, stat: BigIntStats): string | undefined {
+  #lookup(dirRel: string, name: string, stat: Stats): string | undefined {
     const digestAt = this.#find(dirRel, name);
     if (digestAt === undefined) return undefined;
     const reader = this.#reader;
     reader.at = digestAt + DIGEST_BYTES;
     const flags = reader.byte();
     const contentMarks = reader.byte() & CONTENT_MARKS;
-    if (reader.number() !== Number(stat.size) || !reader.sameInt64(stat.mtimeNs)) return undefined;
-    if ((flags & FLAG_CTIME_IS_MTIME) === 0 ? !reader.sameInt64(stat.ctimeNs) : stat.ctimeNs !== stat.mtimeNs)
+    if (reader.number() !== stat.size || reader.float64() !== stat.mtimeMs) return undefined;
+    if ((flags & FLAG_CTIME_IS_MTIME) === 0 ? reader.float64() !== stat.ctimeMs : stat.ctimeMs !== stat.mtimeMs)
       return undefined;
-    if (!reader.sameUnsigned(stat.ino) || this.#devs[reader.number()] !== stat.dev) return undefined;
+    if (reader.number() !== stat.ino || this.#devs[reader.number()] !== stat.dev) return undefined;
     this.trusted++;
     const digest = this.#body.subarray(digestAt, digestAt + DIGEST_BYTES);
     const marks = contentMarks | (hasExecuteBit(stat.mode) ? EXECUTE_BIT : 0);
@@ -325,10 +331,6 @@ class StoredRoot implements StoredDigests {
 
 /** The UTF-8 bytes of the name being looked up (file names are at most 255 bytes on the file systems served). */
 const NAME = Buffer.alloc(4096);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** Room for one 64-bit integer being compared with the body, written without allocating (`DataView`). */
-const INT64 = new Uint8Array(8);
-const INT64_VIEW = new DataView(INT64.buffer);
 
 /** Sequential reading of the cache body. */
 class Reader {
@@ -366,45 +368,12 @@ class Reader {
     }
   }
 
-  /** Whether the next LEB128 integer (of any size: inodes reach 2^64) is `value`; consumes it either way. */
-  sameUnsigned(value: bigint): boolean {
-    const start = this.at;
-    while ((this.byte() & 0x80) !== 0);
-    // Up to 7 bytes (49 bits) is exact as a number; longer ones are rare enough to be compared as bigints.
-    if (this.at - start <= 7 && value <= MAX_SAFE) {
-      const end = this.at;
-      this.at = start;
-      const same = this.number() === Number(value);
-      this.at = end;
-      return same;
-    }
-    const end = this.at;
-    this.at = start;
-    const same = this.bigint() === value;
-    this.at = end;
-    return same;
-  }
-
-  /** Whether the next 8 bytes are `value` as a signed little-endian integer; consumes them either way. */
-  sameInt64(value: bigint): boolean {
+  /** The next 8 bytes as a little-endian float64. */
+  float64(): number {
     if (this.at + 8 > this.#bytes.length) throw new RangeError('truncated');
-    INT64_VIEW.setBigInt64(0, value, true);
-    let same = true;
-    for (let index = 0; index < 8 && same; index++) same = this.#bytes[this.at + index] === INT64[index];
+    const value = this.#bytes.readDoubleLE(this.at);
     this.at += 8;
-    return same;
-  }
-
-  /** A LEB128 integer of any size (inodes reach 2^64). */
-  bigint(): bigint {
-    let value = 0n;
-    let shift = 0n;
-    for (;;) {
-      const byte = this.byte();
-      value |= BigInt(byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return value;
-      shift += 7n;
-    }
+    return value;
   }
 
   text(): string {
@@ -502,7 +471,10 @@ class Writer {
     this.#bytes[this.length++] = value;
   }
 
-  /** A LEB128 integer below 2^53. */
+  /**
+   * A LEB128 integer: below 2^53, or any integer a float64 holds (an inode past 2^53 as `Stats` gives it: dividing by
+   * 128 is exact, and so is {@link Reader.number}'s sum).
+   */
   number(value: number): void {
     let rest = value;
     while (rest >= 0x80) {
@@ -510,16 +482,6 @@ class Writer {
       rest = Math.floor(rest / 0x80);
     }
     this.byte(rest);
-  }
-
-  /** A LEB128 integer of any size. */
-  bigint(value: bigint): void {
-    let rest = value;
-    do {
-      const low = Number(rest & 0x7fn);
-      rest >>= 7n;
-      this.byte(rest === 0n ? low : low | 0x80);
-    } while (rest !== 0n);
   }
 
   raw(bytes: Buffer): void {
@@ -559,18 +521,6 @@ class Writer {
     const bytes = this.#bytes;
     for (let index = 0; index < length; index++) bytes[this.length + index] = key.charCodeAt(from + index);
     this.length += length;
-  }
-
-  /** The unsigned little-endian 64-bit integer at key character `at`, as LEB128 (as {@link Writer.bigint} does). */
-  keyUnsigned(key: string, at: number): void {
-    let low = 0;
-    let high = 0;
-    for (let index = 3; index >= 0; index--) {
-      low = low * 256 + key.charCodeAt(at + index);
-      high = high * 256 + key.charCodeAt(at + 4 + index);
-    }
-    if (high < 0x200000) this.number(high * 0x100000000 + low);
-    else this.bigint((BigInt(high) << 32n) | BigInt(low));
   }
 
   /**
@@ -720,16 +670,16 @@ export function encodeDigestCache(
     out.byte((holdsPrivateKey(node) ? FLAG_PRIVATE_KEY : 0) | (sameTimes ? FLAG_CTIME_IS_MTIME : 0));
     out.byte(executableMarks(node) & CONTENT_MARKS);
     out.number(keyFloat64(key, SIZE_AT));
-    out.keyBytes(key, MTIME_AT, 8); // both signed little-endian 64-bit, in the key and in the file
+    out.keyBytes(key, MTIME_AT, 8); // a little-endian float64, in the key and in the file
     if (!sameTimes) out.keyBytes(key, CTIME_AT, 8);
-    out.keyUnsigned(key, INO_AT);
+    out.number(keyFloat64(key, INO_AT));
     out.number(devIndex);
     entries++;
     const facts = name === MANIFEST_NAME ? manifest(dir) : undefined;
     if (facts !== undefined) out.manifest(facts);
   }
   if (lengthAt !== -1) out.closeLength(lengthAt);
-  const devNumbers = [...devs.keys()].map((bytes) => Buffer.from(bytes, 'latin1').readBigUInt64LE(0).toString());
+  const devNumbers = [...devs.keys()].map((bytes) => Buffer.from(bytes, 'latin1').readDoubleLE(0));
   const header = Buffer.from(JSON.stringify({ root: rootReal, devs: devNumbers, files: entries }), 'utf8');
   const head = Buffer.allocUnsafe(MAGIC.length + 5);
   MAGIC.copy(head);

@@ -11,7 +11,7 @@ import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync } 
 import { createDigest, digestBytes } from './digest-algorithm.js';
 import { contentMarks, EXECUTE_BIT, hasExecuteBit } from './executables.js';
 import { containsPrivateKey, SECRET_SCAN_BYTES } from './hygiene.js';
-import { type FileIdentity, identityOfStat, isRacyAt, nowNs } from './record.js';
+import { type FileIdentity, identityOfStat, isRacyAt } from './record.js';
 
 /** Files up to this size are hashed synchronously by {@link hashFileSync} (bytes). */
 export const SYNC_HASH_MAX_BYTES = 1024 * 1024;
@@ -30,7 +30,7 @@ export interface Hashed {
   readonly bytes?: Buffer;
   /** Its first {@link SECRET_SCAN_BYTES} hold a PEM private key block. */
   readonly privateKey: boolean;
-  /** It was changed within `RACY_WINDOW_NS` of being read: its digest is not to be trusted again. */
+  /** It was changed within `RACY_WINDOW_MS` of being read: its digest is not to be trusted again. */
   readonly racy: boolean;
   /** Its executable marks (`executables.ts`): the execute bit of its mode, and what its first bytes are. */
   readonly marks: number;
@@ -81,7 +81,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
     throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   }
   try {
-    const stat = fstatSync(fd, { bigint: true });
+    const stat = fstatSync(fd);
     if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
     const identity = identityOfStat(stat);
     if (identity.size > maxBytes && !keepBytes) return 'large';
@@ -102,7 +102,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
       size: filled,
       identity,
       privateKey: containsPrivateKey(head),
-      racy: isRacyAt(identity, nowNs()),
+      racy: isRacyAt(identity, Date.now()),
       marks: marksOf(stat.mode, head),
     };
   } catch (error) {
@@ -118,7 +118,7 @@ export function hashFileSync(path: string, keepBytes = false, maxBytes = SYNC_HA
 }
 
 /** Reads `fd` from the start to end of file into fresh buffers (for kept bytes, or a file that outgrew the scratch). */
-function readWhole(fd: number, statSize: number, identity: FileIdentity, keepBytes: boolean, mode: bigint): Hashed {
+function readWhole(fd: number, statSize: number, identity: FileIdentity, keepBytes: boolean, mode: number): Hashed {
   const hash = createDigest();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -144,7 +144,7 @@ function readWhole(fd: number, statSize: number, identity: FileIdentity, keepByt
     size,
     identity,
     privateKey: privateKey ?? false,
-    racy: isRacyAt(identity, nowNs()),
+    racy: isRacyAt(identity, Date.now()),
     marks: marks ?? marksOf(mode, EMPTY),
     ...(bytes === undefined ? {} : { bytes }),
   };
@@ -165,7 +165,7 @@ export async function hashFile(path: string): Promise<Hashed> {
     throw new NotHashableError(describeIoError(error), 'io', (error as NodeJS.ErrnoException).code);
   }
   try {
-    const stat = await handle.stat({ bigint: true });
+    const stat = await handle.stat();
     if (!stat.isFile()) throw new NotHashableError(NOT_REGULAR, 'special');
     const hash = createDigest();
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -187,7 +187,7 @@ export async function hashFile(path: string): Promise<Hashed> {
       size,
       identity,
       privateKey: privateKey ?? false,
-      racy: isRacyAt(identity, nowNs()),
+      racy: isRacyAt(identity, Date.now()),
       marks: marks ?? marksOf(stat.mode, EMPTY),
     };
   } catch (error) {
@@ -201,7 +201,7 @@ export async function hashFile(path: string): Promise<Hashed> {
 const EMPTY = new Uint8Array(0);
 
 /** A file's executable marks from its mode and its first bytes (`executables.ts`). */
-function marksOf(mode: bigint, head: Uint8Array): number {
+function marksOf(mode: number, head: Uint8Array): number {
   return (hasExecuteBit(mode) ? EXECUTE_BIT : 0) | contentMarks(head);
 }
 

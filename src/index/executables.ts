@@ -82,8 +82,8 @@ export function contentMarks(head: Uint8Array): number {
 }
 
 /** Whether a `stat` mode has an execute bit for anyone. */
-export function hasExecuteBit(mode: number | bigint): boolean {
-  return (BigInt(mode) & 0o111n) !== 0n;
+export function hasExecuteBit(mode: number): boolean {
+  return (mode & 0o111) !== 0;
 }
 
 /**

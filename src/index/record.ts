@@ -1,12 +1,17 @@
 /**
  * The per-file record key: a file's digest and the identity it had when it was hashed, packed into one latin1 string
- * of {@link KEY_LENGTH} characters (the raw digest, `DIGEST_BYTES` of `digest-algorithm.ts`; the size as a
- * little-endian float64; mtime and ctime in nanoseconds as signed 64-bit integers; inode and device as unsigned 64-bit
- * integers; a flags byte). One string per file instead of a hex digest plus five boxed numbers; comparing identities
- * needs no allocation. A cached digest is reused only while all five identity fields are unchanged and the file was
- * not racy when hashed (docs/ARCHITECTURE.md, "Digest cache").
+ * of {@link KEY_LENGTH} characters (the raw digest, `DIGEST_BYTES` of `digest-algorithm.ts`; then size, mtime and
+ * ctime in milliseconds, inode and device, each a little-endian float64 exactly as Node's `Stats` gives it; a flags
+ * byte). One string per file instead of a hex digest plus five boxed numbers; comparing identities needs no
+ * allocation. A cached digest is reused only while all five identity fields are unchanged and the file was not racy
+ * when hashed (docs/ARCHITECTURE.md, "Digest cache").
+ *
+ * Why plain `Stats` and not `bigint` nanoseconds: a `bigint` stat builds a dozen bigints per file (at 10,000 skills,
+ * 140 MB of a warm start's 584 MB of garbage), and millisecond times lose nothing the rule needs. A float64 of
+ * today's milliseconds resolves a quarter of a microsecond, and a digest is trusted only when the file's times were
+ * at least {@link RACY_WINDOW_MS} old when it was hashed, so any later write moves its change time by more than that.
  */
-import type { BigIntStats } from 'node:fs';
+import type { Stats } from 'node:fs';
 
 import { DIGEST_BYTES, digestBytes, digestText, writeDigestText } from './digest-algorithm.js';
 import { ALL_MARKS } from './executables.js';
@@ -26,64 +31,56 @@ const IDENTITY_END = DEV_AT + 8;
 export const KEY_LENGTH = IDENTITY_END + 1;
 /** Flag: the file's first 64 KiB hold a PEM private key block (so a cache hit still reports it). */
 const FLAG_PRIVATE_KEY = 1;
-/** Flag: the file was racy when hashed (see {@link RACY_WINDOW_NS}): its digest is not trusted again. */
+/** Flag: the file was racy when hashed (see {@link RACY_WINDOW_MS}): its digest is not trusted again. */
 const FLAG_RACY = 2;
 /** The file's executable marks (`executables.ts`: execute bit, shebang, native magic) sit above the two flags. */
 const MARKS_SHIFT = 2;
 
 /**
- * How recent a file's mtime or ctime may be when it is hashed before its digest counts as racy (ns): a write in the
+ * How recent a file's mtime or ctime may be when it is hashed before its digest counts as racy (ms): a write in the
  * same timestamp tick as the one before could leave both unchanged, so a file changed this recently is hashed again
  * the next time instead of being trusted (git's "racy clean" rule). 2 s covers the coarsest file systems served
  * (FAT's 2-second mtimes; ext4 and others tick every few milliseconds).
  */
-export const RACY_WINDOW_NS = 2_000_000_000n;
+export const RACY_WINDOW_MS = 2000;
 
 /**
- * What identifies one version of a file: the fields of a `stat` a rewrite changes, times in nanoseconds (as the
- * platform keeps them; `stat(…, { bigint: true })`).
+ * What identifies one version of a file: the fields of a `stat` a rewrite changes, as Node's `Stats` gives them
+ * (times in milliseconds since the epoch, with their fraction).
  */
 export interface FileIdentity {
   readonly size: number;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
-  readonly ino: bigint;
-  readonly dev: bigint;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
+  readonly dev: number;
 }
 
-/** The identity of a `bigint` stat. */
-export function identityOfStat(stat: BigIntStats): FileIdentity {
-  return { size: Number(stat.size), mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, ino: stat.ino, dev: stat.dev };
+/** The identity of a stat. */
+export function identityOfStat(stat: Stats): FileIdentity {
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev };
 }
 
 /**
- * Whether a file with `identity`, hashed at `nowNs`, was changed within {@link RACY_WINDOW_NS} of it.
+ * Whether a file with `identity`, hashed at `nowMs`, was changed within {@link RACY_WINDOW_MS} of it.
  *
- * @param nowNs wall-clock time after the file was read (ns since the epoch).
+ * @param nowMs wall-clock time after the file was read (`Date.now()`).
  */
-export function isRacyAt(identity: FileIdentity, nowNs: bigint): boolean {
-  const since = nowNs - RACY_WINDOW_NS;
-  return identity.mtimeNs >= since || identity.ctimeNs >= since;
-}
-
-/** The wall clock in nanoseconds since the epoch (millisecond resolution), as file timestamps count. */
-export function nowNs(): bigint {
-  return BigInt(Date.now()) * 1_000_000n;
+export function isRacyAt(identity: FileIdentity, nowMs: number): boolean {
+  const since = nowMs - RACY_WINDOW_MS;
+  return identity.mtimeMs >= since || identity.ctimeMs >= since;
 }
 
 const scratch = Buffer.alloc(KEY_LENGTH);
-/**
- * The same bytes, written through a `DataView`: its bigint setters store without allocating, where `Buffer`'s
- * `writeBig*` make several bigints per call (at 10,000 skills a warm start's key writes were 137 ms of it).
- */
+/** The same bytes, written through a `DataView` (its setters store without allocating). */
 const view = new DataView(scratch.buffer, scratch.byteOffset, KEY_LENGTH);
 
 function writeIdentity(identity: FileIdentity, size: number): void {
   view.setFloat64(SIZE_AT, size, true);
-  view.setBigInt64(MTIME_AT, identity.mtimeNs, true);
-  view.setBigInt64(CTIME_AT, identity.ctimeNs, true);
-  view.setBigUint64(INO_AT, identity.ino, true);
-  view.setBigUint64(DEV_AT, identity.dev, true);
+  view.setFloat64(MTIME_AT, identity.mtimeMs, true);
+  view.setFloat64(CTIME_AT, identity.ctimeMs, true);
+  view.setFloat64(INO_AT, identity.ino, true);
+  view.setFloat64(DEV_AT, identity.dev, true);
 }
 
 /**
@@ -94,20 +91,20 @@ function writeIdentity(identity: FileIdentity, size: number): void {
  *   comparison fails and the file is hashed again).
  * @param identity the stat taken when the file was opened (its `size` is not read: see `size`).
  * @param privateKey whether the file holds a private key block (see `hygiene.ts`).
- * @param racy whether it was changed within {@link RACY_WINDOW_NS} of being hashed ({@link isRacyAt}).
+ * @param racy whether it was changed within {@link RACY_WINDOW_MS} of being hashed ({@link isRacyAt}).
  * @param marks its executable marks (`executables.ts`), 0 for none.
  * @returns the {@link KEY_LENGTH}-character key.
  */
 export function makeKey(
   digest: Uint8Array,
   size: number,
-  identity: FileIdentity | BigIntStats,
+  identity: FileIdentity | Stats,
   privateKey: boolean,
   racy = false,
   marks = 0,
 ): string {
   scratch.set(digest.subarray(0, DIGEST_BYTES), 0);
-  writeIdentity(identity as FileIdentity, size);
+  writeIdentity(identity, size);
   scratch[IDENTITY_END] =
     (privateKey ? FLAG_PRIVATE_KEY : 0) | (racy ? FLAG_RACY : 0) | ((marks & ALL_MARKS) << MARKS_SHIFT);
   return scratch.toString('latin1', 0, KEY_LENGTH);
@@ -117,10 +114,10 @@ export function makeKey(
  * Whether `node` was hashed from the file version `identity` describes (same size, mtime, ctime, inode and device).
  *
  * @param node a published file record.
- * @param identity a fresh stat of the same path (`bigint`: nanosecond times).
+ * @param identity a fresh stat of the same path.
  */
-export function sameIdentity(node: FileNode, identity: FileIdentity | BigIntStats): boolean {
-  writeIdentity(identity as FileIdentity, Number(identity.size));
+export function sameIdentity(node: FileNode, identity: FileIdentity | Stats): boolean {
+  writeIdentity(identity, identity.size);
   const key = node.key;
   for (let index = DIGEST_BYTES; index < IDENTITY_END; index++) {
     if (key.charCodeAt(index) !== scratch[index]) return false;
@@ -181,9 +178,9 @@ export function identityOf(node: FileNode): FileIdentity {
   scratch.write(node.key, 0, KEY_LENGTH, 'latin1');
   return {
     size: scratch.readDoubleLE(SIZE_AT),
-    mtimeNs: scratch.readBigInt64LE(MTIME_AT),
-    ctimeNs: scratch.readBigInt64LE(CTIME_AT),
-    ino: scratch.readBigUInt64LE(INO_AT),
-    dev: scratch.readBigUInt64LE(DEV_AT),
+    mtimeMs: scratch.readDoubleLE(MTIME_AT),
+    ctimeMs: scratch.readDoubleLE(CTIME_AT),
+    ino: scratch.readDoubleLE(INO_AT),
+    dev: scratch.readDoubleLE(DEV_AT),
   };
 }

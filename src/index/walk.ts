@@ -433,7 +433,7 @@ class RegionWalker {
     const before = fileChild(previous, name);
     if (!isManifest && before !== undefined && before.real === realOverride && !this.#context.distrusted.has(real)) {
       try {
-        const stat = statSync(real, { bigint: true });
+        const stat = statSync(real);
         if (stat.isFile() && !wasRacy(before) && sameIdentity(before, stat)) {
           children.push(before);
           this.#checkSecret(dir, name, holdsPrivateKey(before));
@@ -452,7 +452,7 @@ class RegionWalker {
       !this.#context.distrusted.has(real)
     ) {
       try {
-        const stat = statSync(real, { bigint: true });
+        const stat = statSync(real);
         const key = stat.isFile() ? stored.lookup(dir.rel, name, stat) : undefined;
         if (key !== undefined) {
           const node = new FileNode(name, Number(stat.size), key, realOverride);

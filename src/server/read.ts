@@ -48,9 +48,9 @@ function openFailure(error: unknown): ReadOutcome {
 }
 
 /** Whether the opened file is the one that was indexed: a regular file with the published size, inode and device. */
-function sameFile(file: ServedFile, stat: { isFile(): boolean; size: bigint; ino: bigint; dev: bigint }): boolean {
+function sameFile(file: ServedFile, stat: { isFile(): boolean; size: number; ino: number; dev: number }): boolean {
   const { ino, dev } = identityOf(file.node);
-  return stat.isFile() && Number(stat.size) === file.node.size && stat.ino === ino && stat.dev === dev;
+  return stat.isFile() && stat.size === file.node.size && stat.ino === ino && stat.dev === dev;
 }
 
 /** The outcome for `filled` bytes read into `buffer` (one byte larger than the published size). */
@@ -71,7 +71,7 @@ function readVerifiedSync(file: ServedFile): ReadOutcome {
   try {
     // Not the file that was indexed (a directory above it was swapped for a link, or the file was replaced):
     // nothing is read from it; the skill is re-indexed instead.
-    if (!sameFile(file, fstatSync(fd, { bigint: true }))) return { kind: 'stale' };
+    if (!sameFile(file, fstatSync(fd))) return { kind: 'stale' };
     // One byte more than expected: a file that grew shows up as a short-read mismatch, not a silent truncation.
     const buffer = Buffer.allocUnsafe(file.node.size + 1);
     let filled = 0;
@@ -101,7 +101,7 @@ async function readVerifiedAsync(file: ServedFile): Promise<ReadOutcome> {
     return openFailure(error);
   }
   try {
-    if (!sameFile(file, await handle.stat({ bigint: true }))) return { kind: 'stale' };
+    if (!sameFile(file, await handle.stat())) return { kind: 'stale' };
     const buffer = Buffer.allocUnsafe(file.node.size + 1);
     let filled = 0;
     for (;;) {

@@ -3,7 +3,7 @@
  * `stat`s each directory the walk listed (a changed mtime or inode is a `rename` of it) and each file the index holds
  * (a changed identity is a `change`).
  */
-import { type BigIntStats, type Stats, statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
 
 import { sameIdentity } from '../index/record.js';
 import { createSlicer } from '../index/slice.js';
@@ -59,18 +59,10 @@ export async function pollRoot(
     await slice();
   }
   for (const file of files) {
-    const stat = bigStatOrUndefined(file.real);
+    const stat = statOrUndefined(file.real);
     if (stat === undefined || !stat.isFile() || !sameIdentity(file.node, stat))
       push({ rootIndex, kind: 'change', rel: file.rel });
     await slice();
-  }
-}
-
-function bigStatOrUndefined(file: string): BigIntStats | undefined {
-  try {
-    return statSync(file, { bigint: true });
-  } catch {
-    return undefined;
   }
 }
 

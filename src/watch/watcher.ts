@@ -12,7 +12,7 @@ import { type FSWatcher, lstatSync, readdirSync, statSync, watch } from 'node:fs
 import path from 'node:path';
 
 import type { IndexObserver } from '../index/build.js';
-import { RACY_WINDOW_NS } from '../index/record.js';
+import { RACY_WINDOW_MS } from '../index/record.js';
 import { regionContains } from '../index/region.js';
 import { createSlicer } from '../index/slice.js';
 import type { RootSpec } from '../index/types.js';
@@ -48,7 +48,7 @@ const LIMIT_HINTS: Readonly<Record<string, string>> = {
  * from a coarser clock than `Date.now()` (a tick of a few milliseconds; FAT's mtimes 2 s), the racy window of
  * `index/record.ts`.
  */
-const CHANGED_SINCE_SLACK_MS = Number(RACY_WINDOW_NS / 1_000_000n);
+const CHANGED_SINCE_SLACK_MS = RACY_WINDOW_MS;
 
 /**
  * Longest stretch of watch setting before yielding to the event loop (ms): shorter than the walk's slices, since it

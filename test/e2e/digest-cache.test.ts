@@ -29,7 +29,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DIGEST_CACHE_VERSION, digestCacheFile, encodeDigestCache } from '../../src/index/digest-cache.js';
-import { identityOfStat, makeKey, RACY_WINDOW_NS } from '../../src/index/record.js';
+import { identityOfStat, makeKey, RACY_WINDOW_MS } from '../../src/index/record.js';
 import type { FileNode } from '../../src/index/types.js';
 import { cli } from '../helpers/cli.js';
 import { reduceListing } from '../helpers/converge.js';
@@ -87,13 +87,13 @@ beforeAll(async () => {
     roots.set(name, root);
   }
   // Until every file's ctime (and mtime) is older than the racy window: the only wait, computed, not guessed.
-  let newestNs = 0n;
+  let newestMs = 0;
   for (const root of roots.values())
     for (const rel of Object.keys(TREE)) {
-      const stat = statSync(path.join(root, rel), { bigint: true });
-      newestNs = [newestNs, stat.ctimeNs, stat.mtimeNs].reduce((a, b) => (a > b ? a : b));
+      const stat = statSync(path.join(root, rel));
+      newestMs = Math.max(newestMs, stat.ctimeMs, stat.mtimeMs);
     }
-  const dueMs = Number((newestNs + RACY_WINDOW_NS) / 1_000_000n) + 50;
+  const dueMs = newestMs + RACY_WINDOW_MS + 50;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueMs - Date.now())));
 }, 30_000);
 
@@ -184,14 +184,14 @@ const FORGED = Buffer.alloc(32, 0x42);
  */
 function forgeCache(root: string, rel: string): void {
   const records = Object.keys(TREE).map((entry) => {
-    const stat = statSync(path.join(root, entry), { bigint: true });
+    const stat = statSync(path.join(root, entry));
     const digest =
       entry === rel
         ? FORGED
         : createHash('sha256')
             .update(readFileSync(path.join(root, entry)))
             .digest();
-    return { rel: entry, node: { key: makeKey(digest, Number(stat.size), identityOfStat(stat), false) } as FileNode };
+    return { rel: entry, node: { key: makeKey(digest, stat.size, identityOfStat(stat), false) } as FileNode };
   });
   const file = digestCacheFile(cacheDir, root);
   mkdirSync(path.dirname(file), { recursive: true });

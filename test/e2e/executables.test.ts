@@ -17,7 +17,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { RACY_WINDOW_NS } from '../../src/index/record.js';
+import { RACY_WINDOW_MS } from '../../src/index/record.js';
 import { cli } from '../helpers/cli.js';
 import { eventsOf, waitForEvent } from '../helpers/logs.js';
 import { ANY_RESULT, connect, eraClientOptions, ERAS, startHttpServer } from '../helpers/server.js';
@@ -84,12 +84,12 @@ beforeAll(async () => {
   cacheDir = await makeTempDir();
   for (const rel of EXECUTABLE) chmodSync(path.join(root, rel), 0o755);
   // Until every file's ctime is older than the racy window: the only wait, computed from the files, not guessed.
-  let newestNs = 0n;
+  let newestMs = 0;
   for (const rel of Object.keys(TREE)) {
-    const stat = statSync(path.join(root, rel), { bigint: true });
-    newestNs = [newestNs, stat.ctimeNs, stat.mtimeNs].reduce((a, b) => (a > b ? a : b));
+    const stat = statSync(path.join(root, rel));
+    newestMs = Math.max(newestMs, stat.ctimeMs, stat.mtimeMs);
   }
-  const dueMs = Number((newestNs + RACY_WINDOW_NS) / 1_000_000n) + 50;
+  const dueMs = newestMs + RACY_WINDOW_MS + 50;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueMs - Date.now())));
 }, 30_000);
 

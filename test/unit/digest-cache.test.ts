@@ -4,7 +4,7 @@
  * directory is kept bounded (stale roots' files and the oldest beyond the limit removed).
  */
 import { createHash } from 'node:crypto';
-import { type BigIntStats, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, type Stats, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,11 +36,11 @@ async function indexedTree(): Promise<{ root: string; records: { rel: string; no
   const root = await makeTree(files);
   made.push(root);
   const records = Object.keys(files).map((rel) => {
-    const stat = statSync(path.join(root, rel), { bigint: true });
+    const stat = statSync(path.join(root, rel));
     const digest = createHash('sha256')
       .update(readFileSync(path.join(root, rel)))
       .digest();
-    return { rel, node: { key: makeKey(digest, Number(stat.size), identityOfStat(stat), false) } as FileNode };
+    return { rel, node: { key: makeKey(digest, stat.size, identityOfStat(stat), false) } as FileNode };
   });
   return { root, records };
 }
@@ -72,7 +72,7 @@ describe('digest cache file', () => {
     expect(read.entries).toBe(records.length);
     for (const { rel, node } of records) {
       const slash = rel.lastIndexOf('/');
-      const stat = statSync(path.join(root, rel), { bigint: true });
+      const stat = statSync(path.join(root, rel));
       expect(read.lookup(rel.slice(0, slash), rel.slice(slash + 1), stat)).toBe(node.key);
     }
     expect(read.trusted).toBe(records.length);
@@ -85,27 +85,28 @@ describe('digest cache file', () => {
     const stats = names.map(
       (_, index) =>
         ({
-          size: BigInt(100 + index),
-          mtimeNs: 1_700_000_000_000_000_000n + BigInt(index),
+          size: 100 + index,
+          mtimeMs: 1_700_000_000_000.25 + index,
           // Every other file has a ctime of its own (the flag that drops it when equal).
-          ctimeNs: 1_700_000_000_000_000_000n + BigInt(index * (index % 2)),
-          ino: 2n ** 63n + BigInt(index),
-          dev: index < 2 ? 2n ** 40n + 1n : 2049n,
+          ctimeMs: 1_700_000_000_000.25 + index * (index % 2),
+          // Past 2^53, as `Stats` gives them: distinct float64s.
+          ino: 2 ** 63 + index * 2 ** 11,
+          dev: index < 2 ? 2 ** 40 + 1 : 2049,
           mode: 0o100644,
-        }) as unknown as BigIntStats,
+        }) as unknown as Stats,
     );
     const records = names.map((name, index) => ({
       rel: `dir/${name}`,
-      node: { key: makeKey(Buffer.alloc(32, index + 1), 100 + index, stats[index] as BigIntStats, false) } as FileNode,
+      node: { key: makeKey(Buffer.alloc(32, index + 1), 100 + index, stats[index] as Stats, false) } as FileNode,
     }));
     const read = readDigestCache(encodeTo(root, records), root);
     if ('ignored' in read) throw new Error(read.ignored);
     expect([...read.names()].map(({ name }) => name)).toEqual(names);
     names.forEach((name, index) => {
-      expect(read.lookup('dir', name, stats[index] as BigIntStats)).toBe(records[index]?.node.key);
+      expect(read.lookup('dir', name, stats[index] as Stats)).toBe(records[index]?.node.key);
     });
     expect(read.current).toBe(true);
-    expect(read.lookup('dir', 'not-stored.txt', stats[0] as BigIntStats)).toBeUndefined();
+    expect(read.lookup('dir', 'not-stored.txt', stats[0] as Stats)).toBeUndefined();
     expect(read.current).toBe(false);
   });
 
@@ -116,7 +117,7 @@ describe('digest cache file', () => {
       for (const { rel } of records) {
         if (rel === skip) continue;
         const slash = rel.lastIndexOf('/');
-        read.lookup(rel.slice(0, slash), rel.slice(slash + 1), statSync(path.join(root, rel), { bigint: true }));
+        read.lookup(rel.slice(0, slash), rel.slice(slash + 1), statSync(path.join(root, rel)));
       }
     };
     const all = readDigestCache(file, root) as StoredDigests;
@@ -138,7 +139,7 @@ describe('digest cache file', () => {
     const named: string[] = [];
     for (const { dirRel, name } of read.names()) {
       named.push(dirRel === '' ? name : `${dirRel}/${name}`);
-      const stat = statSync(path.join(root, dirRel, name), { bigint: true });
+      const stat = statSync(path.join(root, dirRel, name));
       expect(read.lookup(dirRel, name, stat)).toBe(records.find((record) => record.rel === named.at(-1))?.node.key);
     }
     expect(named).toEqual(records.map(({ rel }) => rel));
@@ -254,12 +255,12 @@ describe('digest cache file: SKILL.md facts', () => {
     const root = await makeTree(files);
     made.push(root);
     const records = Object.keys(files).map((rel) => {
-      const stat = statSync(path.join(root, rel), { bigint: true });
+      const stat = statSync(path.join(root, rel));
       const digest = createHash('sha256')
         .update(readFileSync(path.join(root, rel)))
         .digest();
       const racy = racyB && rel === 'b/SKILL.md';
-      const key = makeKey(digest, Number(stat.size), identityOfStat(stat), false, racy);
+      const key = makeKey(digest, stat.size, identityOfStat(stat), false, racy);
       return { rel, node: new FileNode(path.basename(rel), Number(stat.size), key, undefined) };
     });
     return { root, records };
@@ -281,7 +282,7 @@ describe('digest cache file: SKILL.md facts', () => {
         expect(read.manifest('b', 'other/b')).toBeUndefined();
         expect(read.manifest('b', 'acme/b')).toEqual(invalid);
       }
-      const stat = statSync(path.join(root, rel), { bigint: true });
+      const stat = statSync(path.join(root, rel));
       expect(read.lookup(path.dirname(rel), path.basename(rel), stat)).toBe(node.key);
     }
     expect([...read.names()].map(({ dirRel, name }) => `${dirRel}/${name}`)).toEqual(records.map(({ rel }) => rel));

@@ -42,12 +42,7 @@ function fileNode(name: string, spec: FileSpec): FileNode {
   return new FileNode(
     name,
     size,
-    makeKey(
-      digest,
-      size,
-      { size, mtimeNs: 1_700_000_000_000_000_000n, ctimeNs: 1_700_000_000_000_000_000n, ino: 1n, dev: 1n },
-      false,
-    ),
+    makeKey(digest, size, { size, mtimeMs: 1_700_000_000_000, ctimeMs: 1_700_000_000_000, ino: 1, dev: 1 }, false),
     undefined,
   );
 }
