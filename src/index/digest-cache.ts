@@ -891,13 +891,17 @@ export class DigestCacheKeeper {
     let bytes = 0;
     for (const root of this.#hooks.roots()) {
       const file = digestCacheFile(this.#hooks.cacheDir, root.real);
-      try {
-        if (this.#current.has(root.real)) {
+      if (this.#current.delete(root.real)) {
+        try {
           const now = new Date();
           utimesSync(file, now, now);
           current++;
           continue;
+        } catch {
+          // Gone or unwritable since it was read: written whole below, as any other.
         }
+      }
+      try {
         const encoded = encodeDigestCache(root.real, root.files, root.manifest, this.#lastLength.get(root.real));
         this.#lastLength.set(root.real, encoded.length);
         writeDigestCache(file, encoded.parts);
@@ -905,7 +909,6 @@ export class DigestCacheKeeper {
         entries += encoded.entries;
         bytes += encoded.length;
       } catch (error) {
-        this.#current.delete(root.real);
         this.#hooks.note('digest-cache-unwritable', {
           file,
           code: (error as NodeJS.ErrnoException).code ?? String(error),

@@ -4,7 +4,16 @@
  * directory is kept bounded (stale roots' files and the oldest beyond the limit removed).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, type Stats, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +22,9 @@ import {
   DIGEST_CACHE_VERSION,
   digestCacheDir,
   digestCacheFile,
+  DigestCacheKeeper,
   encodeDigestCache,
+  FIRST_WRITE_DELAY_MS,
   MAX_CACHE_FILES,
   readDigestCache,
   STALE_CACHE_MS,
@@ -43,6 +54,15 @@ async function indexedTree(): Promise<{ root: string; records: { rel: string; no
     return { rel, node: { key: makeKey(digest, stat.size, identityOfStat(stat), false) } as FileNode };
   });
   return { root, records };
+}
+
+/** Looks every record but `skip` up in `read`, with a fresh stat of its file (as a first walk does). */
+function lookUpAll(read: StoredDigests, root: string, records: { rel: string }[], skip = ''): void {
+  for (const { rel } of records) {
+    if (rel === skip) continue;
+    const slash = rel.lastIndexOf('/');
+    read.lookup(rel.slice(0, slash), rel.slice(slash + 1), statSync(path.join(root, rel)));
+  }
 }
 
 /** Writes the cache file of `root` for `records` (and `SKILL.md` facts) in a fresh cache directory; its path. */
@@ -113,13 +133,7 @@ describe('digest cache file', () => {
   it('is current only while every entry was trusted and nothing asked for was missing', async () => {
     const { root, records } = await indexedTree();
     const file = encodeTo(root, records);
-    const lookAll = (read: StoredDigests, skip = ''): void => {
-      for (const { rel } of records) {
-        if (rel === skip) continue;
-        const slash = rel.lastIndexOf('/');
-        read.lookup(rel.slice(0, slash), rel.slice(slash + 1), statSync(path.join(root, rel)));
-      }
-    };
+    const lookAll = (read: StoredDigests, skip = ''): void => lookUpAll(read, root, records, skip);
     const all = readDigestCache(file, root) as StoredDigests;
     lookAll(all);
     expect(all.current).toBe(true);
@@ -221,6 +235,48 @@ describe('digest cache file', () => {
     expect(existsSync(latest)).toBe(true);
     expect(existsSync(digestCacheFile(cache, '/root/0'))).toBe(false);
     expect(existsSync(digestCacheFile(cache, `/root/${MAX_CACHE_FILES + 4}`))).toBe(true);
+  });
+});
+
+describe('digest cache keeper', () => {
+  /** A keeper of `root`'s file in `cacheDir` whose first build looked every record up; and what it said it wrote. */
+  function keeperAfterFirstBuild(
+    cacheDir: string,
+    root: string,
+    records: { rel: string; node: FileNode }[],
+  ): { keeper: DigestCacheKeeper; wrote: Record<string, number>[] } {
+    const wrote: Record<string, number>[] = [];
+    const keeper = new DigestCacheKeeper({
+      cacheDir,
+      roots: () => [{ real: root, files: records, manifest: () => undefined }],
+      note: () => undefined,
+      wrote: (fields) => wrote.push({ ...fields, ms: 0 }),
+    });
+    const read = keeper.load(root);
+    if (read === undefined) throw new Error('the cache file was not read');
+    lookUpAll(read, root, records);
+    keeper.schedule(FIRST_WRITE_DELAY_MS);
+    return { keeper, wrote };
+  }
+
+  it('only touches a file the first build found current, and writes it whole when it is gone by then', async () => {
+    const { root, records } = await indexedTree();
+    const file = encodeTo(root, records);
+    const cacheDir = path.dirname(path.dirname(file));
+    const bytes = readFileSync(file);
+    const past = new Date('2026-01-01T00:00:00Z');
+    utimesSync(file, past, past);
+    const touched = keeperAfterFirstBuild(cacheDir, root, records);
+    touched.keeper.flush();
+    expect(touched.wrote).toEqual([{ roots: 0, current: 1, entries: 0, bytes: 0, ms: 0 }]);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    expect(statSync(file).mtimeMs).toBeGreaterThan(past.getTime());
+    // Removed between the first build and the touch: the touch fails, and the file is written instead.
+    const gone = keeperAfterFirstBuild(cacheDir, root, records);
+    rmSync(file);
+    gone.keeper.flush();
+    expect(gone.wrote).toEqual([{ roots: 1, current: 0, entries: records.length, bytes: bytes.length, ms: 0 }]);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 });
 
