@@ -3,7 +3,7 @@
  * the SDK's answer in `<cache>/start/`; the next start with the same command line, environment and host params sends
  * it before loading the rest, and the SDK's own answer is neither written twice nor lost when it differs.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -32,7 +32,7 @@ function start(cacheDir: string, extra: readonly string[] = [], keepLines = fals
 
 /** A new cache directory holding the record of one start's `initialize` answer. */
 async function recorded(): Promise<string> {
-  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+  const cacheDir = newCacheDir();
   const first = start(cacheDir);
   await session(first);
   await first.stop();
@@ -80,11 +80,22 @@ const aheadLogs = (wire: Wire): string[] =>
     .map((line) => String(line['event']))
     .filter((event) => event.startsWith('initialize-'));
 
-afterEach(stopAll);
+/** Cache directories made by this file, removed after each test once its servers are stopped. */
+const cacheDirs: string[] = [];
+function newCacheDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+  cacheDirs.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  await stopAll();
+  for (const dir of cacheDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('answering initialize ahead', () => {
   it('records the first answer, sends it ahead on the next start, and writes it once', async () => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const cacheDir = newCacheDir();
     const first = start(cacheDir);
     const one = await session(first);
     await first.stop();
@@ -111,7 +122,7 @@ describe('answering initialize ahead', () => {
   });
 
   it('sends what the record says, then records the SDK answer again when it differs', async () => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const cacheDir = newCacheDir();
     const first = start(cacheDir);
     const truth = (await session(first)).initialize['result'] as Record<string, unknown>;
     await first.stop();
@@ -138,7 +149,7 @@ describe('answering initialize ahead', () => {
   });
 
   it('answers other host params and other command lines through the SDK, and records each', async () => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const cacheDir = newCacheDir();
     const first = start(cacheDir);
     await session(first);
     await first.stop();
@@ -164,7 +175,7 @@ describe('answering initialize ahead', () => {
   });
 
   it('hands every byte read ahead to the wire: a bad first line, then initialize', async () => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const cacheDir = newCacheDir();
     const first = start(cacheDir);
     await session(first);
     await first.stop();
@@ -184,7 +195,7 @@ describe('answering initialize ahead', () => {
   });
 
   it('stops gracefully, exit 0, on a signal that comes before the rest has loaded', async () => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const cacheDir = newCacheDir();
     const first = start(cacheDir);
     await session(first);
     await first.stop();
@@ -273,7 +284,7 @@ describe('answering initialize ahead', () => {
   });
 
   it('answers an initialize whose line stdin ended without a newline, once', async () => {
-    const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'ahead-'));
+    const cacheDir = newCacheDir();
     const first = start(cacheDir);
     await session(first);
     await first.stop();

@@ -2,11 +2,11 @@
  * The pure parts of the OAuth resource server: bearer syntax (RFC 6750 §2.1), where metadata lives (RFC 9728 §3.1),
  * the challenges (RFC 6750 §3), the scopes of a token, and claims to views.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { challenge, parseBearer, resourceMetadataUrl, statusOf } from '../../src/transports/auth/challenge.js';
 import { ClaimViews, parseClaimsFile } from '../../src/transports/auth/claims.js';
@@ -76,8 +76,13 @@ describe('scopesOf', () => {
 });
 
 describe('claims to views', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
   const file = (value: unknown): string => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'claims-'));
+    dirs.push(dir);
     const at = path.join(dir, 'claims.json');
     writeFileSync(at, JSON.stringify(value));
     return at;
