@@ -16,6 +16,12 @@ export interface SnapshotDiff {
   readonly listChanged: boolean;
   /** URIs served before and after whose digest or size changed: each gets `notifications/resources/updated`. Sorted. */
   readonly updated: readonly string[];
+  /**
+   * File URIs served now and not before (created, or deleted and created again), sorted: each gets
+   * `notifications/resources/updated` too, since a host may subscribe to a URI while it is not served. Empty against
+   * the empty snapshot before the first build (generation 0): nobody has seen those files change.
+   */
+  readonly appeared: readonly string[];
   /** `SKILL.md` URIs of skills added, removed, or whose entry changed in any way. Sorted. */
   readonly skillsChanged: readonly string[];
 }
@@ -49,8 +55,10 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotDiff 
     }
   }
   const updated: string[] = [];
-  if (compareTrees(previous.root, next.root, undefined, updated)) listChanged = true;
-  return { listChanged, updated: updated.sort(), skillsChanged: skillsChanged.sort() };
+  const appeared: string[] = [];
+  if (compareTrees(previous.root, next.root, undefined, updated, previous.generation === 0 ? undefined : appeared))
+    listChanged = true;
+  return { listChanged, updated: updated.sort(), skillsChanged: skillsChanged.sort(), appeared: appeared.sort() };
 }
 
 /**
@@ -58,9 +66,16 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotDiff 
  *
  * @param uri the directory's URI (`undefined` for the namespace root, whose children are URI authorities).
  * @param updated receives the URIs of files whose digest or size changed.
+ * @param appeared receives the URIs of files in `after` only (`undefined`: not wanted).
  * @returns whether a file or directory appeared or disappeared.
  */
-function compareTrees(before: DirNode, after: DirNode, uri: string | undefined, updated: string[]): boolean {
+function compareTrees(
+  before: DirNode,
+  after: DirNode,
+  uri: string | undefined,
+  updated: string[],
+  appeared: string[] | undefined,
+): boolean {
   if (before === after) return false;
   let listChanged = false;
   const a = before.children;
@@ -77,20 +92,36 @@ function compareTrees(before: DirNode, after: DirNode, uri: string | undefined, 
     }
     if (left === undefined || right.name < left.name) {
       listChanged = true;
+      if (appeared !== undefined) filesOf(right, childUriOf(uri, right.name), appeared);
       j++;
       continue;
     }
     i++;
     j++;
     if (left === right) continue;
-    const childUri = uri === undefined ? buildSkillUri([left.name]) : `${uri}/${encodeSegment(left.name)}`;
+    const childUri = childUriOf(uri, left.name);
     if (left instanceof FileNode && right instanceof FileNode) {
       if (left.size !== right.size || !sameDigest(left, right)) updated.push(childUri);
     } else if (left instanceof DirNode && right instanceof DirNode) {
-      if (compareTrees(left, right, childUri, updated)) listChanged = true;
+      if (compareTrees(left, right, childUri, updated, appeared)) listChanged = true;
     } else {
       listChanged = true;
+      if (appeared !== undefined) filesOf(right, childUri, appeared);
     }
   }
   return listChanged;
+}
+
+/** The URI of the entry `name` of the directory at `uri` (`undefined`: the namespace root). */
+function childUriOf(uri: string | undefined, name: string): string {
+  return uri === undefined ? buildSkillUri([name]) : `${uri}/${encodeSegment(name)}`;
+}
+
+/** Appends the URI of `node` at `uri` (a file) or of every file under it (a directory) to `out`. */
+function filesOf(node: DirNode | FileNode, uri: string, out: string[]): void {
+  if (node instanceof FileNode) {
+    out.push(uri);
+    return;
+  }
+  for (const child of node.children) filesOf(child, childUriOf(uri, child.name), out);
 }

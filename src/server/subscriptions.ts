@@ -3,8 +3,8 @@
  * the notifications one snapshot swap calls for (live updates).
  *
  * - `notifications/resources/list_changed` goes to every connection when the diff says so.
- * - `notifications/resources/updated` goes, per changed URI, to 2025-era connections subscribed to that URI, and to
- *   every 2026-07-28 connection (the SDK's listen router delivers it only to listeners that asked for it).
+ * - `notifications/resources/updated` goes, per changed or appeared file URI, to 2025-era connections subscribed to
+ *   that URI, and to every 2026-07-28 connection (the SDK's listen router delivers it only to listeners that asked).
  */
 import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
@@ -94,10 +94,11 @@ export class ConnectionRegistry {
     for (const connection of this.#connections) {
       if (!connection.server.isConnected()) continue;
       if (diff.listChanged) this.#send(connection, () => connection.server.server.sendResourceListChanged());
-      for (const uri of diff.updated) {
-        if (connection.era === 'legacy' && !connection.subscriptions.has(uri)) continue;
-        this.#send(connection, () => connection.server.server.sendResourceUpdated({ uri }));
-      }
+      for (const uris of [diff.updated, diff.appeared])
+        for (const uri of uris) {
+          if (connection.era === 'legacy' && !connection.subscriptions.has(uri)) continue;
+          this.#send(connection, () => connection.server.server.sendResourceUpdated({ uri }));
+        }
     }
   }
 

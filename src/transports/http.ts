@@ -769,5 +769,6 @@ function announce(handler: McpHttpHandler, { diff }: RuntimeChange, view: Visibi
   const seen = view === undefined ? () => true : (uri: string) => isVisibleUri(view, uri);
   const touchesView = view === undefined || diff.skillsChanged.some(seen);
   if (diff.listChanged && touchesView) handler.notify.resourcesChanged();
-  for (const uri of diff.updated) if (seen(uri)) handler.notify.resourceUpdated(uri);
+  for (const uris of [diff.updated, diff.appeared])
+    for (const uri of uris) if (seen(uri)) handler.notify.resourceUpdated(uri);
 }

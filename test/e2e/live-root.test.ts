@@ -66,7 +66,10 @@ describe.each(LIVE_ERAS)('live root, era $label', (era) => {
     expect(back).toMatchObject({ level: 30, root: tree.root });
     await converge(live, [tree.alpha, gamma]);
     await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+    expect(live.heardSince(mark)).toEqual({
+      listChanged: true,
+      updated: ['skill://alpha/SKILL.md', 'skill://alpha/references/guide.md', 'skill://gamma/SKILL.md'],
+    });
     await live.verifyReads([tree.alpha, gamma]);
 
     // The watcher is attached again: an edit in the returned root is followed.

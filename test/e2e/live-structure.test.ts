@@ -59,10 +59,32 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     });
     await converge(live, tree.all);
     await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+    // The subscribed files that are back are announced as updated: a host that held them has a new version to read.
+    expect(live.heardSince(mark)).toEqual({
+      listChanged: true,
+      updated: ['skill://beta/SKILL.md', 'skill://beta/assets/data.bin'],
+    });
     expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe(
       'Beta skill, recreated.',
     );
+    await live.verifyReads(tree.all);
+  });
+
+  it('a subscribed file deleted, then created again with other bytes, is announced as updated', async () => {
+    const live = server!;
+    const guide = 'skill://alpha/references/guide.md';
+    const file = path.join(tree.alpha.dir, 'references', 'guide.md');
+    let mark = live.mark();
+    await fsp.rm(file);
+    await converge(live, tree.all);
+    await live.settle();
+    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+
+    mark = live.mark();
+    await writeAtomically(file, '# Guide\n\nWritten again, other bytes.\n');
+    await converge(live, tree.all);
+    await live.settle();
+    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [guide] });
     await live.verifyReads(tree.all);
   });
 
@@ -172,7 +194,10 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     await writeAtomically(betaManifest, skillMd('beta', 'Beta skill, fixed.'));
     await converge(live, tree.all);
     await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+    expect(live.heardSince(mark)).toEqual({
+      listChanged: true,
+      updated: ['skill://beta/SKILL.md', 'skill://beta/assets/data.bin'],
+    });
     expect((await live.connection.skills.get(tree.beta.uri)).skill.frontmatter['description']).toBe(
       'Beta skill, fixed.',
     );
@@ -191,7 +216,10 @@ describe.each(LIVE_ERAS)('live structure, era $label', (era) => {
     await writeAtomically(alphaManifest, skillMd('alpha', 'Alpha skill one.'));
     await converge(live, tree.all);
     await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [] });
+    expect(live.heardSince(mark)).toEqual({
+      listChanged: true,
+      updated: ['skill://alpha/SKILL.md', 'skill://alpha/references/guide.md'],
+    });
     await live.verifyReads(tree.all);
   });
 });

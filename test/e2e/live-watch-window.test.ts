@@ -152,7 +152,7 @@ describe.each(LIVE_ERAS)('changes between a rebuild and the watch of a new direc
     const gamma = { uri: 'skill://gamma/SKILL.md', dir: gammaDir };
     const listed = await converge(live, [...tree.all, gamma]);
     await live.settle();
-    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [notes] });
+    expect(live.heardSince(mark)).toEqual({ listChanged: true, updated: [notes, 'skill://gamma/old.md'] });
     const entry = listed.find((skill) => skill.uri === gamma.uri);
     const resources = entry?.resources === 'dynamic' ? [] : (entry?.resources ?? []);
     expect(resources.map((resource) => resource.uri).sort()).toEqual([gamma.uri, 'skill://gamma/new.md', notes]);

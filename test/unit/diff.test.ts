@@ -17,7 +17,29 @@ import { regionsOf, type WatchEvent } from '../../src/watch/classify.js';
 import { sha256 } from '../helpers/disk.js';
 import { addToTree, makeTree, removeTree, skillMd, tempTrees, type TreeEntry } from '../helpers/tree.js';
 
-const NO_CHANGE: SnapshotDiff = { listChanged: false, updated: [], skillsChanged: [] };
+/** A diff without its `appeared` list, which {@link expectDiff} derives from the snapshots' entries. */
+type Expected = Omit<SnapshotDiff, 'appeared'>;
+const NO_CHANGE: Expected = { listChanged: false, updated: [], skillsChanged: [] };
+
+/** The file URIs a snapshot serves: its skills' resources. */
+function fileUris(snapshot: Snapshot): Set<string> {
+  const uris = new Set<string>();
+  for (const skill of snapshot.ordered) {
+    const entry = JSON.parse(skill.json) as { resources: { uri: string }[] | 'dynamic' };
+    if (entry.resources !== 'dynamic') for (const resource of entry.resources) uris.add(resource.uri);
+  }
+  return uris;
+}
+
+/**
+ * Asserts `diffSnapshots(from, to)` is `want`, with `appeared` the file URIs `to` serves and `from` does not (none
+ * against the empty snapshot before a first build).
+ */
+function expectDiff(from: Snapshot, to: Snapshot, want: Expected): void {
+  const before = fileUris(from);
+  const appeared = from.generation === 0 ? [] : [...fileUris(to)].filter((uri) => !before.has(uri)).sort();
+  expect(diffSnapshots(from, to)).toStrictEqual({ ...want, appeared });
+}
 
 /** `a` (with nested `a/b`) and `z`: two top-level skills, one with a nested skill. */
 const BASE: Record<string, TreeEntry> = {
@@ -120,7 +142,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     return { before, full, incremental };
   }
 
-  it.each<[string, Record<string, TreeEntry>, Mutation, SnapshotDiff]>([
+  it.each<[string, Record<string, TreeEntry>, Mutation, Expected]>([
     ['nothing changed on disk', BASE, {}, NO_CHANGE],
     ['a file rewritten with the same bytes', BASE, { write: { 'z/notes.md': 'Notes.\n' } }, NO_CHANGE],
     [
@@ -338,13 +360,38 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     ],
   ])('%s', async (_label, spec, mutation, expected) => {
     const { before, full, incremental } = await snapshots(spec, mutation);
-    expect(diffSnapshots(before, full)).toStrictEqual(expected);
-    expect(diffSnapshots(before, incremental)).toStrictEqual(expected);
+    expectDiff(before, full, expected);
+    expectDiff(before, incremental, expected);
     // Going back is the mirror image: the same URIs change, and the list changes in both directions or neither.
-    expect(diffSnapshots(full, before)).toStrictEqual(expected);
+    expectDiff(full, before, expected);
     // The incremental rebuild serves exactly what a full build serves, and the two do not differ.
     expect(served(incremental)).toEqual(served(full));
-    expect(diffSnapshots(incremental, full)).toStrictEqual(NO_CHANGE);
+    expectDiff(incremental, full, NO_CHANGE);
+  });
+
+  it('names the files that appeared: a file created again, a skill added, none against a first build', async () => {
+    const root = await temps.tree(BASE);
+    const roots = [{ dir: root, prefix: [] }];
+    const builder = new IndexBuilder(roots);
+    const first = await builder.buildAll();
+    expect(diffSnapshots(EMPTY_SNAPSHOT, first).appeared).toEqual([]);
+    await fsp.rm(path.join(root, 'z', 'notes.md'));
+    const gone = await builder.rebuild([{ rootIndex: 0, rel: 'z' }]);
+    expect(diffSnapshots(first, gone).appeared).toEqual([]);
+    await addToTree(root, {
+      'z/notes.md': 'Notes, written again.\n',
+      'n/SKILL.md': skillMd('n', 'New skill.'),
+      'n/refs/one.md': 'One.\n',
+    });
+    const back = await builder.rebuild([
+      { rootIndex: 0, rel: 'z' },
+      { rootIndex: 0, rel: 'n' },
+    ]);
+    expect(diffSnapshots(gone, back).appeared).toEqual([
+      'skill://n/SKILL.md',
+      'skill://n/refs/one.md',
+      'skill://z/notes.md',
+    ]);
   });
 
   it('a snapshot compared with itself, or with an identical rebuild, has no changes', async () => {
@@ -353,9 +400,9 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     const second = await buildSnapshot([{ dir: root, prefix: [] }]);
     expect(second.skills.get(A)).not.toBe(first.skills.get(A));
     expect(second.root).not.toBe(first.root);
-    expect(diffSnapshots(first, first)).toStrictEqual(NO_CHANGE);
-    expect(diffSnapshots(first, second)).toStrictEqual(NO_CHANGE);
-    expect(diffSnapshots(second, first)).toStrictEqual(NO_CHANGE);
+    expectDiff(first, first, NO_CHANGE);
+    expectDiff(first, second, NO_CHANGE);
+    expectDiff(second, first, NO_CHANGE);
   });
 
   it('a root that disappears withdraws everything; its return brings everything back', async () => {
@@ -365,9 +412,9 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     await removeTree(root);
     const gone = await buildSnapshot(roots);
     expect(gone.skills.size).toBe(0);
-    expect(diffSnapshots(present, gone)).toStrictEqual({ listChanged: true, updated: [], skillsChanged: [A, B, Z] });
-    expect(diffSnapshots(gone, present)).toStrictEqual({ listChanged: true, updated: [], skillsChanged: [A, B, Z] });
-    expect(diffSnapshots(gone, gone)).toStrictEqual(NO_CHANGE);
+    expectDiff(present, gone, { listChanged: true, updated: [], skillsChanged: [A, B, Z] });
+    expectDiff(gone, present, { listChanged: true, updated: [], skillsChanged: [A, B, Z] });
+    expectDiff(gone, gone, NO_CHANGE);
   });
 
   it('the winner of a conflict between roots changing hands is an entry change at the same URIs', async () => {
@@ -390,7 +437,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     await removeTree(path.join(first, 'dup'));
     const after = await buildSnapshot(roots);
     expect(after.skills.get('skill://dup/SKILL.md')?.rootIndex).toBe(1);
-    expect(diffSnapshots(before, after)).toStrictEqual({
+    expectDiff(before, after, {
       listChanged: true,
       updated: ['skill://dup/differs.md'],
       skillsChanged: ['skill://dup/SKILL.md'],
@@ -403,7 +450,7 @@ describe('diffSnapshots on snapshots built from real trees', () => {
     const before = await buildSnapshot(roots);
     await addToTree(root, { 'a/b/ref.md': 'Ref, longer now.\n' });
     const after = await buildSnapshot(roots);
-    expect(diffSnapshots(before, after)).toStrictEqual({
+    expectDiff(before, after, {
       listChanged: false,
       updated: ['skill://acme/tools/a/b/ref.md'],
       skillsChanged: ['skill://acme/tools/a/SKILL.md', 'skill://acme/tools/a/b/SKILL.md'],
@@ -442,7 +489,7 @@ describe('diffSnapshots output order', () => {
     return tree;
   }
 
-  const EXPECTED: SnapshotDiff = {
+  const EXPECTED: Expected = {
     listChanged: true,
     updated: ['skill://a-b/x.md', 'skill://b/SKILL.md', ...SORTED, 'skill://z/z.md'],
     skillsChanged: [
@@ -483,17 +530,23 @@ describe('diffSnapshots output order', () => {
     await removeTree(path.join(root, 'a'));
     await addToTree(root, spec(2));
     const after = await buildSnapshot(roots);
-    expect(diffSnapshots(before, after)).toStrictEqual(EXPECTED);
+    expectDiff(before, after, EXPECTED);
     // Regions in an order that is neither URI order nor tree order.
     const incremental = await builder.rebuild(['z', 's', 'b', 'a-b', 'a'].map((rel) => ({ rootIndex: 0, rel })));
-    expect(diffSnapshots(before, incremental)).toStrictEqual(EXPECTED);
+    expectDiff(before, incremental, EXPECTED);
   });
 
   it('empty snapshots: nothing to diff', async () => {
-    expect(diffSnapshots(await buildSnapshot([]), await buildSnapshot([]))).toStrictEqual(NO_CHANGE);
-    expect(diffSnapshots(EMPTY_SNAPSHOT, await buildSnapshot([]))).toStrictEqual(NO_CHANGE);
+    expect(diffSnapshots(await buildSnapshot([]), await buildSnapshot([]))).toStrictEqual({
+      ...NO_CHANGE,
+      appeared: [],
+    });
+    expect(diffSnapshots(EMPTY_SNAPSHOT, await buildSnapshot([]))).toStrictEqual({ ...NO_CHANGE, appeared: [] });
     const empty = await temps.tree({ 'readme.md': 'No skills.\n' });
-    expect(diffSnapshots(EMPTY_SNAPSHOT, await buildSnapshot([{ dir: empty, prefix: [] }]))).toStrictEqual(NO_CHANGE);
+    expect(diffSnapshots(EMPTY_SNAPSHOT, await buildSnapshot([{ dir: empty, prefix: [] }]))).toStrictEqual({
+      ...NO_CHANGE,
+      appeared: [],
+    });
   });
 });
 
@@ -526,7 +579,7 @@ describe('incremental rebuilds reuse what they did not change', () => {
     expect(after.skills.get('skill://k/SKILL.md')).toBe(before.skills.get('skill://k/SKILL.md'));
     expect(after.skills.get('skill://r/SKILL.md')).toBe(before.skills.get('skill://r/SKILL.md'));
     expect(after.root).toBe(before.root);
-    expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
+    expectDiff(before, after, NO_CHANGE);
   });
 
   it('a file changed in one skill: the other skill is reused; in the rebuilt one, unchanged files and directories keep their nodes', async () => {
@@ -549,7 +602,7 @@ describe('incremental rebuilds reuse what they did not change', () => {
       digest: sha256('r, rewritten\n'),
       size: Buffer.byteLength('r, rewritten\n'),
     });
-    expect(diffSnapshots(before, after)).toStrictEqual({
+    expectDiff(before, after, {
       listChanged: false,
       updated: ['skill://r/r.md'],
       skillsChanged: ['skill://r/SKILL.md'],
@@ -562,7 +615,7 @@ describe('incremental rebuilds reuse what they did not change', () => {
     await fsp.writeFile(path.join(root, 'r/r.md'), 'r\n');
     const after = await builder.rebuild([{ rootIndex: 0, rel: 'r' }]);
     expect(after.skills.get('skill://r/SKILL.md')?.json).toBe(before.skills.get('skill://r/SKILL.md')?.json);
-    expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
+    expectDiff(before, after, NO_CHANGE);
   });
 
   it('a file appearing outside every skill is walked and finds nothing: no skill, no diagnostic', async () => {
@@ -573,7 +626,7 @@ describe('incremental rebuilds reuse what they did not change', () => {
     );
     expect(regions).toEqual([{ rootIndex: 0, rel: 'loose.md' }]);
     const after = await builder.rebuild(regions);
-    expect(diffSnapshots(before, after)).toStrictEqual(NO_CHANGE);
+    expectDiff(before, after, NO_CHANGE);
     expect(after.diagnostics).toEqual([]);
   });
 
@@ -602,8 +655,8 @@ describe('directory resources', () => {
       const before = await buildSnapshot([{ dir: root, prefix: [] }]);
       await fsp.mkdir(path.join(root, 'z', 'empty'));
       const after = await buildSnapshot([{ dir: root, prefix: [] }]);
-      expect(diffSnapshots(before, after)).toEqual({ listChanged: true, updated: [], skillsChanged: [] });
-      expect(diffSnapshots(after, before)).toEqual({ listChanged: true, updated: [], skillsChanged: [] });
+      expectDiff(before, after, { listChanged: true, updated: [], skillsChanged: [] });
+      expectDiff(after, before, { listChanged: true, updated: [], skillsChanged: [] });
     } finally {
       await removeTree(root);
     }
