@@ -157,9 +157,12 @@ describe('special files', () => {
     // Folders likewise: `mkdir -p` then `rm -rf`, listed by the parent and gone when listed themselves.
     const script =
       'while :; do printf x > s/notes.md.tmp; mv s/notes.md.tmp s/notes.md; mkdir -p s/tmp/a/b; rm -rf s/tmp; done';
+    // Its own process group, killed whole: a `mkdir -p` of the loop outliving the shell would write into the tree
+    // while it is removed (ENOTEMPTY, seen once in a CI run).
     const saver = spawn('sh', ['-c', script], {
       cwd: root,
       stdio: 'ignore',
+      detached: true,
     });
     try {
       const seen = new Set<string>();
@@ -170,8 +173,9 @@ describe('special files', () => {
       }
       expect([...seen]).toEqual([]);
     } finally {
-      saver.kill('SIGKILL');
-      await new Promise((resolve) => saver.once('exit', resolve));
+      const exited = new Promise((resolve) => saver.once('exit', resolve));
+      process.kill(-(saver.pid as number), 'SIGKILL');
+      await exited;
     }
   });
 });
