@@ -212,11 +212,11 @@ class StoredRoot implements StoredDigests {
     this.entries = entries;
   }
 
-  // Compared in place: no record is decoded into objects, so a warm start's lookups leave next to no garbage.
   get current(): boolean {
     return !this.#missed && this.trusted === this.entries;
   }
 
+  // Compared in place: no record is decoded into objects, so a warm start's lookups leave next to no garbage.
   lookup(dirRel: string, name: string, stat: Stats): string | undefined {
     const key = this.#lookup(dirRel, name, stat);
     if (key === undefined) this.#missed = true;
@@ -617,16 +617,16 @@ export interface IndexedFileRecord {
  * those files again). Each `SKILL.md` entry is followed by its facts, when there are some.
  *
  * Written in one pass into one growing buffer, each field's bytes copied from the record key (`record.ts`) without
- * decoding it: at 10,000 skills (100,000 files) a write takes tens of milliseconds of the server's loop where decoding
- * each identity into bigints took hundreds, once every few seconds while files are edited (`npm run bench`, "Live
- * updates").
+ * decoding it. At 10,000 skills (100,000 files) a write held the server's loop for 400-600 ms while each identity was
+ * decoded into bigints, and 280-450 ms since (it runs once per write, mostly before V8 optimizes it; 65 ms once it
+ * has): so `DigestCacheKeeper` writes as rarely as it can.
  *
  * @param rootReal the root's real path.
  * @param files every file of the root, each directory's files together (as `IndexBuilder.files` yields them).
  * @param manifest the facts of the `SKILL.md` in a root-relative directory, for the version of it `files` holds.
  * @param sizeHint the bytes the last write of this root took: room for as many is taken at once (a fresh buffer grown
  *   by doubling costs a copy and page faults at each step).
- * @returns the file's bytes in order (`parts`, written with one `writev`), the same joined (`bytes`, made when asked),
+ * @returns the file's bytes in order (`parts`, written one after another), the same joined (`bytes`, made when asked),
  *   and how many entries they hold.
  */
 export function encodeDigestCache(
