@@ -28,8 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { build } from 'esbuild';
-
+import { bundleHarness } from './harness-bundle.mjs';
 import { measureHttp } from './http.mjs';
 import { EDITS, measureLiveLatency } from './live.mjs';
 import { loadFiguresOf, renderReport } from './report.mjs';
@@ -87,27 +86,6 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 
 const log = (text) => process.stderr.write(`bench: ${text}\n`);
-
-/** Bundles bench/harness.ts (which imports ../src/index/build.ts) into `work/harness/harness.mjs`. */
-async function bundleHarness() {
-  const outdir = path.join(work, 'harness');
-  await build({
-    absWorkingDir: REPO,
-    entryPoints: ['bench/harness.ts'],
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.19',
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);",
-    },
-  });
-  return path.join(outdir, 'harness.mjs');
-}
 
 /** Runs one harness mode in its own process; resolves with its JSON line. */
 async function runHarness(harness, args, timeoutMs) {
@@ -427,7 +405,7 @@ async function main() {
     `${QUICK ? 'quick' : 'full'} run on ${before.cpu} (${before.cores} cores), Node ${before.node}; load ${before.loadavg.map((n) => n.toFixed(2)).join(' ')}; work dir ${work}`,
   );
   const app = copyApp();
-  const harness = await bundleHarness();
+  const harness = await bundleHarness(work);
   const startup = await measureSampleInit(app);
   const results = [];
   for (const skills of SIZES) {

@@ -14,8 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { build } from 'esbuild';
-
+import { bundleHarness } from './harness-bundle.mjs';
 import { measureStart } from './start.mjs';
 import { bareNodeStart, killAll, spawnNode } from './stdio.mjs';
 
@@ -68,20 +67,7 @@ async function runHarness(harness, args) {
 }
 
 async function main() {
-  await build({
-    absWorkingDir: REPO,
-    entryPoints: ['bench/harness.ts'],
-    outdir: path.join(work, 'harness'),
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.19',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
-  });
-  const harness = path.join(work, 'harness', 'harness.mjs');
+  const harness = await bundleHarness(work);
   for (const skills of SIZES) {
     const root = path.join(TREE_DIR ?? work, `tree-${skills}`);
     mkdirSync(root, { recursive: true });

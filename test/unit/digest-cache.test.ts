@@ -41,9 +41,14 @@ afterEach(async () => {
   for (const dir of made.splice(0)) await removeTree(dir);
 });
 
-/** A real tree, and the records the index would hold for it (digests of the real bytes, identities of real stats). */
-async function indexedTree(): Promise<{ root: string; records: { rel: string; node: FileNode }[] }> {
-  const files = { 'a/SKILL.md': 'a\n', 'a/x.txt': 'x', 'a/deep/y.bin': 'yy', 'b/z.txt': 'zzz' };
+/**
+ * A real tree of `files`, and the records the index would hold for it (digests of the real bytes, identities of real
+ * stats), the files named in `racy` marked racy.
+ */
+async function indexedTree(
+  files: Record<string, string> = { 'a/SKILL.md': 'a\n', 'a/x.txt': 'x', 'a/deep/y.bin': 'yy', 'b/z.txt': 'zzz' },
+  racy: readonly string[] = [],
+): Promise<{ root: string; records: { rel: string; node: FileNode }[] }> {
   const root = await makeTree(files);
   made.push(root);
   const records = Object.keys(files).map((rel) => {
@@ -51,7 +56,8 @@ async function indexedTree(): Promise<{ root: string; records: { rel: string; no
     const digest = createHash('sha256')
       .update(readFileSync(path.join(root, rel)))
       .digest();
-    return { rel, node: { key: makeKey(digest, stat.size, identityOfStat(stat), false) } as FileNode };
+    const key = makeKey(digest, stat.size, identityOfStat(stat), false, racy.includes(rel));
+    return { rel, node: new FileNode(path.basename(rel), stat.size, key, undefined) };
   });
   return { root, records };
 }
@@ -306,21 +312,8 @@ describe('digest cache file: SKILL.md facts', () => {
   };
 
   /** A tree of two skills and the records the index would hold for it, `b/SKILL.md` racy when `racyB`. */
-  async function twoSkills(racyB: boolean): Promise<{ root: string; records: { rel: string; node: FileNode }[] }> {
-    const files = { 'a/SKILL.md': 'a\n', 'a/x.txt': 'x', 'b/SKILL.md': 'b\n' };
-    const root = await makeTree(files);
-    made.push(root);
-    const records = Object.keys(files).map((rel) => {
-      const stat = statSync(path.join(root, rel));
-      const digest = createHash('sha256')
-        .update(readFileSync(path.join(root, rel)))
-        .digest();
-      const racy = racyB && rel === 'b/SKILL.md';
-      const key = makeKey(digest, stat.size, identityOfStat(stat), false, racy);
-      return { rel, node: new FileNode(path.basename(rel), Number(stat.size), key, undefined) };
-    });
-    return { root, records };
-  }
+  const twoSkills = (racyB: boolean): ReturnType<typeof indexedTree> =>
+    indexedTree({ 'a/SKILL.md': 'a\n', 'a/x.txt': 'x', 'b/SKILL.md': 'b\n' }, racyB ? ['b/SKILL.md'] : []);
 
   const factsOf = (dirRel: string): ManifestFacts | undefined =>
     dirRel === 'a' ? valid : dirRel === 'b' ? invalid : undefined;
