@@ -278,7 +278,7 @@ function listPage(
   cursor: string | undefined,
   pageSize: number,
 ): ListedPage {
-  const cached = pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0, ahead: undefined }));
+  const cached = pagesOf(snapshot);
   const key = pageKey(view, cursor, pageSize);
   const hit = cached.pages.get(key) ?? (cached.ahead?.key === key ? cached.ahead.page : undefined);
   if (hit !== undefined) return hit;
@@ -292,7 +292,7 @@ function listPage(
  */
 function listAhead(snapshot: Snapshot, view: Visibility | undefined, cursor: string, pageSize: number): void {
   setImmediate(() => {
-    const cached = pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0, ahead: undefined }));
+    const cached = pagesOf(snapshot);
     const key = pageKey(view, cursor, pageSize);
     if (cached.pages.has(key) || cached.ahead?.key === key) return;
     try {
@@ -301,6 +301,11 @@ function listAhead(snapshot: Snapshot, view: Visibility | undefined, cursor: str
       // A cursor of ours is always valid; a request for it would say what is wrong.
     }
   });
+}
+
+/** The pages of `snapshot` kept so far. */
+function pagesOf(snapshot: Snapshot): CachedPages {
+  return pageCache.get(snapshot, undefined, () => ({ pages: new Map(), chars: 0, ahead: undefined }));
 }
 
 function pageKey(view: Visibility | undefined, cursor: string | undefined, pageSize: number): string {
